@@ -1,0 +1,7 @@
+"""Allow ``python -m judge``."""
+
+import sys
+
+from judge.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""One module per ``judge`` sub-command (see :mod:`judge.cli`)."""
