@@ -1,0 +1,75 @@
+"""The file protocol: MAP.INP as the judge writes it, MOVE.OUT as a bot writes it.
+
+Only text in, text out: no files are touched here (the sandbox moves bytes,
+the referee decides what a failed run means).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from judge.maps import cell_token
+from judge.rules import Game, MoveStatus, Pos
+
+#: How much of MOVE.OUT's first line a replay keeps.
+RAW_CAP = 80
+
+
+def render_map_inp(game: Game, seat: int, reef_symbol: str = "D") -> str:
+    """MAP.INP for ``seat``: own boat first, K = turns left including this one."""
+    b = game.board
+    own, opp = game.position(seat), game.position(1 - seat)
+    if own is None or opp is None:
+        line2 = "0 0 0 0"
+    else:
+        line2 = f"{own[0]} {own[1]} {opp[0]} {opp[1]}"
+    lines = [
+        f"{b.rows} {b.cols} {game.turns_left}",
+        line2,
+        f"{game.gold[seat]} {1 if game.shield[seat] else 0}",
+    ]
+    grid, cols = game.grid, b.cols
+    for r in range(b.rows):
+        lines.append(" ".join(cell_token(v, reef_symbol) for v in grid[r * cols : (r + 1) * cols]))
+    return "\n".join(lines) + "\n"
+
+
+@dataclass(frozen=True)
+class ParsedMove:
+    """MOVE.OUT read under ruling R10: a target, or why there is none."""
+
+    target: Optional[Pos]
+    status: Optional[MoveStatus]  # None when the target is usable; else the reason it is void
+    raw: Optional[str]  # the first line, capped (None when there was no file)
+
+
+def parse_move_out(data: Optional[bytes]) -> ParsedMove:
+    """Exactly two integers on the first line; whitespace, tabs, CRLF and a BOM are fine."""
+    if data is None:
+        return ParsedMove(None, MoveStatus.NO_MOVE_OUT, None)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        first = data.split(b"\n", 1)[0][:RAW_CAP]
+        return ParsedMove(None, MoveStatus.UNREADABLE, first.decode("latin-1"))
+    if text.startswith("\ufeff"):
+        text = text[1:]
+    first_line = text.split("\n", 1)[0].rstrip("\r")
+    raw = first_line[:RAW_CAP]
+    tokens = first_line.split()
+    if len(tokens) != 2:
+        return ParsedMove(None, MoveStatus.NOT_TWO_INTEGERS, raw)
+    try:
+        values = [_strict_int(t) for t in tokens]
+    except ValueError:
+        return ParsedMove(None, MoveStatus.NOT_TWO_INTEGERS, raw)
+    return ParsedMove((values[0], values[1]), None, raw)
+
+
+def _strict_int(tok: str) -> int:
+    """An integer written with ASCII digits and an optional sign (no '1e3', no '٣')."""
+    body = tok[1:] if tok[:1] in "+-" else tok
+    if not body or not all("0" <= ch <= "9" for ch in body):
+        raise ValueError(tok)
+    return int(tok)
