@@ -17,6 +17,7 @@ from judge import __version__
 
 #: (command name, module path).  Order is the order shown by ``judge --help``.
 COMMANDS: list[tuple[str, str]] = [
+    ("match", "judge.commands.match"),
     ("validate", "judge.commands.validate"),
     ("genmap", "judge.commands.genmap"),
 ]

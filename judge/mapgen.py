@@ -135,7 +135,7 @@ def _attempt(rows: int, cols: int, ax: str, share: float, rng: random.Random) ->
     # Keep some empty water to start on: at least 2 cells besides the centre when possible.
     rng.shuffle(free)
     keep_empty = max(1, len(free) // 6)
-    reserved = set()
+    reserved: set[int] = set()
     for f in free:
         if len(reserved) >= keep_empty:
             break

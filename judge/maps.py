@@ -104,10 +104,18 @@ class ParsedMap:
     problems: list[str] = field(default_factory=list)
 
 
+def _ascii_digits(s: str) -> bool:
+    # str.isdigit() is true for '²' or '٣', which int() refuses: ASCII only.
+    return bool(s) and all("0" <= ch <= "9" for ch in s)
+
+
 def _int_token(tok: str) -> int | None:
     tok = tok.strip()
-    if tok.isdigit() or (tok.startswith("-") and tok[1:].isdigit()):
-        return int(tok)
+    if _ascii_digits(tok) or (tok.startswith("-") and _ascii_digits(tok[1:])):
+        try:
+            return int(tok)
+        except ValueError:  # more digits than int() accepts (sys.get_int_max_str_digits)
+            return None
     return None
 
 
@@ -123,9 +131,10 @@ def parse_map_text(text: str) -> ParsedMap:
         return out
     header = lines[0]
     if len(header) != 3 or any(_int_token(t) is None for t in header):
-        out.problems.append(
-            f"line 1 is {' '.join(header)!r}; it should be three whole numbers 'M N K'"
-        )
+        shown = " ".join(header)
+        if len(shown) > 60:
+            shown = shown[:60] + "..."
+        out.problems.append(f"line 1 is {shown!r}; it should be three whole numbers 'M N K'")
         return out
     m, n, k = (int(t) for t in header)
     out.rows, out.cols, out.turns = m, n, k
@@ -151,11 +160,18 @@ def parse_map_text(text: str) -> ParsedMap:
             elif up == "S":
                 row.append(SHIELD)
             else:
-                v = _int_token(tok)
+                v: int | None = _int_token(tok)
                 if v is None:
                     out.problems.append(
                         f"cell ({r},{c}) holds {tok!r}; a cell holds a number, D or S"
                     )
+                elif v < 0:
+                    # Never let a negative number pass for a cell code (-1 is REEF, -2 SHIELD).
+                    out.problems.append(
+                        f"cell ({r},{c}) holds {v} gold; a cell holds "
+                        f"{MIN_GOLD_CELL}..{MAX_GOLD_CELL} (or 0)"
+                    )
+                    v = None
                 row.append(v)
         out.grid.append(row)
     return out
@@ -166,9 +182,9 @@ def _limit_problems(p: ParsedMap) -> list[str]:
     assert p.rows is not None and p.cols is not None and p.turns is not None
     m, n, k = p.rows, p.cols, p.turns
     probs: list[str] = []
-    for name, v in (("M (rows)", m), ("N (columns)", n)):
-        if not (MIN_SIZE <= v <= MAX_SIZE) or v % 2 == 0:
-            probs.append(f"{name} is {v}; it must be odd and in {MIN_SIZE}..{MAX_SIZE}")
+    for name, size in (("M (rows)", m), ("N (columns)", n)):
+        if not (MIN_SIZE <= size <= MAX_SIZE) or size % 2 == 0:
+            probs.append(f"{name} is {size}; it must be odd and in {MIN_SIZE}..{MAX_SIZE}")
     if not (MIN_TURNS <= k <= MAX_TURNS) or k % 2:
         probs.append(f"K (turns) is {k}; it must be even and in {MIN_TURNS}..{MAX_TURNS}")
     shields: list[tuple[int, int]] = []
@@ -192,6 +208,8 @@ def _limit_problems(p: ParsedMap) -> list[str]:
     if len(shields) != SHIELD_COUNT:
         where = ", ".join(f"({r},{c})" for r, c in shields) or "none"
         probs.append(f"the map has {len(shields)} S cells ({where}); it must have exactly 2")
+    if m < 1 or n < 1:
+        return probs  # no cells at all: nothing more to check (and nothing to index)
     rect = len(p.grid) == m and all(len(row) == n for row in p.grid)
     if not rect:
         probs.append("symmetry, centre and connectivity not checked: the map is not M x N")
@@ -312,6 +330,8 @@ def read_text(path: Path) -> str:
         raise MapError(str(path), ["no such file"]) from None
     except OSError as exc:
         raise MapError(str(path), [f"cannot be read: {exc.strerror or exc}"]) from None
+    if b"\0" in data:
+        raise MapError(str(path), ["it is a binary file, not a text map"])
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:

@@ -68,6 +68,7 @@ class MoveStatus(str, enum.Enum):
     OUTSIDE = "outside"
     NOT_ADJACENT = "not_adjacent"
     INVALID_START = "invalid_start"
+    REASKS_EXHAUSTED = "reasks_exhausted"  # still the same cell after the 3rd re-ask: random
     RUN_FAILED = "run_failed"
     SUNK = "sunk"  # not run: the boat had sunk before this turn (R11)
 
@@ -310,6 +311,7 @@ class Game:
                 return Placement(True, None, (MoveStatus.PLACED, MoveStatus.PLACED),
                                  (False, False), (ev,))
             valid = [False, False]
+            statuses = (MoveStatus.REASKS_EXHAUSTED, MoveStatus.REASKS_EXHAUSTED)
         cells = self.start_cells()
         chosen: list[Optional[Pos]] = [a0 if valid[0] else None, a1 if valid[1] else None]
         randomised = (not valid[0], not valid[1])

@@ -1,0 +1,249 @@
+"""``judge match``: play rounds between two bot programs and record them."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import secrets
+import sys
+from pathlib import Path
+from typing import Any, Optional
+
+from rich.console import Console
+from rich.table import Table
+
+from judge.bots import BotError, BotSpec, resolve_bot, unique_names
+from judge.maps import MapError, load_map, resolve_map_path
+from judge.match import MatchResult, RoundPlan, play_match
+from judge.referee import RoundAborted, RoundResult
+from judge.sandbox import Limits, Sandbox
+
+HELP = "play a match (one round per --map) between two bots"
+DESCRIPTION = """\
+Play one round per --map between BOT_A (seat 0) and BOT_B (seat 1) over the
+file protocol, and write result.json, replays and logs to the output folder.
+
+BOT is a folder name in bots/ holding a bot.yaml, or a path to an executable
+file (a .exe runs through wine where the judge is not on Windows).
+MAP is a path, or a name in maps/ (m1 -> maps/m1.txt).
+
+Exit status: 0 when the match was played, whatever its result; 2 for a bad
+bot, a broken bot.yaml or a refused map; 3 when the judge itself failed.
+
+examples:
+  judge match greedy random --map m1
+  judge match greedy ./my_bot/run --map m1 --map m2 --map m3 --seed 7
+  judge match mybot greedy --map maps/m4.txt --time-limit 0 --sequential
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("bot_a", metavar="BOT_A", help="seat 0: a bots/ name or a path")
+    p.add_argument("bot_b", metavar="BOT_B", help="seat 1: a bots/ name or a path")
+    p.add_argument("--map", dest="maps", action="append", required=True, metavar="MAP",
+                   help="a map path or a name in maps/; repeat for more rounds")
+    p.add_argument("--turns", type=int, metavar="K", help="override every map's K (even, 2..100)")
+    p.add_argument("--seed", type=int, help="fixes all randomness (default: a fresh seed, printed)")
+    p.add_argument("--out", type=Path, metavar="DIR",
+                   help="output folder (default: matches/<time>-<a>-vs-<b>/)")
+    p.add_argument("--time-limit", type=float, default=2.0, metavar="S",
+                   help="seconds per run (default 2; 0 lifts the limit, for debugging)")
+    p.add_argument("--memory-limit", type=int, default=512, metavar="MB",
+                   help="peak memory per run in MiB (default 512)")
+    p.add_argument("--sequential", action="store_true",
+                   help="run the two programs one after the other instead of at once")
+    p.add_argument("--allow-invalid-map", action="store_true",
+                   help="play maps that break the contest limits (experiments only)")
+    p.add_argument("--quiet", action="store_true", help="print only the result line")
+    p.add_argument("--watch", action="store_true",
+                   help="draw the board every turn (plain text when not a terminal)")
+    p.add_argument("--step", action="store_true",
+                   help="with the board drawn, wait for Enter after each turn "
+                        "(q + Enter stops watching; the match goes on); implies --watch")
+    p.add_argument("--bots-dir", type=Path, default=Path("bots"), help=argparse.SUPPRESS)
+    p.add_argument("--maps-dir", type=Path, default=Path("maps"), help=argparse.SUPPRESS)
+
+
+def _fail(console: Console, msg: str, code: int = 2) -> int:
+    console.print(f"[bold red]judge match:[/] {msg}", highlight=False)
+    return code
+
+
+def _check_limits(args: argparse.Namespace) -> Optional[str]:
+    if args.turns is not None and (args.turns < 2 or args.turns > 100 or args.turns % 2):
+        return f"--turns {args.turns}: K must be even, from 2 to 100"
+    if args.time_limit < 0 or args.time_limit > 60:
+        return f"--time-limit {args.time_limit}: give seconds from 0 (no limit) to 60"
+    if args.memory_limit < 16 or args.memory_limit > 16384:
+        return f"--memory-limit {args.memory_limit}: give MiB from 16 to 16384"
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    err_console = Console(stderr=True)
+    console = Console()
+    problem = _check_limits(args)
+    if problem:
+        return _fail(err_console, problem)
+    try:
+        bots = [resolve_bot(args.bot_a, args.bots_dir), resolve_bot(args.bot_b, args.bots_dir)]
+    except BotError as exc:
+        return _fail(err_console, str(exc))
+    plans = []
+    for spec in args.maps:
+        try:
+            path = resolve_map_path(spec, args.maps_dir)
+            gm = load_map(path, allow_invalid=args.allow_invalid_map)
+        except MapError as exc:
+            hint = "" if args.allow_invalid_map else \
+                "\n(use --allow-invalid-map to play it anyway, for experiments)"
+            return _fail(err_console, f"{exc}{hint}")
+        plans.append(RoundPlan(gm, str(path)))
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
+    names = unique_names([b.name for b in bots])
+    out = args.out or Path("matches") / (
+        f"{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}-{names[0]}-vs-{names[1]}"
+    )
+    limits = Limits(
+        time_s=None if args.time_limit == 0 else args.time_limit,
+        memory_bytes=args.memory_limit * 2**20,
+    )
+    try:
+        sandbox = Sandbox()
+    except (OSError, RuntimeError) as exc:
+        return _fail(err_console, f"cannot set up the sandbox: {exc}", 3)
+    with sandbox:
+        if not args.quiet:
+            _header(console, bots, names, plans, seed, limits, sandbox, out)
+        observer_for = _observers(args, console, names)
+        try:
+            result = play_match(
+                bots, names, plans, seed, out, sandbox, limits, turns=args.turns,
+                sequential=args.sequential, observer_for=observer_for,
+                extra={"bots": [b.source for b in bots],
+                       "time_limit_lifted": limits.time_s is None},
+            )
+        except RoundAborted as exc:
+            return _fail(err_console, f"{exc}\n(the partial match is in {out})", 3)
+        except ValueError as exc:  # e.g. a map with no room to start on, or an unreachable bot
+            return _fail(err_console, str(exc), 2)
+    if args.quiet:
+        console.print(_result_line(result), highlight=False)
+    else:
+        _summary(console, result, out)
+    return 0
+
+
+def _observers(args: argparse.Namespace, console: Console, names: list[str]) -> Any:
+    """Per-round observers: a progress line per round, and the live board with --watch/--step."""
+    watch = None
+    if getattr(args, "watch", False) or getattr(args, "step", False):
+        from judge.views.live import WatchSession
+
+        watch = WatchSession(console, names, step=args.step)
+    if args.quiet and watch is None:
+        return None
+
+    class Progress:
+        def __init__(self, idx: int, plan: RoundPlan):
+            self.idx, self.plan = idx, plan
+            self.live = watch.round(idx, plan.map_label) if watch is not None else None
+
+        def start(self, header: dict[str, Any]) -> None:
+            if self.live is not None:
+                self.live.start(header)
+
+        def turn(self, record: dict[str, Any]) -> None:
+            if self.live is not None:
+                self.live.turn(record)
+
+        def end(self, rr: RoundResult) -> None:
+            if self.live is not None:
+                self.live.end(rr)
+            if args.quiet:
+                return
+            who = "draw" if rr.winner is None else f"{names[rr.winner]} wins"
+            console.print(
+                f"round {self.idx} on {self.plan.map_label}: {who} — "
+                f"gold {rr.gold[0]}–{rr.gold[1]}, points {rr.points[0]}–{rr.points[1]}, "
+                f"{rr.turns_played}/{rr.turns} turns, ended by {rr.end_reason.value}",
+                highlight=False,
+            )
+
+    return lambda idx, plan: Progress(idx, plan)
+
+
+def _header(console: Console, bots: list[BotSpec], names: list[str], plans: list[RoundPlan],
+            seed: int, limits: Limits, sandbox: Sandbox, out: Path) -> None:
+    console.print(f"[bold]{names[0]}[/] (seat 0, {bots[0].source}) vs "
+                  f"[bold]{names[1]}[/] (seat 1, {bots[1].source})", highlight=False)
+    console.print(f"maps: {', '.join(p.map_label for p in plans)}; seed {seed}", highlight=False)
+    if limits.time_s is None:
+        console.print("[bold yellow]TIME LIMIT LIFTED (--time-limit 0): for debugging only; "
+                      "recorded in the replay[/]")
+    else:
+        console.print(f"limits: {limits.time_s:g} s, {limits.memory_bytes // 2**20} MiB per run",
+                      highlight=False)
+    console.print(f"isolation: {sandbox.isolation.describe()}", highlight=False)
+    console.print(f"output: {out}", highlight=False)
+
+
+def _result_line(result: MatchResult) -> str:
+    p = result.points
+    if result.winner is None:
+        head = "draw"
+    else:
+        head = f"{result.teams[result.winner]} wins"
+    gold = [sum(r.gold[s] for r in result.rounds) for s in (0, 1)]
+    return (f"{head}: {result.teams[0]} {p[0]} points ({gold[0]} gold), "
+            f"{result.teams[1]} {p[1]} points ({gold[1]} gold)")
+
+
+def _summary(console: Console, result: MatchResult, out: Path) -> None:
+    from judge.views.board import final_board
+
+    if result.rounds:
+        last = result.rounds[-1]
+        board = final_board(out / last.replay, result.teams)
+        if board is not None:
+            console.print(board)
+    table = Table(title="match summary")
+    table.add_column("team")
+    for col in ("gold", "points", "shield", "sunk", "verdicts", "time p50/max ms", "peak MiB"):
+        table.add_column(col, justify="right")
+    warnings = []
+    for s in (0, 1):
+        verdicts: dict[str, int] = {}
+        walls: list[float] = []
+        peak = 0.0
+        runs = failed = 0
+        for r in result.rounds:
+            st = r.stats[s]
+            for v, n in st.verdicts.items():
+                verdicts[v] = verdicts.get(v, 0) + n
+            walls += st.wall_ms
+            peak = max(peak, st.peak_mem_mb)
+            runs += st.runs
+            failed += st.failed()
+        walls.sort()
+        p50 = f"{walls[len(walls) // 2]:.0f}" if walls else "-"
+        mx = f"{walls[-1]:.0f}" if walls else "-"
+        table.add_row(
+            result.teams[s],
+            " / ".join(str(r.gold[s]) for r in result.rounds),
+            str(result.points[s]),
+            " / ".join("yes" if r.shield[s] else "no" for r in result.rounds),
+            " / ".join("yes" if r.sunk[s] else "no" for r in result.rounds),
+            ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())),
+            f"{p50}/{mx}",
+            f"{peak:.1f}",
+        )
+        if runs and failed * 5 >= runs and failed:
+            kinds = ", ".join(f"{n} {k}" for k, n in sorted(verdicts.items()) if k != "OK")
+            warnings.append(f"{result.teams[s]}: {failed} of {runs} runs failed ({kinds})")
+    console.print(table)
+    for w in warnings:
+        console.print(f"[bold yellow]warning:[/] {w}", highlight=False)
+    console.print(f"[bold]{_result_line(result)}[/]", highlight=False)
+    console.print(f"written to {out}/result.json", highlight=False)
+    sys.stdout.flush()

@@ -1,0 +1,514 @@
+"""Control groups: one per run, to cap and measure memory and processes of a whole tree.
+
+Why cgroups: ``ru_maxrss`` from ``wait4`` is per process and inherits the
+judge's own size at fork; a cgroup counts every process the program started,
+the kernel enforces the limit the instant it is crossed, and its peak counter
+misses nothing between two polls.
+
+Two layouts are supported:
+
+* **v1** (this machine and CI): the ``memory`` and ``pids`` controllers are
+  separate hierarchies.  Our groups nest under the judge's own group in each,
+  so whatever already accounts for the judge also accounts for its bots.
+* **v2** (most current machines): one hierarchy.  Controllers can only be
+  handed to children of a group without processes, so our groups go under the
+  nearest ancestor that already delegates ``memory`` and ``pids`` (as root:
+  usually the root group).
+
+A fresh group per run costs about 0.2 ms and starts its peak and OOM counters
+at zero, so nothing charged by an earlier turn (page cache) counts against the
+next one.  Without a usable cgroup the runner falls back to polling the tree.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import signal
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from judge.sandbox.types import SandboxError
+
+PREFIX = "ocean-judge-"
+
+
+class CgroupError(SandboxError):
+    """A cgroup operation failed; the message names the file."""
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="ascii", errors="replace") as f:
+        return f.read()
+
+
+def _write(path: str, text: str) -> None:
+    try:
+        with open(path, "w", encoding="ascii") as f:
+            f.write(text)
+    except OSError as exc:
+        raise CgroupError(f"cannot write {text!r} to {path}: {exc.strerror}") from exc
+
+
+def _keyed(text: str) -> dict[str, int]:
+    """Parse ``key value`` lines (memory.events, oom_control, pids.events)."""
+    out: dict[str, int] = {}
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 2 and parts[1].lstrip("-").isdigit():
+            out[parts[0]] = int(parts[1])
+    return out
+
+
+@dataclass(frozen=True)
+class Mount:
+    """One cgroup filesystem mount: where it is and which hierarchy part it shows."""
+
+    fstype: str            # "cgroup" or "cgroup2"
+    mountpoint: str
+    root: str              # the hierarchy path shown at the mount point
+    options: frozenset[str]
+
+
+def read_mounts(mountinfo: str | None = None) -> list[Mount]:
+    """The cgroup mounts of this process's mount namespace."""
+    text = mountinfo if mountinfo is not None else _read("/proc/self/mountinfo")
+    mounts = []
+    for line in text.splitlines():
+        left, sep, right = line.partition(" - ")
+        if not sep:
+            continue
+        fields, rfields = left.split(), right.split()
+        if len(fields) < 5 or len(rfields) < 3 or rfields[0] not in ("cgroup", "cgroup2"):
+            continue
+        opts = frozenset(rfields[2].split(",")) | frozenset(fields[5].split(",") if len(fields) > 5 else ())
+        mountpoint = fields[4].replace("\\040", " ")
+        mounts.append(Mount(rfields[0], mountpoint, fields[3], opts))
+    return mounts
+
+
+def read_own_cgroups(text: str | None = None) -> dict[str, str]:
+    """Map controller (``memory``, ``pids``, ...; ``""`` for v2) to this process's group path."""
+    text = text if text is not None else _read("/proc/self/cgroup")
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        parts = line.split(":", 2)
+        if len(parts) != 3:
+            continue
+        for ctrl in parts[1].split(",") if parts[1] else [""]:
+            out[ctrl] = parts[2]
+    return out
+
+
+def _host_path(mount: Mount, group: str) -> str:
+    """Filesystem path of ``group`` (a hierarchy path) under ``mount``."""
+    if mount.root != "/" and (group == mount.root or group.startswith(mount.root + "/")):
+        group = group[len(mount.root):] or "/"
+    return os.path.join(mount.mountpoint, group.lstrip("/"))
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _sweep_stale(parent: str) -> None:
+    """Remove groups left by judges that died (their pid is in the name and gone)."""
+    try:
+        names = os.listdir(parent)
+    except OSError:
+        return
+    for name in names:
+        if not name.startswith(PREFIX):
+            continue
+        try:
+            pid = int(name[len(PREFIX):].split("-")[0])
+        except ValueError:
+            continue
+        if pid == os.getpid() or _pid_alive(pid):
+            continue
+        top = os.path.join(parent, name)
+        for sub in _listdirs(top):
+            _rmdir_quiet(os.path.join(top, sub))
+        _rmdir_quiet(top)
+
+
+def _listdirs(path: str) -> list[str]:
+    try:
+        return [e.name for e in os.scandir(path) if e.is_dir(follow_symlinks=False)]
+    except OSError:
+        return []
+
+
+def _rmdir_quiet(path: str) -> bool:
+    try:
+        os.rmdir(path)
+        return True
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+
+
+def _kill_procs_file(procs: str) -> int:
+    """SIGKILL every pid listed in a cgroup.procs file; returns how many were listed."""
+    try:
+        pids = [int(x) for x in _read(procs).split()]
+    except OSError:
+        return 0
+    for pid in pids:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    return len(pids)
+
+
+@dataclass
+class RunCgroup:
+    """The groups of one run (one per hierarchy).  Not thread-shared: one run, one owner."""
+
+    version: int
+    dirs: dict[str, str]                 # controller ("memory", "pids", "" for v2) -> group dir
+    memory: bool
+    pids: bool
+    _destroyed: bool = field(default=False, repr=False)
+
+    @property
+    def procs_files(self) -> list[str]:
+        """Files the exec helper writes its own pid to (it must be counted and capped too)."""
+        return sorted({os.path.join(d, "cgroup.procs") for k, d in self.dirs.items() if k != "cpu"})
+
+    @property
+    def child_procs_files(self) -> list[str]:
+        """Files only the program joins: v1's CPU group, so the helper is never starved."""
+        return [os.path.join(d, "cgroup.procs") for k, d in self.dirs.items() if k == "cpu"]
+
+    def _mem_dir(self) -> str | None:
+        return self.dirs.get("memory") if self.version == 1 else self.dirs.get("")
+
+    def _pids_dir(self) -> str | None:
+        return self.dirs.get("pids") if self.version == 1 else self.dirs.get("")
+
+    def peak_memory(self) -> int | None:
+        """Highest memory charge of the group since it was made (None: unknown)."""
+        d = self._mem_dir()
+        if not self.memory or d is None:
+            return None
+        name = "memory.max_usage_in_bytes" if self.version == 1 else "memory.peak"
+        try:
+            return int(_read(os.path.join(d, name)).split()[0])
+        except (OSError, ValueError, IndexError):
+            return self.current_memory()
+
+    def current_memory(self) -> int | None:
+        """Memory charged right now."""
+        d = self._mem_dir()
+        if not self.memory or d is None:
+            return None
+        name = "memory.usage_in_bytes" if self.version == 1 else "memory.current"
+        try:
+            return int(_read(os.path.join(d, name)).split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def oom_kills(self) -> int:
+        """How many processes the kernel's OOM killer killed inside the group."""
+        d = self._mem_dir()
+        if not self.memory or d is None:
+            return 0
+        name = "memory.oom_control" if self.version == 1 else "memory.events"
+        try:
+            values = _keyed(_read(os.path.join(d, name)))
+        except OSError:
+            return 0
+        return max(values.get("oom_kill", 0), values.get("oom_group_kill", 0))
+
+    def memory_failures(self) -> int:
+        """v1 only: times the limit was hit (reclaim included); a weaker OOM hint."""
+        d = self._mem_dir()
+        if self.version != 1 or not self.memory or d is None:
+            return 0
+        try:
+            return int(_read(os.path.join(d, "memory.failcnt")).split()[0])
+        except (OSError, ValueError, IndexError):
+            return 0
+
+    def pids_refused(self) -> int:
+        """How many forks the process cap refused."""
+        d = self._pids_dir()
+        if not self.pids or d is None:
+            return 0
+        try:
+            return _keyed(_read(os.path.join(d, "pids.events"))).get("max", 0)
+        except OSError:
+            return 0
+
+    def members(self) -> list[int]:
+        """Pids still inside any of the groups."""
+        out: set[int] = set()
+        for d in self.dirs.values():
+            try:
+                out.update(int(x) for x in _read(os.path.join(d, "cgroup.procs")).split())
+            except (OSError, ValueError):
+                pass
+        return sorted(out)
+
+    def kill_all(self) -> None:
+        """Last-resort sweep: SIGKILL everything still inside (v2: atomically via cgroup.kill)."""
+        for d in self.dirs.values():
+            kill_file = os.path.join(d, "cgroup.kill")
+            if self.version == 2 and os.path.exists(kill_file):
+                try:
+                    _write(kill_file, "1")
+                    continue
+                except CgroupError:
+                    pass
+            for _ in range(100):
+                if _kill_procs_file(os.path.join(d, "cgroup.procs")) == 0:
+                    break
+                time.sleep(0.002)
+
+    def destroy(self) -> bool:
+        """Remove the groups; kills stragglers first.  Returns False if one stayed."""
+        if self._destroyed:
+            return True
+        ok = True
+        for d in self.dirs.values():
+            if _rmdir_quiet(d):
+                continue
+            self.kill_all()
+            for _ in range(250):
+                if _rmdir_quiet(d):
+                    break
+                time.sleep(0.004)
+            else:
+                ok = False
+        self._destroyed = ok
+        return ok
+
+
+class CgroupBackend:
+    """Makes per-run groups under one private parent group per sandbox."""
+
+    version: int = 0
+    name: str = ""
+
+    def __init__(self, parents: dict[str, str], memory: bool, pids: bool, cpu: bool = False) -> None:
+        self.parents = parents      # controller key -> our sandbox's parent dir
+        self.memory = memory
+        self.pids = pids
+        #: each run in its own CPU group: a program with 64 busy processes gets the
+        #: same share of the machine as the other seat's single process
+        self.cpu = cpu
+        self._counter = 0
+
+    def describe(self) -> str:
+        """Where the groups live, for the isolation report."""
+        return ", ".join(sorted(set(self.parents.values())))
+
+    def create(self, tag: str, memory_bytes: int, max_procs: int) -> RunCgroup:
+        """Make the groups of one run with its limits written; CgroupError says what failed."""
+        self._counter += 1
+        name = f"{tag}-{self._counter}-{secrets.token_hex(3)}"
+        dirs: dict[str, str] = {}
+        try:
+            for key, parent in self.parents.items():
+                d = os.path.join(parent, name)
+                try:
+                    os.mkdir(d)
+                except OSError as exc:
+                    raise CgroupError(f"cannot create cgroup {d}: {exc.strerror}") from exc
+                dirs[key] = d
+            run = RunCgroup(self.version, dirs, self.memory, self.pids)
+            self._set_limits(run, memory_bytes, max_procs)
+            return run
+        except BaseException:
+            for d in dirs.values():
+                _rmdir_quiet(d)
+            raise
+
+    def _set_limits(self, run: RunCgroup, memory_bytes: int, max_procs: int) -> None:
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Remove our parent groups (their run groups must be gone already)."""
+        for parent in set(self.parents.values()):
+            for sub in _listdirs(parent):
+                RunCgroup(self.version, {"x": os.path.join(parent, sub)}, False, False).destroy()
+            _rmdir_quiet(parent)
+
+
+class CgroupV1(CgroupBackend):
+    """cgroup v1: memory and pids hierarchies, each nested under the judge's own group."""
+
+    version = 1
+    name = "cgroup v1"
+
+    def _set_limits(self, run: RunCgroup, memory_bytes: int, max_procs: int) -> None:
+        mem = run.dirs.get("memory")
+        if mem:
+            _write(os.path.join(mem, "memory.limit_in_bytes"), str(memory_bytes))
+            memsw = os.path.join(mem, "memory.memsw.limit_in_bytes")
+            if os.path.exists(memsw):
+                try:   # no escaping the limit through swap
+                    _write(memsw, str(memory_bytes))
+                except CgroupError:
+                    pass
+        pids = run.dirs.get("pids")
+        if pids:
+            # +2: the exec helper and its short-lived killer also live in the group.
+            _write(os.path.join(pids, "pids.max"), str(max_procs + 2))
+
+
+class CgroupV2(CgroupBackend):
+    """cgroup v2: one group per run under our own parent with memory/pids delegated."""
+
+    version = 2
+    name = "cgroup v2"
+
+    def _set_limits(self, run: RunCgroup, memory_bytes: int, max_procs: int) -> None:
+        d = run.dirs[""]
+        if self.memory:
+            _write(os.path.join(d, "memory.max"), str(memory_bytes))
+            for fname, value in (("memory.swap.max", "0"), ("memory.oom.group", "1")):
+                if os.path.exists(os.path.join(d, fname)):
+                    try:
+                        _write(os.path.join(d, fname), value)
+                    except CgroupError:
+                        pass
+        if self.pids:
+            _write(os.path.join(d, "pids.max"), str(max_procs + 2))
+
+
+def _make_parent(base: str) -> str:
+    _sweep_stale(base)
+    d = os.path.join(base, f"{PREFIX}{os.getpid()}-{secrets.token_hex(4)}")
+    os.mkdir(d)
+    return d
+
+
+def _try_v1(mounts: list[Mount], own: dict[str, str]) -> tuple[CgroupBackend | None, str]:
+    parents: dict[str, str] = {}
+    reasons = []
+    for ctrl in ("memory", "pids", "cpu"):
+        mount = next((m for m in mounts if m.fstype == "cgroup" and ctrl in m.options), None)
+        if mount is None:
+            if ctrl != "cpu":
+                reasons.append(f"no v1 {ctrl} hierarchy")
+            continue
+        base = _host_path(mount, own.get(ctrl, "/"))
+        try:
+            parents[ctrl] = _make_parent(base)
+        except OSError as exc:
+            if ctrl != "cpu":
+                reasons.append(f"cannot create a group in {base}: {exc.strerror}")
+    if not ("memory" in parents or "pids" in parents):
+        for d in parents.values():
+            _rmdir_quiet(d)
+        return None, "; ".join(reasons)
+    backend = CgroupV1(parents, "memory" in parents, "pids" in parents, "cpu" in parents)
+    return backend, "; ".join(reasons)
+
+
+def _v2_controllers(path: str, fname: str) -> set[str]:
+    try:
+        return set(_read(os.path.join(path, fname)).split())
+    except OSError:
+        return set()
+
+
+def _try_v2(mounts: list[Mount], own: dict[str, str],
+            require_controllers: bool) -> tuple[CgroupBackend | None, str]:
+    mount = next((m for m in mounts if m.fstype == "cgroup2"), None)
+    if mount is None:
+        return None, "no cgroup2 mount"
+    want = {"memory", "pids"}
+    start = _host_path(mount, own.get("", "/"))
+    candidates = []
+    p = Path(start)
+    top = Path(mount.mountpoint)
+    while True:
+        candidates.append(str(p))
+        if p == top or top not in p.parents:
+            break
+        p = p.parent
+    chosen: str | None = None
+    for cand in candidates:
+        if not os.access(cand, os.W_OK):
+            continue
+        delegated = _v2_controllers(cand, "cgroup.subtree_control")
+        if want <= delegated:
+            chosen = cand
+            break
+        is_root = cand == mount.mountpoint
+        if is_root:
+            available = _v2_controllers(cand, "cgroup.controllers")
+            missing = ((want | {"cpu"}) & available) - delegated
+            if missing:
+                try:
+                    _write(os.path.join(cand, "cgroup.subtree_control"),
+                           " ".join(f"+{c}" for c in sorted(missing)))
+                except CgroupError:
+                    pass
+            chosen = cand
+            break
+    if chosen is None:
+        if require_controllers:
+            return None, "no writable cgroup2 group delegates memory and pids"
+        chosen = start
+    try:
+        parent = _make_parent(chosen)
+    except OSError as exc:
+        return None, f"cannot create a group in {chosen}: {exc.strerror}"
+    have = _v2_controllers(parent, "cgroup.controllers") & (want | {"cpu"})
+    if have:
+        try:
+            _write(os.path.join(parent, "cgroup.subtree_control"), " ".join(f"+{c}" for c in sorted(have)))
+        except CgroupError:
+            have = set()
+    if require_controllers and not have & want:
+        _rmdir_quiet(parent)
+        return None, f"cgroup2 at {chosen} has no memory/pids controller"
+    backend = CgroupV2({"": parent}, "memory" in have, "pids" in have, "cpu" in have)
+    missing = want - have
+    return backend, (f"cgroup2 without {', '.join(sorted(missing))}" if missing else "")
+
+
+def detect(prefer: str = "auto") -> tuple[CgroupBackend | None, str]:
+    """Find a writable cgroup layout and make our parent groups there.
+
+    ``prefer``: ``"auto"`` (v1 memory+pids if writable, else v2 with controllers),
+    ``"v1"``, ``"v2"`` (also accepted without controllers: then it only tracks
+    and kills the tree) or ``"none"``.  Returns (backend or None, why not / what is missing).
+    """
+    if prefer not in ("auto", "v1", "v2", "none"):
+        raise ValueError(f"cgroup preference must be auto, v1, v2 or none, not {prefer!r}")
+    if prefer == "none":
+        return None, "cgroups disabled by configuration"
+    try:
+        mounts = read_mounts()
+        own = read_own_cgroups()
+    except OSError as exc:
+        return None, f"cannot read /proc: {exc.strerror}"
+    if prefer in ("auto", "v1"):
+        backend, why = _try_v1(mounts, own)
+        if backend is not None and (backend.memory or prefer == "v1"):
+            return backend, why
+        if backend is not None:
+            backend.close()
+        if prefer == "v1":
+            return None, why
+        v1_why = why
+    else:
+        v1_why = ""
+    backend, why = _try_v2(mounts, own, require_controllers=(prefer == "auto"))
+    if backend is not None:
+        return backend, why
+    return None, "; ".join(x for x in (v1_why, why) if x) or "no writable cgroup"

@@ -1,0 +1,163 @@
+"""What this machine allows, found once per Sandbox, and the isolation report built from it.
+
+Every mechanism is tried for real (a cgroup is created, a seat's namespaces
+are built on a scratch folder) rather than guessed from file names, so the
+report printed at start says what is actually in force, with the reason for
+anything that is off.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+from dataclasses import dataclass
+
+from judge.sandbox.cgroups import CgroupBackend, detect
+from judge.sandbox.helper import Helper, find_helper
+from judge.sandbox.namespaces import make_namespaces
+from judge.sandbox.types import Isolation, SandboxError
+from judge.sandbox.uids import UidPool
+
+# Protection names, stable: replays record them and tests look them up.
+P_HELPER = "exec helper"
+P_UID = "separate uid per seat"
+P_FOLDERS = "private seat folders"
+P_SIGNAL = "cannot signal the judge"
+P_NETWORK = "no network"
+P_VIEW = "private filesystem view"
+P_IPC = "private IPC"
+P_MEMORY = "memory limit by cgroup"
+P_PROCS = "process cap"
+P_CPU = "fair CPU share"
+P_SURVIVORS = "no survivors"
+P_FILES = "file size cap"
+P_PRIVS = "no privilege gain"
+
+
+@dataclass
+class Machine:
+    """The mechanisms a Sandbox uses (decided once)."""
+
+    root: bool
+    helper: Helper
+    cgroup: CgroupBackend | None
+    cgroup_note: str
+    uid_pool: UidPool | None
+    uid_note: str
+    ns_mode: str            # "view" | "net" | "unshare" | "none"
+    ns_note: str
+    poll_interval_s: float
+
+
+def _probe_namespaces(helper: Helper, scratch_root: str, wanted: bool, root: bool) -> tuple[str, str]:
+    if not wanted:
+        return "none", "namespaces disabled by configuration"
+    if not root:
+        return "none", "needs root"
+    if not helper.can_hold:
+        return "unshare", "a fresh network/IPC namespace per run (the Python helper cannot keep one per seat)"
+    base = os.path.join(scratch_root, f".probe-{secrets.token_hex(4)}")
+    try:
+        for sub in ("", "tmp", ".view"):
+            os.mkdir(os.path.join(base, sub), 0o700)
+        try:
+            ns = make_namespaces(helper, view=True, seat_dir=base, tmp_dir=os.path.join(base, "tmp"),
+                                 staging=os.path.join(base, ".view"))
+            ns.close()
+            return "view", ""
+        except SandboxError as exc:
+            view_error = str(exc)
+        try:
+            make_namespaces(helper, view=False).close()
+            return "net", f"filesystem view unavailable: {view_error}"
+        except SandboxError as exc:
+            return "none", str(exc)
+    finally:
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def probe(scratch_root: str, *, cgroup: str, helper: str, namespaces: bool,
+          uid_range: tuple[int, int], uid_lock_dir: str, poll_interval_s: float,
+          helper_cache: str | None) -> Machine:
+    """Find the helper, cgroups, uids and namespaces this judge can use."""
+    is_root = os.geteuid() == 0
+    found_helper = find_helper(helper, helper_cache, scratch=os.path.join(scratch_root, ".helper"))
+    backend, cg_note = detect(cgroup)
+    pool: UidPool | None = None
+    if is_root:
+        try:
+            pool = UidPool(uid_range[0], uid_range[1], uid_lock_dir)
+            uid_note = ""
+        except (OSError, SandboxError) as exc:
+            uid_note = f"cannot use the uid lock folder {uid_lock_dir}: {exc}"
+    else:
+        uid_note = "the judge is not root"
+    ns_mode, ns_note = _probe_namespaces(found_helper, scratch_root, namespaces, is_root)
+    return Machine(is_root, found_helper, backend, cg_note, pool, uid_note, ns_mode, ns_note,
+                   poll_interval_s)
+
+
+def isolation(m: Machine) -> Isolation:
+    """The report: every protection, on or off, with what provides it or why it is off."""
+    items: list[tuple[str, bool, str]] = []
+    add = items.append
+    add((P_HELPER, m.helper.kind == "c", m.helper.detail))
+    sep = m.uid_pool is not None
+    if sep:
+        assert m.uid_pool is not None
+        add((P_UID, True, f"uids {m.uid_pool.first}-{m.uid_pool.last} leased with lock files in "
+                          f"{m.uid_pool.lock_dir}"))
+        add((P_FOLDERS, True, "work folder owned by the seat's uid, mode 0700; program copy root:seat "
+                              "0750, read-only for the seat, unreadable by the other seat"))
+        add((P_SIGNAL, True, "programs run under an unprivileged uid; the judge and helper are root"))
+    else:
+        add((P_UID, False, f"{m.uid_note}: programs run as the judge's own uid"))
+        add((P_FOLDERS, False, "folders are 0700, but both seats run as one uid, so a program can "
+                               "read the other seat's folder"))
+        add((P_SIGNAL, False, "programs run as the judge's uid and could signal it"))
+    if m.ns_mode in ("view", "net"):
+        add((P_NETWORK, True, "own network namespace per seat, made once; no interface up"))
+        add((P_IPC, True, "own IPC and UTS namespaces per seat"))
+    elif m.ns_mode == "unshare":
+        add((P_NETWORK, True, "a fresh network namespace per run; no interface up"))
+        add((P_IPC, True, "a fresh IPC namespace per run"))
+    else:
+        add((P_NETWORK, False, m.ns_note))
+        add((P_IPC, False, m.ns_note))
+    if m.ns_mode == "view":
+        add((P_VIEW, True, "root shows only system folders read-only, a minimal /dev, a /proc "
+                           "without other users' processes, a private /tmp and the seat's own folder"))
+    else:
+        add((P_VIEW, False, m.ns_note or "needs the C helper's holder as root"))
+    cg = m.cgroup
+    if cg is not None and cg.memory:
+        add((P_MEMORY, True, f"{cg.name} memory controller: peak of the whole tree, enforced by the "
+                             f"kernel ({cg.describe()})"))
+    else:
+        add((P_MEMORY, False, f"{m.cgroup_note or 'no memory controller'}: the tree's resident memory "
+                              f"is polled every {m.poll_interval_s * 1000:g} ms (plus each process's "
+                              "own peak afterwards), so a very fast allocation can overshoot before "
+                              "it is killed"))
+    if cg is not None and cg.pids:
+        add((P_PROCS, True, f"{cg.name} pids controller" + (" and RLIMIT_NPROC of the seat's uid"
+                                                             if sep else "")))
+    elif sep:
+        add((P_PROCS, True, "RLIMIT_NPROC of the seat's own uid"))
+    else:
+        add((P_PROCS, False, "only RLIMIT_NPROC over all of the judge user's processes (approximate)"))
+    if sep:
+        add((P_SURVIVORS, True, "the helper is a child subreaper: it waits for every descendant and "
+                                "kills them all at once by uid"))
+    else:
+        add((P_SURVIVORS, False, "the helper is a child subreaper and kills the whole tree, but a "
+                                 "program running as the judge's uid could kill the helper first"))
+    if cg is not None and cg.cpu:
+        add((P_CPU, True, f"{cg.name} cpu controller: each run is its own CPU group, so a program "
+                          "with many busy processes cannot starve the other seat's program"))
+    else:
+        add((P_CPU, False, "no cpu controller: a program with many busy processes can slow the "
+                           "other seat's program when both run at once"))
+    add((P_FILES, True, "RLIMIT_FSIZE (SIGXFSZ/EFBIG -> OLE)"))
+    add((P_PRIVS, True, "no_new_privs: set-uid programs cannot raise privileges"))
+    return Isolation(tuple(items))

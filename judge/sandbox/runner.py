@@ -1,0 +1,443 @@
+"""Run one program through the exec helper and watch it until it and all it started are gone.
+
+One thread, no helper threads: ``poll()`` waits at once on the helper's exit
+(a pidfd), the program's stdout and stderr (drained as they come, so a 100 MB
+flood never blocks the program or the judge, and only the tails are kept), and
+the next deadline (time limit, memory poll).  The helper itself only exits when
+every descendant has exited, so "the helper exited" is exactly R17's "the
+program and everything it started exited".
+"""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import select
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+
+from judge.sandbox.cgroups import RunCgroup
+from judge.sandbox.helper import Helper
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+READ_CHUNK = 1 << 20
+PIPE_SIZE = 1 << 20
+#: How long the helper may take to kill and reap everything after being told to.
+KILL_GRACE_S = 2.0
+#: How often cgroup OOM counters are checked while a run goes on.
+CGROUP_CHECK_S = 0.05
+
+
+class Tail:
+    """Keeps the last ``cap`` bytes of a stream and counts all of them."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.total = 0
+        self._buf = bytearray()
+
+    def add(self, data: bytes) -> None:
+        self.total += len(data)
+        if len(data) >= self.cap:
+            self._buf = bytearray(data[-self.cap:])
+            return
+        self._buf += data
+        extra = len(self._buf) - self.cap
+        if extra > 0:
+            del self._buf[:extra]
+
+    @property
+    def data(self) -> bytes:
+        return bytes(self._buf)
+
+    @property
+    def truncated(self) -> bool:
+        return self.total > len(self._buf)
+
+
+@dataclass(frozen=True)
+class Spawn:
+    """Everything the helper needs for one run (or one reachability check)."""
+
+    argv: list[str]
+    cwd: str
+    env: dict[str, str]
+    uid: int | None = None
+    gid: int | None = None
+    ns_fds: tuple[int, ...] = ()
+    unshare: bool = False
+    rlimits: tuple[tuple[str, int], ...] = ()
+    nproc_extra: int | None = None
+    oom_protect: bool = False
+    check: bool = False
+    argcheck: tuple[int, ...] = ()
+
+
+@dataclass
+class RawRun:
+    """What was observed; :mod:`judge.sandbox.verdicts` turns it into a RunResult."""
+
+    record: dict[str, str] | None
+    helper_status: int | None
+    wall_s: float
+    cpu_s: float
+    stdout: Tail
+    stderr: Tail
+    timed_out: bool = False
+    mem_killed: bool = False          # killed by the judge because polled memory went over
+    polled_peak: int = 0
+    cg_peak: int | None = None
+    cg_oom_kills: int = 0
+    cg_failcnt: int = 0
+    pids_refused: int = 0
+    internal_error: str | None = None
+    survivors: list[int] = field(default_factory=list)
+
+    @property
+    def main_status(self) -> int | None:
+        """Raw wait status of the program's main process (None: it never ran)."""
+        if not self.record:
+            return None
+        try:
+            st = int(self.record.get("main_status", "-1"))
+        except ValueError:
+            return None
+        return None if st < 0 else st
+
+    @property
+    def main_exit_s(self) -> float | None:
+        """Seconds from the program's start to its main process's exit."""
+        if not self.record:
+            return None
+        try:
+            start, end = int(self.record["start_ns"]), int(self.record["main_end_ns"])
+        except (KeyError, ValueError):
+            return None
+        return (end - start) / 1e9 if end > 0 else None
+
+
+class TreeWatcher:
+    """Polls the resident memory of every descendant of the helper (no-cgroup fallback).
+
+    Walks ``/proc/PID/task/TID/children`` from the helper down: the helper is
+    a subreaper, so even double-forked, setsid'd daemons stay in that tree.
+    RSS is summed per process (shared pages of forked children count twice:
+    this errs towards MLE only for programs that fork big children).
+    """
+
+    def __init__(self, root_pid: int) -> None:
+        self.root = root_pid
+        self.peak = 0
+        self.seen: set[int] = set()
+        # Kernels without CONFIG_PROC_CHILDREN: let psutil find the tree (slower).
+        self._use_psutil = not os.path.exists(f"/proc/{root_pid}/task/{root_pid}/children")
+
+    def _children(self, pid: int) -> list[int]:
+        out: list[int] = []
+        try:
+            tids = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            return out
+        for tid in tids:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
+                    out.extend(int(x) for x in f.read().split())
+            except (OSError, ValueError):
+                pass
+        return out
+
+    def _sample_psutil(self) -> int:
+        import psutil
+
+        total = 0
+        try:
+            procs = psutil.Process(self.root).children(recursive=True)
+        except psutil.Error:
+            return 0
+        for p in procs:
+            self.seen.add(p.pid)
+            try:
+                total += p.memory_info().rss
+            except psutil.Error:
+                pass
+        return total
+
+    def sample(self) -> int:
+        """Current total RSS of the tree in bytes (also updates ``peak``)."""
+        if self._use_psutil:
+            total = self._sample_psutil()
+            self.peak = max(self.peak, total)
+            return total
+        total = 0
+        stack = self._children(self.root)
+        while stack:
+            pid = stack.pop()
+            self.seen.add(pid)
+            try:
+                with open(f"/proc/{pid}/statm", "rb") as f:
+                    total += int(f.read().split()[1]) * PAGE
+            except (OSError, ValueError, IndexError):
+                continue
+            stack.extend(self._children(pid))
+        self.peak = max(self.peak, total)
+        return total
+
+
+def _command(helper: Helper, spawn: Spawn, status_fd: int, cg: RunCgroup | None) -> list[str]:
+    cmd = list(helper.argv) + ["run", "-s", str(status_fd), "-d", spawn.cwd]
+    if cg is not None:
+        for procs in cg.procs_files:
+            cmd += ["-c", procs]
+        for procs in cg.child_procs_files:
+            cmd += ["-j", procs]
+    for fd in spawn.ns_fds:
+        cmd += ["-n", str(fd)]
+    if spawn.uid is not None:
+        cmd += ["-u", str(spawn.uid)]
+    if spawn.gid is not None:
+        cmd += ["-g", str(spawn.gid)]
+    for name, value in spawn.rlimits:
+        cmd += ["-r", f"{name}={value}"]
+    if spawn.nproc_extra is not None:
+        cmd += ["-N", str(spawn.nproc_extra)]
+    if spawn.oom_protect:
+        cmd.append("-o")
+    if spawn.unshare:
+        cmd.append("-U")
+    if spawn.check:
+        cmd.append("-C")
+    for idx in spawn.argcheck:
+        cmd += ["-A", str(idx)]
+    cmd.append("--")
+    cmd += spawn.argv
+    return cmd
+
+
+def _parse_record(data: bytes) -> dict[str, str] | None:
+    rec: dict[str, str] = {}
+    for line in data.decode("utf-8", "replace").splitlines():
+        key, sep, value = line.partition("=")
+        if sep:
+            rec[key] = value
+    return rec if rec.get("end") == "1" else None
+
+
+def _read_available(fd: int, sink: Tail | None, limit: int = 1 << 30) -> bool:
+    """Read what is there without blocking; returns True at EOF."""
+    got = 0
+    while got < limit:
+        try:
+            chunk = os.read(fd, READ_CHUNK)
+        except BlockingIOError:
+            return False
+        except OSError as exc:
+            if exc.errno == errno.EINTR:
+                continue
+            return True
+        if not chunk:
+            return True
+        got += len(chunk)
+        if sink is not None:
+            sink.add(chunk)
+    return False
+
+
+def run(helper: Helper, spawn: Spawn, *, time_s: float | None, memory_bytes: int,
+        output_bytes: int, cg: RunCgroup | None, poll_s: float,
+        kill_uid: tuple[int, int] | None = None) -> RawRun:
+    """Run once.  Never raises for anything the program does; judge-side failures
+    are returned as ``internal_error`` (an IE verdict), and the tree is always gone
+    when this returns."""
+    stdout, stderr = Tail(output_bytes), Tail(output_bytes)
+    status_r, status_w = os.pipe2(os.O_CLOEXEC)
+    cmd = _command(helper, spawn, status_w, cg)
+    start = time.monotonic()
+    try:
+        proc = subprocess.Popen(
+            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            env=spawn.env, pass_fds=(status_w, *spawn.ns_fds), cwd="/", close_fds=True,
+        )
+    except OSError as exc:
+        os.close(status_r)
+        os.close(status_w)
+        return RawRun(None, None, 0.0, 0.0, stdout, stderr,
+                      internal_error=f"cannot start the exec helper {cmd[0]}: {exc}")
+    os.close(status_w)
+    assert proc.stdout is not None and proc.stderr is not None
+    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
+    for fd in (out_fd, err_fd):
+        os.set_blocking(fd, False)
+        try:
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+        except OSError:
+            pass
+    raw = RawRun(None, None, 0.0, 0.0, stdout, stderr)
+    watcher = TreeWatcher(proc.pid) if (cg is None or not cg.memory) else None
+    status: int | None = None
+    rusage = None
+    try:
+        try:
+            pidfd: int | None = os.pidfd_open(proc.pid)
+        except (OSError, AttributeError):
+            pidfd = None
+        poller = select.poll()
+        sinks = {out_fd: stdout, err_fd: stderr}
+        for fd in sinks:
+            poller.register(fd, select.POLLIN)
+        if pidfd is not None:
+            poller.register(pidfd, select.POLLIN)
+        deadline = None if time_s is None else start + time_s
+        next_mem = start + poll_s
+        next_cg = start + CGROUP_CHECK_S
+        kill_sent: float | None = None
+        open_fds = set(sinks)
+        exited = False
+        while not exited:
+            now = time.monotonic()
+            wakes = [next_mem if watcher is not None else None,
+                     next_cg if (cg is not None and cg.memory) else None,
+                     deadline if kill_sent is None else kill_sent + KILL_GRACE_S]
+            if pidfd is None:
+                wakes.append(now + 0.005)
+            due = min((w for w in wakes if w is not None), default=None)
+            timeout_ms = None if due is None else max(0, int((due - now) * 1000) + 1)
+            for fd, ev in poller.poll(timeout_ms):
+                if fd in sinks and ev & (select.POLLIN | select.POLLHUP | select.POLLERR):
+                    if _read_available(fd, sinks[fd], limit=8 * READ_CHUNK):
+                        poller.unregister(fd)
+                        open_fds.discard(fd)
+                elif fd == pidfd:
+                    exited = True
+            now = time.monotonic()
+            if not exited and pidfd is None:
+                try:
+                    exited = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+                except ChildProcessError:
+                    exited = True
+            if exited:
+                break
+            if kill_sent is None:
+                if deadline is not None and now >= deadline:
+                    raw.timed_out = True
+                    kill_sent = _terminate(proc.pid)
+                elif watcher is not None and now >= next_mem:
+                    if watcher.sample() > memory_bytes:
+                        raw.mem_killed = True
+                        kill_sent = _terminate(proc.pid)
+                    next_mem = now + poll_s
+                elif cg is not None and cg.memory and now >= next_cg:
+                    if cg.oom_kills() > 0:
+                        kill_sent = _terminate(proc.pid)
+                    next_cg = now + CGROUP_CHECK_S
+            elif now >= kill_sent + KILL_GRACE_S:
+                raw.internal_error = (f"the exec helper did not finish within {KILL_GRACE_S:g} s of "
+                                      "being told to kill the program; killed it and swept")
+                _force_kill(proc.pid, cg, helper, kill_uid)
+                break
+        _, status, rusage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        end = time.monotonic()
+        raw.wall_s = end - start
+        for fd in list(open_fds):
+            _read_available(fd, sinks[fd])
+    except BaseException:
+        # Interrupted (KeyboardInterrupt, a bug): never leave the tree behind.
+        _abort(proc, cg, helper, kill_uid)
+        raise
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+        proc.stdout.close()
+        proc.stderr.close()
+    try:
+        os.set_blocking(status_r, False)
+        buf = b""
+        while True:
+            try:
+                chunk = os.read(status_r, 65536)
+            except BlockingIOError:
+                break
+            if not chunk:
+                break
+            buf += chunk
+    finally:
+        os.close(status_r)
+    raw.helper_status = status
+    raw.record = _parse_record(buf)
+    if watcher is not None:
+        raw.polled_peak = watcher.peak
+    if raw.record is not None:
+        try:
+            raw.cpu_s = (int(raw.record["utime_us"]) + int(raw.record["stime_us"])) / 1e6
+        except (KeyError, ValueError):
+            raw.cpu_s = 0.0
+        try:
+            raw.polled_peak = max(raw.polled_peak, int(raw.record.get("maxrss_kb", "0")) * 1024)
+        except ValueError:
+            pass
+    elif rusage is not None:
+        raw.cpu_s = rusage.ru_utime + rusage.ru_stime
+    if raw.record is None and raw.internal_error is None:
+        raw.internal_error = (f"the exec helper ended ({_describe_status(status)}) without its "
+                              f"status record")
+    if cg is not None:
+        raw.cg_peak = cg.peak_memory()
+        raw.cg_oom_kills = cg.oom_kills()
+        raw.cg_failcnt = cg.memory_failures()
+        raw.pids_refused = cg.pids_refused()
+        left = cg.members()
+        if left:
+            raw.survivors = left
+            cg.kill_all()
+    return raw
+
+
+def _describe_status(status: int | None) -> str:
+    if status is None:
+        return "status unknown"
+    if os.WIFSIGNALED(status):
+        return f"killed by signal {os.WTERMSIG(status)}"
+    return f"exit code {os.WEXITSTATUS(status)}"
+
+
+def _terminate(pid: int) -> float:
+    """Ask the helper to kill the whole tree (it is root-owned; bots cannot intercept)."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        pass
+    return time.monotonic()
+
+
+def _force_kill(pid: int, cg: RunCgroup | None, helper: Helper,
+                kill_uid: tuple[int, int] | None) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    if cg is not None:
+        cg.kill_all()
+    if kill_uid is not None:
+        sweep_uid(helper, *kill_uid)
+
+
+def _abort(proc: subprocess.Popen[bytes], cg: RunCgroup | None, helper: Helper,
+           kill_uid: tuple[int, int] | None) -> None:
+    if proc.returncode is not None:
+        return
+    _terminate(proc.pid)
+    try:
+        proc.wait(KILL_GRACE_S)
+    except subprocess.TimeoutExpired:
+        _force_kill(proc.pid, cg, helper, kill_uid)
+        proc.wait()
+
+
+def sweep_uid(helper: Helper, uid: int, gid: int) -> None:
+    """Kill every process of ``uid`` (as that uid, atomically): used when a seat
+    gets a uid that a crashed judge may have left processes under."""
+    subprocess.run(list(helper.argv) + ["killuid", str(uid), str(gid)], stdin=subprocess.DEVNULL,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, timeout=30)

@@ -1,0 +1,146 @@
+"""The Sandbox: probes the machine once, then hands out seats."""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import tempfile
+import threading
+from pathlib import Path
+
+from judge.sandbox.folders import remove_tree
+from judge.sandbox.probe import Machine, isolation, probe
+from judge.sandbox.seat import Seat
+from judge.sandbox.types import Isolation, SandboxError
+from judge.sandbox.uids import DEFAULT_LOCK_DIR, DEFAULT_RANGE
+
+#: As root the default seat root lives here, not under /tmp: a seat's view
+#: replaces /tmp with its own private one, which is impossible for a seat that
+#: itself lives in /tmp.
+ROOT_BASE = "/var/lib/ocean-judge"
+_STALE = re.compile(r"^sandbox-(\d+)-[0-9a-z_]+$")
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _default_root() -> str:
+    if os.geteuid() == 0:
+        os.makedirs(ROOT_BASE, mode=0o711, exist_ok=True)
+        st = os.lstat(ROOT_BASE)
+        if not stat.S_ISDIR(st.st_mode) or st.st_uid != 0 or st.st_mode & 0o022:
+            raise SandboxError(f"{ROOT_BASE} must be a root-owned folder not writable by others")
+        for name in os.listdir(ROOT_BASE):   # left by judges that died
+            mt = _STALE.match(name)
+            if mt and not _pid_alive(int(mt.group(1))):
+                remove_tree(os.path.join(ROOT_BASE, name))
+        path = tempfile.mkdtemp(prefix=f"sandbox-{os.getpid()}-", dir=ROOT_BASE)
+    else:
+        path = tempfile.mkdtemp(prefix=f"ocean-judge-sandbox-{os.getpid()}-")
+    os.chmod(path, 0o711)
+    return path
+
+
+class Sandbox:
+    """Runs untrusted programs, one seat per team and round.
+
+    ``Sandbox()`` probes the machine (about 0.1 s the first time, when the C
+    helper is compiled) and states in :attr:`isolation` what is on and off.
+    Thread-safe: seats may be created, run and closed from several threads.
+
+    Keyword options (tests and unusual machines): ``cgroup`` = auto|v1|v2|none,
+    ``helper`` = auto|c|python, ``namespaces`` = False to skip them,
+    ``uid_range``, ``uid_lock_dir``, ``poll_interval_s`` (memory polling without
+    cgroup), ``helper_cache`` (folder for the compiled helper).
+    """
+
+    def __init__(self, root: Path | None = None, *, cgroup: str = "auto", helper: str = "auto",
+                 namespaces: bool = True, uid_range: tuple[int, int] = DEFAULT_RANGE,
+                 uid_lock_dir: str = DEFAULT_LOCK_DIR, poll_interval_s: float = 0.01,
+                 helper_cache: str | None = None) -> None:
+        if not poll_interval_s > 0:
+            raise ValueError(f"poll_interval_s must be positive, not {poll_interval_s!r}")
+        self._own_root = root is None
+        if root is None:
+            self.root = Path(_default_root())
+        else:
+            self.root = Path(root).absolute()
+            self.root.mkdir(parents=True, exist_ok=True)
+            if os.geteuid() == 0:
+                os.chmod(self.root, 0o711)
+        self._lock = threading.Lock()
+        self._seats: set[Seat] = set()
+        self._closed = False
+        try:
+            self.machine: Machine = probe(str(self.root), cgroup=cgroup, helper=helper,
+                                          namespaces=namespaces, uid_range=uid_range,
+                                          uid_lock_dir=uid_lock_dir, poll_interval_s=poll_interval_s,
+                                          helper_cache=helper_cache)
+        except BaseException:
+            if self._own_root:
+                remove_tree(str(self.root))
+            raise
+        self.isolation: Isolation = isolation(self.machine)
+        if self.machine.uid_pool is not None and self.machine.ns_mode != "view":
+            self._check_reachable_root()
+
+    def _check_reachable_root(self) -> None:
+        """Without a filesystem view, seat uids must be able to walk down to the seat root."""
+        p = self.root
+        for d in [p, *p.parents]:
+            st = os.stat(d)
+            if not st.st_mode & stat.S_IXOTH:
+                self.close()
+                raise SandboxError(f"seat folders under {self.root} are unreachable for the seats' "
+                                   f"uids: {d} has mode {oct(st.st_mode & 0o777)} (needs o+x); "
+                                   "choose another root")
+
+    def seat(self, name: str, program_dir: Path | None, keep: str = "STATE.OUT",
+             keep_bytes: int = 1 * 2**20) -> Seat:
+        """A new seat: own uid (as root), own folders, private copy of ``program_dir``."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError("the sandbox is closed")
+        s = Seat(self.machine, str(self.root), name, program_dir, keep, keep_bytes, self._forget)
+        with self._lock:
+            if self._closed:
+                closed = True
+            else:
+                closed = False
+                self._seats.add(s)
+        if closed:
+            s.close()
+            raise RuntimeError("the sandbox was closed while the seat was being made")
+        return s
+
+    def _forget(self, s: Seat) -> None:
+        with self._lock:
+            self._seats.discard(s)
+
+    def close(self) -> None:
+        """Close every seat still open, remove our cgroups and (if we made it) the root."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            seats = list(self._seats)
+        for s in seats:
+            s.close()
+        if self.machine.cgroup is not None:
+            self.machine.cgroup.close()
+        if self._own_root:
+            remove_tree(str(self.root))
+
+    def __enter__(self) -> "Sandbox":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

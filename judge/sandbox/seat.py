@@ -1,0 +1,303 @@
+"""One team's folder for one round, and running its program turn after turn.
+
+Layout of a seat (as root; ``U`` = the seat's uid/gid)::
+
+    <root>/seat-<name>-<rand>/   root:U   0750   only this seat can even enter
+        work/                    U:U      0700   cwd and HOME: MAP.INP, MOVE.OUT, STATE.OUT
+        prog/                    root:U   0750   private read-only copy of the bot's folder
+        tmp/                     U:U      0700   the seat's /tmp (in its filesystem view)
+        trash/                   root     0700   cleaning happens here
+        .view/                   root     0700   mount point used to build the view
+
+As a normal user everything is the judge's, 0700.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import secrets
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from judge.sandbox import runner
+from judge.sandbox.cgroups import CgroupError, RunCgroup
+from judge.sandbox.folders import Cleaner, check_name, copy_program, read_outputs, remove_tree, write_inputs
+from judge.sandbox.namespaces import SeatNamespaces, make_namespaces
+from judge.sandbox.types import Limits, ProgramUnreachable, RunResult, SandboxError, TurnRun, Verdict
+from judge.sandbox.uids import UidLease
+from judge.sandbox.verdicts import decide
+
+if TYPE_CHECKING:
+    from judge.sandbox.probe import Machine
+
+SEAT_PATH = "/usr/local/bin:/usr/bin:/bin"
+#: exec/check failures that mean "this uid cannot run that program here".
+UNREACHABLE_ERRNOS = {errno.ENOENT, errno.EACCES, errno.ENOEXEC, errno.ELOOP, errno.ENOTDIR,
+                      errno.ENAMETOOLONG, errno.EISDIR, errno.EPERM}
+CHECK_TIME_S = 20.0
+
+
+def _safe_name(name: str) -> str:
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "_", name).strip("._")[:40]
+    return cleaned or "seat"
+
+
+class Seat:
+    """A team's private folder and uid for one round.  Use as a context manager.
+
+    Not for concurrent use: one turn at a time per seat (two seats may run at once).
+    """
+
+    def __init__(self, machine: "Machine", root: str, name: str, program_dir: Path | None,
+                 keep: str, keep_bytes: int, on_close: Callable[["Seat"], None]) -> None:
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"seat name must be a non-empty string, not {name!r}")
+        self.name = name
+        self.keep = check_name(keep, "keep file name")
+        if not isinstance(keep_bytes, int) or keep_bytes < 0:
+            raise ValueError(f"keep_bytes must be a non-negative integer, not {keep_bytes!r}")
+        self.keep_bytes = keep_bytes
+        self._m = machine
+        self._on_close = on_close
+        self._lock = threading.Lock()
+        self._closed = False
+        self._checked: set[tuple[str, ...]] = set()
+        self._lease: UidLease | None = None
+        self._ns: SeatNamespaces | None = None
+        self._tag = f"{_safe_name(name)}-{secrets.token_hex(3)}"
+        self.base = os.path.join(root, f"seat-{self._tag}")
+        try:
+            self._setup(program_dir)
+        except BaseException:
+            self._teardown()
+            raise
+
+    # ------------------------------------------------------------ set-up
+    @property
+    def uid(self) -> int | None:
+        """The seat's own uid (None when not running as root)."""
+        return self._lease.uid if self._lease else None
+
+    @property
+    def gid(self) -> int | None:
+        return self._lease.gid if self._lease else None
+
+    def _setup(self, program_dir: Path | None) -> None:
+        m = self._m
+        if m.uid_pool is not None:
+            self._lease = m.uid_pool.acquire()
+            # A judge that crashed may have left processes under this uid.
+            runner.sweep_uid(m.helper, self._lease.uid, self._lease.gid)
+        uid, gid = self.uid, self.gid
+        os.mkdir(self.base, 0o700)
+        self.workdir = Path(self.base, "work")
+        self.tmpdir = os.path.join(self.base, "tmp")
+        self.trash = os.path.join(self.base, "trash")
+        self._staging = os.path.join(self.base, ".view")
+        for d in (self.workdir, self.tmpdir, self.trash, self._staging):
+            os.mkdir(d, 0o700)
+        if uid is not None and gid is not None:
+            for d in (self.workdir, self.tmpdir):
+                os.chown(d, uid, gid)
+            os.chown(self.base, 0, gid)
+            os.chmod(self.base, 0o750)
+        self.program_dir: Path | None = None
+        if program_dir is not None:
+            src = Path(program_dir)
+            if not src.is_dir():
+                raise ValueError(f"program_dir {src} of seat {self.name!r} is not a folder")
+            dst = os.path.join(self.base, "prog")
+            copy_program(src, dst, gid)
+            self.program_dir = Path(dst)
+        if m.ns_mode in ("view", "net"):
+            self._ns = make_namespaces(m.helper, view=m.ns_mode == "view", seat_dir=self.base,
+                                       tmp_dir=self.tmpdir, staging=self._staging)
+
+    # ------------------------------------------------------------ running
+    def _env(self) -> dict[str, str]:
+        return {"PATH": SEAT_PATH, "HOME": str(self.workdir), "LANG": "C.UTF-8"}
+
+    def _spawn(self, argv: list[str], limits: Limits | None, check: bool = False,
+               argcheck: tuple[int, ...] = ()) -> runner.Spawn:
+        m = self._m
+        rl: list[tuple[str, int]] = [("core", 0)]
+        nproc_extra = None
+        if limits is not None:
+            rl.append(("fsize", limits.file_bytes))
+            if self._lease is not None:
+                rl.append(("nproc", limits.max_procs))
+            else:
+                nproc_extra = limits.max_procs
+        return runner.Spawn(
+            argv=argv, cwd=str(self.workdir), env=self._env(), uid=self.uid, gid=self.gid,
+            ns_fds=self._ns.fds if self._ns else (), unshare=m.ns_mode == "unshare",
+            rlimits=tuple(rl), nproc_extra=nproc_extra, oom_protect=m.root, check=check,
+            argcheck=argcheck,
+        )
+
+    def _kill_uid(self) -> tuple[int, int] | None:
+        return (self._lease.uid, self._lease.gid) if self._lease else None
+
+    def check(self, argv: list[str]) -> None:
+        """Make sure this seat's uid can run ``argv`` in its view.
+
+        Raises ProgramUnreachable naming the path and the reason (program missing
+        or not executable for the uid, interpreter of a script unreachable, an
+        absolute path argument the judge sees but the seat cannot read), or
+        SandboxError if the check itself could not run.  run_turn() calls it the
+        first time it sees a command, so a bad command fails loudly at once
+        instead of giving RE on every turn.
+        """
+        argv = self._validate_argv(argv)
+        argcheck = tuple(i for i, a in enumerate(argv) if i > 0 and a.startswith("/") and os.path.exists(a))
+        raw = runner.run(self._m.helper, self._spawn(argv, None, check=True, argcheck=argcheck),
+                         time_s=CHECK_TIME_S, memory_bytes=2**40, output_bytes=4096, cg=None,
+                         poll_s=1.0, kill_uid=self._kill_uid())
+        rec = raw.record
+        if rec is None or raw.internal_error:
+            raise SandboxError(f"seat {self.name!r}: cannot check the command {argv}: "
+                               f"{raw.internal_error or 'no status record'}")
+        self._raise_unreachable(argv, rec)
+        if "setup_stage" in rec or "child_stage" in rec:
+            raise SandboxError(f"seat {self.name!r}: cannot prepare a run: "
+                               f"{rec.get('setup_error') or rec.get('child_error')}")
+        self._checked.add(tuple(argv))
+
+    def _raise_unreachable(self, argv: list[str], rec: dict[str, str]) -> None:
+        stage = rec.get("child_stage")
+        if stage not in ("check", "exec"):
+            return
+        try:
+            err = int(rec.get("child_errno", "0"))
+        except ValueError:
+            err = 0
+        if stage == "check" or err in UNREACHABLE_ERRNOS:
+            reason = rec.get("child_error", "")
+            uid = f"uid {self.uid}" if self.uid is not None else "the judge's uid"
+            raise ProgramUnreachable(argv[0], f"{reason} (seat {self.name!r}, {uid})")
+
+    @staticmethod
+    def _validate_argv(argv: list[str]) -> list[str]:
+        if (not isinstance(argv, (list, tuple)) or not argv
+                or not all(isinstance(a, str) and a and "\0" not in a for a in argv[:1])
+                or not all(isinstance(a, str) and "\0" not in a for a in argv)):
+            raise ValueError(f"argv must be a non-empty list of strings without NUL, not {argv!r}")
+        return list(argv)
+
+    def run_turn(self, argv: list[str], inputs: dict[str, bytes], outputs: list[str],
+                 limits: Limits) -> TurnRun:
+        """Run the program once (see the module and package docs for every step)."""
+        argv = self._validate_argv(argv)
+        if not isinstance(limits, Limits):
+            raise TypeError(f"limits must be a Limits, not {type(limits).__name__}")
+        for name in inputs:
+            check_name(name, "input file name")
+            if name == self.keep:
+                raise ValueError(f"input file {name!r} is the seat's keep file; the judge never writes it")
+            if not isinstance(inputs[name], (bytes, bytearray, memoryview)):
+                raise TypeError(f"input {name!r} must be bytes, not {type(inputs[name]).__name__}")
+        for name in outputs:
+            check_name(name, "output file name")
+        if not self._lock.acquire(blocking=False):
+            raise RuntimeError(f"seat {self.name!r} is already running a turn")
+        try:
+            if self._closed:
+                raise RuntimeError(f"seat {self.name!r} is closed")
+            if tuple(argv) not in self._checked:
+                try:
+                    self.check(argv)
+                except SandboxError as exc:
+                    return self._ie(str(exc))
+            return self._run(argv, inputs, outputs, limits)
+        finally:
+            self._lock.release()
+
+    def _ie(self, message: str, discarded: tuple[str, ...] = ()) -> TurnRun:
+        return TurnRun(RunResult(Verdict.IE, 0.0, 0.0, 0, None, None, b"", b"",
+                                 f"judge internal error: {message}"), {}, discarded)
+
+    def _clean(self, keep: bool, report: list[str] | None) -> tuple[str, int] | None:
+        cleaner = Cleaner(self.trash)
+        # The program owns its folders and may have opened them up (or locked
+        # the judge out when not root): set them back.
+        os.chmod(self.workdir, 0o700)
+        os.chmod(self.tmpdir, 0o700)
+        cleaner.clean(self.tmpdir)
+        cleaner.clean(str(self.workdir), self.keep if keep else None, self.keep_bytes, report)
+        return cleaner.biggest
+
+    def _run(self, argv: list[str], inputs: dict[str, bytes], outputs: list[str],
+             limits: Limits) -> TurnRun:
+        discarded: list[str] = []
+        try:
+            self._clean(keep=True, report=discarded)
+            write_inputs(str(self.workdir), {k: bytes(v) for k, v in inputs.items()})
+        except OSError as exc:
+            return self._ie(f"cannot prepare the folder of seat {self.name!r}: {exc}", tuple(discarded))
+        cg: RunCgroup | None = None
+        backend = self._m.cgroup
+        if backend is not None:
+            try:
+                cg = backend.create(self._tag, limits.memory_bytes, limits.max_procs)
+            except CgroupError as exc:
+                self._clean(keep=True, report=discarded)
+                return self._ie(str(exc), tuple(discarded))
+        try:
+            raw = runner.run(self._m.helper, self._spawn(argv, limits), time_s=limits.time_s,
+                             memory_bytes=limits.memory_bytes, output_bytes=limits.output_bytes,
+                             cg=cg, poll_s=self._m.poll_interval_s, kill_uid=self._kill_uid())
+        finally:
+            if cg is not None and not cg.destroy():
+                discarded.append(f"note: the run's cgroup {list(cg.dirs.values())} could not be removed")
+        try:
+            outs = read_outputs(str(self.workdir), outputs, limits.file_bytes, discarded)
+            biggest = self._clean(keep=True, report=discarded)
+        except OSError as exc:
+            return self._ie(f"cannot clean the folder of seat {self.name!r}: {exc}", tuple(discarded))
+        if raw.record is not None:
+            self._raise_unreachable(argv, raw.record)
+        result = decide(raw, limits, biggest, memory_by_cgroup=cg is not None and cg.memory)
+        return TurnRun(result, outs, tuple(discarded))
+
+    def reset(self) -> None:
+        """New round: remove the keep file too (R15: STATE.OUT starts absent)."""
+        with self._lock:
+            if self._closed:
+                raise RuntimeError(f"seat {self.name!r} is closed")
+            self._clean(keep=False, report=None)
+
+    # ------------------------------------------------------------ closing
+    def _teardown(self) -> None:
+        if self._lease is not None and self._lease.held:
+            try:
+                runner.sweep_uid(self._m.helper, self._lease.uid, self._lease.gid)
+            except (OSError, SandboxError):
+                pass
+        if self._ns is not None:
+            self._ns.close()
+        remove_tree(self.base)
+        if self._lease is not None:
+            self._lease.release()
+
+    def close(self) -> None:
+        """Kill anything left, remove the seat's folders, release its uid (idempotent)."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            try:
+                self._teardown()
+            finally:
+                self._on_close(self)
+
+    def __enter__(self) -> "Seat":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Seat({self.name!r}, uid={self.uid}, workdir={str(self.workdir)!r})"

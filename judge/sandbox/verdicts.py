@@ -1,0 +1,109 @@
+"""Turning what a run did into one verdict with a plain-words reason.
+
+Order when several limits were broken: IE (the judge failed: never the bot's
+fault) > MLE > OLE > TLE > RE > OK.  Memory and file caps are broken at one
+moment and what follows (a hang after EFBIG, a kill after OOM) is a
+consequence, so they name the cause; a timeout beats the kill signal it causes.
+"""
+
+from __future__ import annotations
+
+import os
+import signal as _signal
+
+from judge.sandbox.runner import RawRun
+from judge.sandbox.types import Limits, RunResult, Verdict
+
+
+def fmt_bytes(n: int) -> str:
+    """Human sizes: 512 MiB, 1.5 KiB, 700 B."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            value = n / size
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
+    return f"{n} B"
+
+
+def signal_name(sig: int) -> str:
+    try:
+        return _signal.Signals(sig).name
+    except ValueError:
+        return f"signal {sig}"
+
+
+def decide(raw: RawRun, limits: Limits, biggest_file: tuple[str, int] | None,
+           memory_by_cgroup: bool) -> RunResult:
+    """The verdict of one run.  ``biggest_file``: largest regular file left in the
+    seat's folders (name, size), found while cleaning them."""
+    st = raw.main_status
+    exit_code = os.WEXITSTATUS(st) if st is not None and os.WIFEXITED(st) else None
+    sig = os.WTERMSIG(st) if st is not None and os.WIFSIGNALED(st) else None
+    peak = raw.cg_peak if raw.cg_peak is not None else raw.polled_peak
+    if memory_by_cgroup and raw.cg_peak is not None:
+        peak = raw.cg_peak
+
+    def result(verdict: Verdict, message: str) -> RunResult:
+        notes = _notes(raw, limits)
+        if notes:
+            message = f"{message}; {'; '.join(notes)}"
+        return RunResult(verdict=verdict, wall_s=raw.wall_s, cpu_s=raw.cpu_s, peak_memory_bytes=peak,
+                         exit_code=exit_code, signal=sig, stdout_tail=raw.stdout.data,
+                         stderr_tail=raw.stderr.data, message=message)
+
+    rec = raw.record or {}
+    if raw.internal_error:
+        return result(Verdict.IE, f"judge internal error: {raw.internal_error}")
+    if "setup_stage" in rec:
+        return result(Verdict.IE, f"judge internal error: the exec helper could not set up the run "
+                                  f"({rec['setup_stage']}: {rec.get('setup_error', '')})")
+    if "child_stage" in rec:
+        return result(Verdict.IE, f"judge internal error: the program's process could not be prepared "
+                                  f"({rec['child_stage']}: {rec.get('child_error', '')})")
+    if st is None:
+        return result(Verdict.IE, "judge internal error: the exec helper reported no exit status")
+
+    limit = limits.memory_bytes
+    oom = raw.cg_oom_kills > 0
+    if not oom and memory_by_cgroup and raw.cg_failcnt > 0 and sig == _signal.SIGKILL and not raw.timed_out:
+        oom = True   # old kernels without an oom_kill counter
+    if oom:
+        return result(Verdict.MLE, f"memory limit {fmt_bytes(limit)} exceeded: the kernel stopped the "
+                                   f"program at a peak of {fmt_bytes(peak)} for the whole process tree")
+    if raw.mem_killed or (not memory_by_cgroup and peak > limit):
+        how = "killed when polling saw it" if raw.mem_killed else "measured after it exited"
+        return result(Verdict.MLE, f"memory limit {fmt_bytes(limit)} exceeded: peak resident memory "
+                                   f"{fmt_bytes(peak)} for the whole process tree ({how})")
+    if sig == _signal.SIGXFSZ:
+        return result(Verdict.OLE, f"file size limit {fmt_bytes(limits.file_bytes)} exceeded: killed by "
+                                   "SIGXFSZ while writing a file")
+    if biggest_file is not None and biggest_file[1] >= limits.file_bytes:
+        return result(Verdict.OLE, f"file size limit {fmt_bytes(limits.file_bytes)} reached: "
+                                   f"{biggest_file[0]} was {fmt_bytes(biggest_file[1])}")
+    if raw.timed_out:
+        main_exit = raw.main_exit_s
+        assert limits.time_s is not None
+        if main_exit is not None and main_exit < limits.time_s:
+            return result(Verdict.TLE, f"time limit {limits.time_s:g} s exceeded: the program exited after "
+                                       f"{main_exit:.3f} s, but processes it started were still running "
+                                       "at the limit; all were killed")
+        return result(Verdict.TLE, f"time limit {limits.time_s:g} s exceeded (wall clock); killed after "
+                                   f"{raw.wall_s:.3f} s")
+    if sig is not None:
+        return result(Verdict.RE, f"killed by signal {sig} ({signal_name(sig)})")
+    if exit_code:
+        return result(Verdict.RE, f"exited with code {exit_code}")
+    return result(Verdict.OK, "exited normally")
+
+
+def _notes(raw: RawRun, limits: Limits) -> list[str]:
+    notes = []
+    for name, tail in (("stdout", raw.stdout), ("stderr", raw.stderr)):
+        if tail.truncated:
+            notes.append(f"{name} truncated: kept the last {fmt_bytes(len(tail.data))} of "
+                         f"{fmt_bytes(tail.total)}")
+    if raw.pids_refused:
+        notes.append(f"process cap {limits.max_procs} reached: {raw.pids_refused} forks refused")
+    if raw.survivors:
+        notes.append(f"{len(raw.survivors)} processes were still in the run's cgroup after the helper "
+                     "exited and were killed")
+    return notes

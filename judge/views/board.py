@@ -1,0 +1,232 @@
+"""The board of one turn as rich renderables, for ``--watch``, ``judge replay`` and summaries.
+
+Everything is drawn from a replay record (the dict the referee writes per
+turn), so the live view and the replay view are the same code.  The glyphs
+are ASCII and 3 characters a cell, so that without colour (a pipe, a log
+file, a Windows console) the board still says everything, and a 15x15 board
+(48 columns with the row labels) leaves 30 columns for the side panel in an
+80-column terminal:
+
+``" . "`` water, ``" 3 "`` gold, ``" # "`` reef, ``" S "`` shield, ``"*6 "`` the
+treasure, ``" A "``/``" B "`` boats (seat 0/1), ``"[A]"`` a shielded boat,
+``"xA "`` a wreck, ``"xAB"`` both wrecks on one cell.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+from rich.console import Group, RenderableType
+from rich.table import Table
+from rich.text import Text
+
+from judge.views.replayfile import describe_event
+
+SEAT_LETTERS = ("A", "B")
+TEAM_COLOURS = ("#3b82f6", "#ef4444")  # blue, red: the HTML page uses the same two
+TEAM_STYLES = ("bold white on #1d4ed8", "bold white on #b91c1c")
+WRECK_STYLES = ("bold #93c5fd on grey30", "bold #fca5a5 on grey30")
+NAME_STYLES = ("bold #60a5fa", "bold #f87171")
+#: Gold 1..5 from dim to bright; larger amounts (only the treasure) use the brightest.
+GOLD_STYLES = ("black on #6b5a1e", "black on #8f7a22", "black on #b89a1c",
+               "black on #dcb40f", "black on #ffd700")
+WATER_STYLE = "#4b7fa8 on #0b2f4a"
+REEF_STYLE = "bold #d4d4d4 on grey35"
+SHIELD_STYLE = "bold white on green4"
+TREASURE_STYLE = "bold black on #ff9800"
+CELL_W = 3
+LABEL_W = 3
+#: The side panel gets what the board leaves (30 columns beside a 15x15 board in 80),
+#: up to this; it goes below the board when fewer than PANEL_MIN_W columns are left.
+PANEL_MAX_W = 60
+PANEL_MIN_W = 24
+LEGEND = "A/B boats  [A] shielded  xA wreck  # reef  S shield  *n treasure"
+
+
+def centre(rows: int, cols: int) -> tuple[int, int]:
+    return ((rows + 1) // 2, (cols + 1) // 2)
+
+
+def board_width(cols: int) -> int:
+    return LABEL_W + CELL_W * cols
+
+
+def _treasure_cell(record: dict[str, Any], rows: int, cols: int) -> Optional[tuple[int, int]]:
+    """The centre while the treasure lies there uncollected (a 0 treasure is never drawn)."""
+    t = record.get("treasure")
+    if t is None:
+        return None
+    ci, cj = centre(rows, cols)
+    tok = record["grid"][ci - 1].split()[cj - 1]
+    return (ci, cj) if tok.isdigit() and int(tok) > 0 else None
+
+
+def board_text(record: dict[str, Any], names: Sequence[str] = SEAT_LETTERS) -> Text:
+    """The grid of a turn record with row/column numbers and the boats drawn over it."""
+    rows = [r.split() for r in record["grid"]]
+    n_rows, n_cols = len(rows), len(rows[0]) if rows else 0
+    boats: dict[tuple[int, int], list[int]] = {}
+    for s, p in enumerate(record.get("positions") or []):
+        if p:
+            boats.setdefault((p[0], p[1]), []).append(s)
+    treasure = _treasure_cell(record, n_rows, n_cols)
+    text = Text(no_wrap=True, overflow="crop")
+    text.append(" " * LABEL_W + "".join(f"{j:>2} " for j in range(1, n_cols + 1)), style="dim")
+    text.append("\n")
+    for i, row in enumerate(rows, start=1):
+        text.append(f"{i:>2} ", style="dim")
+        for j, tok in enumerate(row, start=1):
+            here = boats.get((i, j))
+            if here:
+                _boat_cell(text, record, here)
+            elif (i, j) == treasure:
+                text.append(f"*{tok:<2}", style=TREASURE_STYLE)
+            elif tok in ("D", "W"):
+                text.append(" # ", style=REEF_STYLE)
+            elif tok == "S":
+                text.append(" S ", style=SHIELD_STYLE)
+            elif tok == "0":
+                text.append(" . ", style=WATER_STYLE)
+            else:
+                v = int(tok)
+                text.append(f"{tok:>2} ", style=GOLD_STYLES[max(0, min(v, 5) - 1)])
+        if i < n_rows:
+            text.append("\n")
+    return text
+
+
+def _boat_cell(text: Text, record: dict[str, Any], seats: list[int]) -> None:
+    sunk = record.get("sunk") or [False, False]
+    shield = record.get("shield") or [False, False]
+    if len(seats) == 2:  # only wrecks share a cell (a collision sinks both there)
+        text.append("x", style=WRECK_STYLES[0])
+        text.append("A", style=WRECK_STYLES[0])
+        text.append("B", style=WRECK_STYLES[1])
+        return
+    s = seats[0]
+    letter = SEAT_LETTERS[s]
+    if sunk[s]:
+        text.append(f"x{letter} ", style=WRECK_STYLES[s])
+    elif shield[s]:
+        text.append(f"[{letter}]", style=TEAM_STYLES[s])
+    else:
+        text.append(f" {letter} ", style=TEAM_STYLES[s])
+
+
+def _fmt_ms(ms: Any) -> str:
+    if ms is None:
+        return ""
+    return f"{ms:.0f} ms" if ms >= 10 else f"{ms:.1f} ms"
+
+
+def seat_lines(record: dict[str, Any], names: Sequence[str], s: int) -> Text:
+    """One team in the side panel: gold, shield, afloat or sunk, verdict, time and move."""
+    t = Text()
+    t.append(f"{SEAT_LETTERS[s]} ", style=TEAM_STYLES[s])
+    t.append(f" {names[s]}", style=NAME_STYLES[s])
+    t.append("\n  ")
+    t.append(f"gold {record['gold'][s]}", style="bold")
+    if record["shield"][s]:
+        t.append("  shield", style="green")
+    if record["sunk"][s]:
+        t.append("  SUNK", style="bold red")
+    verdicts = record.get("verdicts") or [None, None]
+    statuses = record.get("move_status") or [None, None]
+    walls = record.get("wall_ms") or [None, None]
+    moves = record.get("moves") or [None, None]
+    raws = record.get("raw") or [None, None]
+    status = statuses[s]
+    if "verdicts" in record:
+        t.append("\n  ")
+        if verdicts[s] is None:
+            t.append("not run (sunk)" if status == "sunk" else "not run", style="dim")
+        else:
+            t.append(str(verdicts[s]), style="green" if verdicts[s] == "OK" else "bold red")
+            t.append(f" {_fmt_ms(walls[s])}")
+            mv = moves[s]
+            if mv:
+                t.append(f" ({mv[0]},{mv[1]})")
+            elif raws[s]:
+                raw = str(raws[s])
+                t.append(f" {raw[:12]!r}")
+            if status:
+                void = status not in ("moved", "placed", "stayed")
+                t.append(f" {status}", style="bold yellow" if void else "dim")
+    msgs = record.get("messages") or [None, None]
+    if msgs[s]:
+        t.append(f"\n  {msgs[s]}", style="yellow")
+    return t
+
+
+def side_panel(record: dict[str, Any], names: Sequence[str], turns: Optional[int] = None,
+               label: Optional[str] = None) -> Text:
+    """Turn number, both teams and the turn's events in words."""
+    t = Text()
+    if label:
+        t.append(f"{label}\n", style="dim")
+    total = f"/{turns}" if turns else ""
+    t.append(f"turn {record['turn']}{total}", style="bold")
+    if record.get("turns_left") is not None and record["turn"] > 0:
+        t.append(f"  (K left {record['turns_left']})", style="dim")
+    for s in (0, 1):
+        t.append("\n")
+        t.append_text(seat_lines(record, names, s))
+    if record.get("treasure") is not None:
+        rows = record["grid"]
+        n_rows, n_cols = len(rows), len(rows[0].split())
+        ci, cj = centre(n_rows, n_cols)
+        value = record["treasure"]
+        if _treasure_cell(record, n_rows, n_cols):
+            what = f"treasure {value} at ({ci},{cj})"
+        elif value:
+            what = f"treasure {value} collected"
+        else:
+            what = "treasure worth 0 (nothing to take)"
+        t.append(f"\n{what}", style="bold #ff9800")
+    events = record.get("events") or []
+    t.append("\nevents:", style="bold")
+    if not events:
+        t.append(" none", style="dim")
+    for e in events:
+        t.append(f"\n- {describe_event(e, names)}")
+    if record.get("ended"):
+        t.append(f"\nround over ({record.get('end_reason')})", style="bold")
+    return t
+
+
+def turn_view(record: dict[str, Any], names: Sequence[str], turns: Optional[int] = None,
+              width: int = 80, label: Optional[str] = None, legend: bool = True) -> RenderableType:
+    """Board and side panel side by side when ``width`` allows, else one above the other."""
+    board = board_text(record, names)
+    panel = side_panel(record, names, turns, label)
+    cols = len(record["grid"][0].split()) if record["grid"] else 0
+    bw = board_width(cols)
+    parts: list[RenderableType] = []
+    if width >= bw + 2 + PANEL_MIN_W:
+        grid = Table.grid(padding=(0, 0, 0, 2))
+        grid.add_column(width=bw, no_wrap=True)
+        grid.add_column(width=min(PANEL_MAX_W, width - bw - 2), overflow="fold")
+        grid.add_row(board, panel)
+        parts.append(grid)
+    else:
+        parts += [board, Text(""), panel]
+    if legend:
+        parts.append(Text(LEGEND, style="dim"))
+    return Group(*parts)
+
+
+def final_board(replay: Path, names: Sequence[str]) -> Optional[Text]:
+    """The board after the last turn of a replay file, or None if it cannot be read."""
+    try:
+        lines = Path(replay).read_text(encoding="utf-8").splitlines()
+        last = json.loads(lines[-1])
+    except (OSError, ValueError, IndexError):
+        return None
+    if not isinstance(last, dict) or "grid" not in last or "turn" not in last:
+        return None
+    try:
+        return board_text(last, names)
+    except (KeyError, ValueError, IndexError, TypeError, AttributeError):
+        return None

@@ -1,0 +1,81 @@
+"""A scripted in-process stand-in for the sandbox (as python-chess mocks its engine transport).
+
+A fake bot is a Python callable ``bot(map_inp: str, state: bytes | None) ->
+(move_out: bytes | None, state: bytes | None, verdict: str)``; the fake seat
+keeps STATE.OUT between turns like the real one.  Rules-through-referee tests
+run in milliseconds with it; the real sandbox is exercised end to end elsewhere.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Optional
+
+from judge.bots import BotSpec
+from judge.sandbox import Isolation, Limits, RunResult, TurnRun, Verdict
+
+FakeBot = Callable[[str, Optional[bytes]], tuple[Optional[bytes], Optional[bytes], str]]
+
+
+class FakeSeat:
+    def __init__(self, bot: FakeBot):
+        self.bot = bot
+        self.state: Optional[bytes] = None
+        self.workdir = Path("/nonexistent")
+        self.program_dir = None
+        self.calls: list[str] = []
+
+    def run_turn(self, argv, inputs, outputs, limits: Limits) -> TurnRun:
+        text = inputs["MAP.INP"].decode()
+        self.calls.append(text)
+        move, state, verdict = self.bot(text, self.state)
+        self.state = state
+        result = RunResult(Verdict(verdict), 0.001, 0.001, 1 << 20, 0 if verdict == "OK" else 1,
+                           None, b"", b"", "fake")
+        return TurnRun(result, {"MAP.INP": None, "MOVE.OUT": move}, ())
+
+    def close(self) -> None:
+        pass
+
+    def reset(self) -> None:
+        self.state = None
+
+
+class FakeSandbox:
+    def __init__(self, bots: dict[str, FakeBot]):
+        self.bots = bots
+        self.seats: list[FakeSeat] = []
+        self.isolation = Isolation(items=(("fake", False, "in-process test double"),))
+
+    def seat(self, name: str, program_dir=None, keep: str = "STATE.OUT",
+             keep_bytes: int = 1 << 20) -> FakeSeat:
+        s = FakeSeat(self.bots[name])
+        self.seats.append(s)
+        return s
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        self.close()
+
+
+def spec(name: str) -> BotSpec:
+    return BotSpec(name, name, None, ("fake",))
+
+
+def scripted(moves: list[Optional[str]]) -> FakeBot:
+    """A bot that writes the given MOVE.OUT lines in order (None = no file), then stays silent."""
+    it = iter(moves)
+
+    def bot(map_inp: str, state):
+        try:
+            m = next(it)
+        except StopIteration:
+            m = None
+        return (None if m is None else m.encode()), state, "OK"
+
+    return bot
