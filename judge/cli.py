@@ -20,6 +20,7 @@ COMMANDS: list[tuple[str, str]] = [
     ("match", "judge.commands.match"),
     ("validate", "judge.commands.validate"),
     ("genmap", "judge.commands.genmap"),
+    ("replay", "judge.commands.replay"),
 ]
 
 

@@ -184,7 +184,12 @@ def _header(console: Console, bots: list[BotSpec], names: list[str], plans: list
     else:
         console.print(f"limits: {limits.time_s:g} s, {limits.memory_bytes // 2**20} MiB per run",
                       highlight=False)
-    console.print(f"isolation: {sandbox.isolation.describe()}", highlight=False)
+    iso = sandbox.isolation
+    off = [(n, d) for n, on, d in iso.items if not on]
+    head = iso.describe().splitlines()[0]
+    console.print(f"isolation: {head} (details: judge sandbox-info)", highlight=False)
+    for name, detail in off:
+        console.print(f"  [yellow]OFF[/] {name}: {detail}", highlight=False)
     console.print(f"output: {out}", highlight=False)
 
 

@@ -30,8 +30,8 @@ TEAM_STYLES = ("bold white on #1d4ed8", "bold white on #b91c1c")
 WRECK_STYLES = ("bold #93c5fd on grey30", "bold #fca5a5 on grey30")
 NAME_STYLES = ("bold #60a5fa", "bold #f87171")
 #: Gold 1..5 from dim to bright; larger amounts (only the treasure) use the brightest.
-GOLD_STYLES = ("black on #6b5a1e", "black on #8f7a22", "black on #b89a1c",
-               "black on #dcb40f", "black on #ffd700")
+GOLD_STYLES = ("bold #fde68a on #6b5a1e", "bold #fef3c7 on #8f7a22", "bold black on #b89a1c",
+               "bold black on #dcb40f", "bold black on #ffd700")
 WATER_STYLE = "#4b7fa8 on #0b2f4a"
 REEF_STYLE = "bold #d4d4d4 on grey35"
 SHIELD_STYLE = "bold white on green4"

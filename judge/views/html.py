@@ -1,0 +1,260 @@
+"""Self-contained HTML replays, and the index page of a tournament folder.
+
+One HTML file holds everything: CSS and JS inline, the replay embedded as
+JSON in ``<script type="application/json" id="replay-data">``.  No fonts,
+images or scripts are fetched, and a Content-Security-Policy of
+``default-src 'none'`` makes sure nothing can be: the file works from a USB
+stick (``file://``) on a projector laptop without network.
+
+Automation hooks (stable; a checker drives and reads the page through them):
+
+* ``#turn`` the turn shown (just the number), ``#turn-total`` the round's K,
+  ``#round-select`` (value = round number), ``#board`` with ``data-round``,
+  ``data-turn``, ``data-rows``, ``data-cols``; ``body[data-ready="true"]``
+  once drawn.
+* ``#boat-0`` / ``#boat-1`` (class ``boat``): ``data-seat``, ``data-row``,
+  ``data-col`` (1-based, as in the replay), ``data-sunk`` and ``data-shield``
+  (``"true"``/``"false"``).
+* ``#gold-0`` / ``#gold-1`` (just the number), ``#shield-N``, ``#state-N``
+  (afloat/sunk), ``#move-N``, ``#status-N`` (move_status), ``#verdict-N``,
+  ``#time-N``, ``#events`` (one ``li`` per event), ``#result`` (at the last turn).
+* every cell ``.cell`` has ``data-row``, ``data-col``, ``data-value`` (the
+  replay's token: a number, ``D`` or ``S``) and ``data-treasure="true"`` while
+  the treasure lies on it.
+* controls ``#first #prev #play #next #last``, ``#slider`` (value = turn),
+  ``#speed`` (turns per second); keys: left/right arrows, space, Home/End,
+  ``+``/``-`` for speed, PageUp/PageDown for the round.
+* ``window.oceanReplay``: ``goto(turn)``, ``setRound(n)``, ``next()``,
+  ``prev()``, ``play()``, ``pause()``, ``state()``; a URL fragment
+  ``#round=2&turn=15`` opens there.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Mapping, Optional, Sequence
+from urllib.parse import quote
+
+from judge import atomic
+from judge.views import _assets
+from judge.views.board import TEAM_COLOURS
+from judge.views.replayfile import MatchReplay, ReplayError, RoundReplay, describe_event, load
+
+#: Where the pages of a match go, inside its folder.
+MATCH_HTML = "replay.html"
+ROUND_HTML = "replay.html"  # in round-N/
+INDEX_HTML = "index.html"
+
+_KEEP = ("turn", "turns_left", "positions", "gold", "shield", "sunk", "grid", "treasure",
+         "ended", "end_reason", "moves", "raw", "verdicts", "move_status", "wall_ms", "cpu_ms",
+         "mem_mb", "messages", "discarded", "events", "random_placed")
+
+
+def _frame(rec: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
+    """A record as the page needs it, with the events already in words (one wording: rules.py)."""
+    f = {k: rec[k] for k in _KEEP if k in rec}
+    f["grid"] = [row.split() for row in rec["grid"]]
+    texts = []
+    for att in rec.get("attempts") or []:
+        if att.get("reask"):
+            texts += [describe_event(e, names) for e in att.get("events") or []]
+    texts += [describe_event(e, names) for e in rec.get("events") or []]
+    f["text"] = texts
+    return f
+
+
+def _round_data(rnd: RoundReplay) -> dict[str, Any]:
+    names = rnd.names
+    res = rnd.result or {}
+    return {
+        "index": rnd.index,
+        "label": rnd.label,
+        "rows": rnd.rows,
+        "cols": rnd.cols,
+        "turns": rnd.turns,
+        "teams": names,
+        "seed": rnd.header.get("seed"),
+        "partial": rnd.partial,
+        "result": {k: res[k] for k in ("gold", "points", "winner", "end_reason", "turns_played")
+                   if k in res} or None,
+        "frames": _frames(rnd),
+    }
+
+
+def _frames(rnd: RoundReplay) -> list[dict[str, Any]]:
+    """The frames, each also saying who has taken the treasure by then (a record alone cannot)."""
+    centre = [(rnd.rows + 1) // 2, (rnd.cols + 1) // 2]
+    taker: Optional[int] = None
+    out = []
+    for rec in rnd.frames():
+        f = _frame(rec, rnd.names)
+        if rec.get("treasure") is not None and taker is None:
+            for e in rec.get("events") or []:
+                if e.get("kind") == "collect" and e.get("pos") == centre:
+                    taker = e.get("seat")
+        f["treasure_by"] = taker
+        out.append(f)
+    return out
+
+
+def _fill(template: str, **parts: str) -> str:
+    """Put the parts into ``{{NAME}}`` slots in one pass (a team named "{{JS}}" stays a name)."""
+    return re.sub(r"\{\{([A-Z]+)\}\}", lambda m: parts[m.group(1)], template)
+
+
+def _json_for_script(data: Any) -> str:
+    """JSON that cannot close its <script> tag: '<', '>' and '&' become \\u escapes."""
+    text = json.dumps(data, ensure_ascii=True, separators=(",", ":"))
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def replay_html(rounds: Sequence[RoundReplay], title: Optional[str] = None,
+                start_round: Optional[int] = None, start_turn: Optional[int] = None,
+                back_link: Optional[str] = None) -> str:
+    """The page for ``rounds`` (one or more rounds of one match).
+
+    ``start_round``/``start_turn`` pick what shows first (default: the first
+    round at its first turn); ``back_link`` adds a link (e.g. to index.html).
+    """
+    if not rounds:
+        raise ReplayError("no rounds to show")
+    teams = rounds[0].names
+    title = title or f"{teams[0]} vs {teams[1]}"
+    data = {
+        "title": title,
+        "teams": teams,
+        "colours": list(TEAM_COLOURS),
+        "rounds": [_round_data(r) for r in rounds],
+        "start": {"round": start_round, "turn": start_turn},
+        "back": quote(back_link) if back_link else None,
+    }
+    return _fill(_assets.PAGE, TITLE=html.escape(title), CSS=_assets.CSS,
+                 DATA=_json_for_script(data), JS=_assets.JS)
+
+
+def write_replay_html(path: Path | str, match: MatchReplay, round_index: Optional[int] = None,
+                      turn: Optional[int] = None, back_link: Optional[str] = None) -> Path:
+    """Write the HTML replay of a match (every round, or only ``round_index``) to ``path``."""
+    rounds = [match.round(round_index)] if round_index is not None else match.rounds
+    teams = match.teams
+    title = f"{teams[0]} vs {teams[1]}"
+    if round_index is not None:
+        title += f", round {round_index}"
+    page = replay_html(rounds, title, start_round=round_index, start_turn=turn,
+                       back_link=back_link)
+    out = Path(path)
+    atomic.write_text(out, page)
+    return out
+
+
+def write_match_html(match_dir: Path | str, back_link: Optional[str] = None) -> list[Path]:
+    """``replay.html`` (all rounds) in a match folder and ``round-N/replay.html`` for each round.
+
+    ``back_link`` is relative to the match folder (the round pages get one more ``../``).
+    Returns the written paths, the match page first.
+    """
+    folder = Path(match_dir)
+    match = load(folder)
+    written = [write_replay_html(folder / MATCH_HTML, match, back_link=back_link)]
+    for rnd in match.rounds:
+        rdir = rnd.path.parent
+        back = None
+        if back_link is not None:
+            back = os.path.relpath(folder / back_link, rdir).replace(os.sep, "/")
+        written.append(write_replay_html(rdir / ROUND_HTML, match, round_index=rnd.index,
+                                         back_link=back))
+    return written
+
+
+def _rel(target: Path, base: Path) -> str:
+    """A relative path with '/' (a link that still works when the whole folder is copied)."""
+    return os.path.relpath(target, base).replace(os.sep, "/")
+
+
+def _href(target: Path, base: Path) -> str:
+    """A relative link, percent-encoded: folder names may hold spaces, '#' or '?'."""
+    return html.escape(quote(_rel(target, base)))
+
+
+def write_index_html(tournament_dir: Path | str, standings: Sequence[Mapping[str, Any]],
+                     matches: Sequence[Mapping[str, Any]],
+                     title: str = "Ocean Treasure tournament") -> Path:
+    """Write ``index.html`` in a tournament folder, and the HTML replays it links to.
+
+    ``standings``: one mapping per team, already in standings order (R18); the
+    columns are the keys of the first mapping, in their order (e.g. ``team``,
+    ``points``, ``won``, ``gold``); values are shown as text.
+
+    ``matches``: one mapping per match, with ``"dir"``: the match folder
+    (relative to ``tournament_dir`` or absolute; as ``judge match`` writes it)
+    and optionally ``"title"`` (default: "A vs B" from its result.json).  For
+    each match folder that holds a readable match, this writes
+    ``<dir>/replay.html`` (all rounds) and ``<dir>/round-N/replay.html`` (one
+    round each), which the index links to.  A match that cannot be read
+    (not played yet, or broken) is listed with the reason instead of failing
+    the whole page, so the index can be rewritten after every match.
+
+    Returns the path of ``index.html``.
+    """
+    root = Path(tournament_dir)
+    root.mkdir(parents=True, exist_ok=True)
+    esc = html.escape
+    parts: list[str] = []
+    cols = list(standings[0].keys()) if standings else []
+    parts.append('<table id="standings"><thead><tr><th>#</th>'
+                 + "".join(f"<th>{esc(str(c))}</th>" for c in cols) + "</tr></thead><tbody>")
+    for rank, row in enumerate(standings, start=1):
+        parts.append(f'<tr data-rank="{rank}"><td>{rank}</td>'
+                     + "".join(f"<td>{esc(str(row.get(c, '')))}</td>" for c in cols) + "</tr>")
+    parts.append("</tbody></table>")
+    parts.append('<h2>Matches</h2><ol id="matches">')
+    for entry in matches:
+        raw = entry.get("dir", entry.get("path"))
+        if raw is None:
+            continue
+        mdir = Path(raw) if Path(raw).is_absolute() else root / raw
+        if not mdir.exists():
+            label = esc(str(entry.get("title") or Path(raw).name))
+            parts.append(f'<li class="match missing">{label}: <span class="why">'
+                         f"not played yet</span></li>")
+            continue
+        try:
+            match = load(mdir)
+            write_match_html(mdir, back_link=_rel(root / INDEX_HTML, mdir))
+        except (ReplayError, OSError) as exc:
+            label = esc(str(entry.get("title") or Path(raw).name))
+            parts.append(f'<li class="match missing">{label}: <span class="why">'
+                         f"{esc(str(exc))}</span></li>")
+            continue
+        teams = match.teams
+        label = str(entry.get("title") or f"{teams[0]} vs {teams[1]}")
+        score = ""
+        if match.result and isinstance(match.result.get("points"), list):
+            p = match.result["points"]
+            score = f' <span class="score">{esc(str(p[0]))}&ndash;{esc(str(p[1]))}</span>'
+        parts.append(f'<li class="match"><a class="match-link" href="'
+                     f'{_href(mdir / MATCH_HTML, root)}">{esc(label)}</a>{score}<ul>')
+        for rnd in match.rounds:
+            res = rnd.result or {}
+            gold = res.get("gold")
+            w = res.get("winner")
+            what = ""
+            if isinstance(gold, list):
+                who = "draw" if w not in (0, 1) else f"{teams[w]} wins"
+                what = f" &mdash; {esc(who)}, gold {esc(str(gold[0]))}&ndash;{esc(str(gold[1]))}"
+            elif rnd.partial:
+                what = " &mdash; unfinished"
+            href = _href(rnd.path.parent / ROUND_HTML, root)
+            parts.append(f'<li><a class="round-link" href="{href}">round {rnd.index}: '
+                         f"{esc(rnd.label)}</a>{what}</li>")
+        parts.append("</ul></li>")
+    parts.append("</ol>")
+    page = _fill(_assets.INDEX_PAGE, TITLE=esc(title), CSS=_assets.INDEX_CSS,
+                 BODY="\n".join(parts))
+    out = root / INDEX_HTML
+    atomic.write_text(out, page)
+    return out
