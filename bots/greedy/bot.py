@@ -19,7 +19,16 @@ Strategy
   discounted by time and by the opponent being able to get there first.  A
   second plan first fetches a shield (reefs become passable, which can shorten
   the way to the gold).  The best candidate wins; ties keep the boat still.
+
+STATE.OUT keeps the cells named at placement (to answer a re-ask with another
+cell) and the shield cells seen last turn: one that vanishes while we are not
+on it was taken by the opponent.  An unshielded opponent on a reef is a wreck
+and stops being a threat (its cell stays deadly).
+
+bots/greedy_c/greedy.c is a line-by-line C port: keep the two in step.
 """
+
+from __future__ import annotations  # annotations stay strings: 3.8-safe, free
 
 MAP_FILE = "MAP.INP"
 MOVE_FILE = "MOVE.OUT"
@@ -35,7 +44,7 @@ LOST_RACE = 0.5   # gold the opponent reaches strictly earlier
 TIED_RACE = 0.75  # gold the opponent reaches on the same turn
 
 
-def decays(factor, count):
+def decays(factor: float, count: int) -> list[float]:
     """[1, f, f*f, ...]: repeated products, as the C port computes them."""
     out = [1.0]
     for _ in range(count - 1):
@@ -43,7 +52,7 @@ def decays(factor, count):
     return out
 
 
-def read_text(path):
+def read_text(path: str) -> str | None:
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -52,7 +61,7 @@ def read_text(path):
     return data.decode("utf-8", "replace").lstrip("\ufeff")
 
 
-def cell_value(tok):
+def cell_value(tok: str) -> int:
     t = tok.upper()
     if t == "D" or t == "W":
         return REEF
@@ -66,7 +75,7 @@ def cell_value(tok):
 
 
 class Game(object):
-    def __init__(self, text):
+    def __init__(self, text: str) -> None:
         tok = text.split()
         self.m, self.n, self.k = int(tok[0]), int(tok[1]), int(tok[2])
         pos = [int(x) for x in tok[3:7]]
@@ -79,7 +88,7 @@ class Game(object):
         self.me = self.index(pos[0], pos[1])
         self.opp = self.index(pos[2], pos[3])
         m, n = self.m, self.n
-        self.nbrs = []
+        self.nbrs: list[list[int]] = []
         for r in range(m):
             for c in range(n):
                 lst = []
@@ -93,16 +102,16 @@ class Game(object):
                     lst.append((r + 1) * n + c)
                 self.nbrs.append(lst)
 
-    def index(self, i, j):
+    def index(self, i: int, j: int) -> int:
         """1-based (row, column) -> flat index, or -1 when outside the map."""
         if 1 <= i <= self.m and 1 <= j <= self.n:
             return (i - 1) * self.n + (j - 1)
         return -1
 
-    def rc(self, idx):
+    def rc(self, idx: int) -> tuple[int, int]:
         return idx // self.n + 1, idx % self.n + 1
 
-    def bfs(self, src, shield, blocked=-1):
+    def bfs(self, src: int, shield: bool, blocked: int = -1) -> list[int]:
         """Turns from src to every cell (-1 = unreachable)."""
         grid, nbrs = self.grid, self.nbrs
         dist = [-1] * self.size
@@ -117,44 +126,48 @@ class Game(object):
         return dist
 
 
-def parse_state(text):
-    st = {"tried": [], "shields": [], "oppshield": None}
-    if text is None:
-        return st
-    lines = text.split("\n")
-    if not lines or lines[0].strip() != STATE_TAG:
-        return st
-    for line in lines[1:]:
-        parts = line.split()
-        if not parts:
-            continue
-        key, vals = parts[0], parts[1:]
-        try:
-            nums = [int(x) for x in vals]
-        except ValueError:
-            continue
-        if key in ("tried", "shields"):
-            st[key] = [(nums[i], nums[i + 1]) for i in range(0, len(nums) - 1, 2)]
-        elif key == "oppshield" and nums:
-            st["oppshield"] = nums[0] != 0
-    return st
+class State(object):
+    """STATE.OUT: what this bot remembers between turns of a round."""
+
+    def __init__(self, text: str | None) -> None:
+        self.exists = text is not None  # at placement: this is a re-ask
+        self.tried: list[tuple[int, int]] = []    # cells named at placement
+        self.shields: list[tuple[int, int]] = []  # S cells seen last turn
+        self.oppshield: bool | None = None        # None: no history
+        lines = text.split("\n") if text is not None else []
+        if not lines or lines[0].strip() != STATE_TAG:
+            return
+        for line in lines[1:]:
+            parts = line.split()
+            try:
+                nums = [int(x) for x in parts[1:]]
+            except ValueError:
+                continue
+            pairs = [(nums[i], nums[i + 1]) for i in range(0, len(nums) - 1, 2)]
+            if parts and parts[0] == "tried":
+                self.tried = pairs
+            elif parts and parts[0] == "shields":
+                self.shields = pairs
+            elif parts and parts[0] == "oppshield" and nums:
+                self.oppshield = nums[0] != 0
+
+    def write(self) -> None:
+        lines = [
+            STATE_TAG,
+            "tried" + "".join(" %d %d" % p for p in self.tried),
+            "shields" + "".join(" %d %d" % p for p in self.shields),
+            "oppshield %d" % (1 if self.oppshield else 0),
+        ]
+        with open(STATE_FILE, "w") as f:
+            f.write("\n".join(lines) + "\n")
 
 
-def write_state(st):
-    lines = [STATE_TAG]
-    for key in ("tried", "shields"):
-        lines.append(key + "".join(" %d %d" % p for p in st[key]))
-    lines.append("oppshield %d" % (1 if st["oppshield"] else 0))
-    with open(STATE_FILE, "w") as f:
-        f.write("\n".join(lines) + "\n")
-
-
-def write_move(i, j):
+def write_move(i: int, j: int) -> None:
     with open(MOVE_FILE, "w") as f:
         f.write("%d %d\n" % (i, j))
 
 
-def place(g, st, reask):
+def place(g: Game, st: State) -> tuple[int, int]:
     """Best 0-cell near rich gold; on a re-ask, one not named before."""
     score = [0.0] * g.size
     powers = decays(PLACE_DECAY, g.size + 1)
@@ -164,7 +177,7 @@ def place(g, st, reask):
             for c, d in enumerate(dist):
                 if d > 0:
                     score[c] += v * powers[d]
-    tried = set(g.index(i, j) for i, j in st["tried"]) if reask else set()
+    tried = set(g.index(i, j) for i, j in st.tried)
     best, fallback = -1, -1
     for c, v in enumerate(g.grid):
         if v != 0:
@@ -181,18 +194,18 @@ def place(g, st, reask):
 
 
 class Planner(object):
-    def __init__(self, g, opp_alive, opp_shield):
+    def __init__(self, g: Game, opp_alive: bool, opp_shield: bool) -> None:
         self.g = g
         self.golds = [(u, v) for u, v in enumerate(g.grid) if v > 0]
         self.shields = [u for u, v in enumerate(g.grid) if v == SHIELD]
-        self.cache = {}
-        self.opp_dist = None
+        self.cache: dict[tuple[int, bool], list[int]] = {}
+        self.opp_dist: list[int] | None = None
         if opp_alive:
             self.opp_dist = g.bfs(g.opp, opp_shield, g.me)
         self.horizon = g.k  # moves left, this one included
         self.decay = decays(GAMMA, max(g.k, 1) + 2)
 
-    def dist(self, src, shield):
+    def dist(self, src: int, shield: bool) -> list[int]:
         key = (src, shield)
         d = self.cache.get(key)
         if d is None:
@@ -200,7 +213,7 @@ class Planner(object):
             self.cache[key] = d
         return d
 
-    def race(self, u, t):
+    def race(self, u: int, t: int) -> float:
         od = self.opp_dist
         if od is None or od[u] < 0:
             return 1.0
@@ -210,11 +223,11 @@ class Planner(object):
             return TIED_RACE
         return 1.0
 
-    def chain(self, start, t, shield, skip):
+    def chain(self, start: int, t: int, shield: bool, skip: int) -> float:
         """Discounted gold of a greedy plan leaving `start` after turn t."""
         total = 0.0
         cur = start
-        taken = set(skip)
+        taken = {skip}
         horizon = self.horizon
         for _ in range(MAX_PICKS):
             dist = self.dist(cur, shield)
@@ -235,35 +248,33 @@ class Planner(object):
             cur = best
         return total
 
-    def option_value(self, o):
+    def option_value(self, o: int) -> float:
         g = self.g
         v = g.grid[o]
         gain = v * self.decay[1] if (v > 0 and o != g.me) else 0.0
         shield = g.shield or v == SHIELD
-        best = self.chain(o, 1, shield, (o,))
+        best = self.chain(o, 1, shield, o)
         if not shield and self.shields:
             dist = self.dist(o, False)
             for s in self.shields:
                 d = dist[s]
                 if d > 0 and 1 + d <= self.horizon:
-                    best = max(best, self.chain(s, 1 + d, True, (o,)))
+                    best = max(best, self.chain(s, 1 + d, True, o))
         return gain + best
 
 
-def choose_move(g, st):
+def choose_move(g: Game, st: State) -> tuple[int, int]:
     me, opp, grid = g.me, g.opp, g.grid
     # Which S cells vanished since last turn without us standing on them:
     # the opponent took a shield.  Without history, assume it might have one.
     now_shields = [u for u, v in enumerate(grid) if v == SHIELD]
-    opp_shield = st["oppshield"]
-    if opp_shield is None:  # no usable STATE.OUT: be careful
-        opp_shield = True
-    for i, j in st["shields"]:
+    opp_shield = True if st.oppshield is None else st.oppshield
+    for i, j in st.shields:
         u = g.index(i, j)
         if u >= 0 and grid[u] != SHIELD and u != me:
             opp_shield = True
-    st["oppshield"] = opp_shield
-    st["shields"] = [g.rc(u) for u in now_shields]
+    st.oppshield = opp_shield
+    st.shields = [g.rc(u) for u in now_shields]
 
     # An opponent standing on a reef without a shield is a wreck: it will
     # never move again (its cell stays deadly all the same).
@@ -290,7 +301,7 @@ def choose_move(g, st):
     return g.rc(best)
 
 
-def main():
+def main() -> None:
     text = read_text(MAP_FILE)
     if text is None:
         return
@@ -307,19 +318,20 @@ def main():
             write_move(*g.rc(g.grid.index(0)))
 
 
-def run(g):
-    st = parse_state(read_text(STATE_FILE))
+def run(g: Game) -> None:
+    st = State(read_text(STATE_FILE))
     if g.me < 0:  # placement turn ("0 0 0 0"); STATE.OUT present = re-ask
-        reask = read_text(STATE_FILE) is not None
-        i, j = place(g, st, reask)
+        if not st.exists:
+            st.tried = []
+        i, j = place(g, st)
         write_move(i, j)
-        st["tried"] = (st["tried"] if reask else []) + [(i, j)]
-        st["shields"] = [g.rc(u) for u, v in enumerate(g.grid) if v == SHIELD]
-        st["oppshield"] = False
+        st.tried.append((i, j))
+        st.shields = [g.rc(u) for u, v in enumerate(g.grid) if v == SHIELD]
+        st.oppshield = False
     else:
         i, j = choose_move(g, st)
         write_move(i, j)
-    write_state(st)
+    st.write()
 
 
 if __name__ == "__main__":

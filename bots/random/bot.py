@@ -15,6 +15,8 @@ MOVE.OUT and STATE.OUT.  Standard library only, Python >= 3.8.
   such cell the boat stays.
 """
 
+from __future__ import annotations  # annotations stay strings: 3.8-safe, free
+
 MAP_FILE = "MAP.INP"
 MOVE_FILE = "MOVE.OUT"
 STATE_FILE = "STATE.OUT"
@@ -22,7 +24,7 @@ STATE_TAG = "RANDOM1"
 MASK = (1 << 64) - 1
 
 
-def read_text(path):
+def read_text(path: str) -> str | None:
     try:
         with open(path, "rb") as f:
             data = f.read()
@@ -31,7 +33,7 @@ def read_text(path):
     return data.decode("utf-8", "replace").lstrip("\ufeff")
 
 
-def fnv1a(text):
+def fnv1a(text: str) -> int:
     h = 0xCBF29CE484222325
     for b in text.encode("utf-8"):
         h = ((h ^ b) * 0x100000001B3) & MASK
@@ -41,38 +43,41 @@ def fnv1a(text):
 class Rng(object):
     """SplitMix64: tiny, fast enough, and identical on every Python."""
 
-    def __init__(self, state):
+    def __init__(self, state: int) -> None:
         self.state = state & MASK
 
-    def next(self):
+    def next(self) -> int:
         self.state = (self.state + 0x9E3779B97F4A7C15) & MASK
         z = self.state
         z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & MASK
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & MASK
         return z ^ (z >> 31)
 
-    def choice(self, seq):
+    def choice(self, seq: list[tuple[int, int]]) -> tuple[int, int]:
         return seq[self.next() % len(seq)]
 
 
-def main():
+def main() -> None:
     text = read_text(MAP_FILE)
     if text is None:
         return
     tok = text.split()
-    m, n = int(tok[0]), int(tok[1])
-    i1, j1 = int(tok[3]), int(tok[4])
-    shield = int(tok[8]) != 0
+    try:
+        m, n = int(tok[0]), int(tok[1])
+        i1, j1 = int(tok[3]), int(tok[4])
+        shield = int(tok[8]) != 0
+    except (ValueError, IndexError):
+        return  # unreadable MAP.INP: no MOVE.OUT, the boat stays
     cells = ["D" if t.upper() == "W" else t.upper() for t in tok[9:9 + m * n]]
     cells += ["D"] * (m * n - len(cells))
 
-    def cell(i, j):  # 1-based row i, column j
+    def cell(i: int, j: int) -> str:  # 1-based row i, column j
         return cells[(i - 1) * n + (j - 1)]
 
     # STATE.OUT: "RANDOM1 <rng state> [i j ...cells named at placement]"
     state_text = read_text(STATE_FILE)
     st = state_text.split() if state_text else []
-    tried = []
+    tried: list[tuple[int, int]] = []
     if len(st) >= 2 and st[0] == STATE_TAG:
         rng = Rng(int(st[1]))
         nums = [int(x) for x in st[2:]]

@@ -44,10 +44,14 @@ RULES TO REMEMBER
     exists on a placement turn you are being asked again: pick another cell.
 """
 
+from __future__ import annotations  # lets Python 3.8 read the type hints
+
+Cell = tuple  # a (row, column) pair, 1-based: (i, j) = row i, column j
+
 DIRECTIONS = [(-1, 0), (0, -1), (0, 1), (1, 0)]  # up, left, right, down
 
 
-def read_map(path="MAP.INP"):
+def read_map(path: str = "MAP.INP") -> tuple:
     """Return (m, n, k, me, opp, gold, shield, grid).
 
     grid[r][c] is an int (gold), "D" or "S", with r, c 0-based inside Python;
@@ -60,9 +64,9 @@ def read_map(path="MAP.INP"):
     i1, j1, i2, j2 = (int(t) for t in tokens[3:7])
     gold, shield = int(tokens[7]), tokens[8] == "1"
     cells = tokens[9:9 + m * n]
-    grid = []
+    grid: list = []
     for r in range(m):
-        row = []
+        row: list = []
         for c in range(n):
             t = cells[r * n + c].upper()
             if t == "W":                    # some map files write W for D
@@ -74,7 +78,7 @@ def read_map(path="MAP.INP"):
     return m, n, k, me, opp, gold, shield, grid
 
 
-def read_state(path="STATE.OUT"):
+def read_state(path: str = "STATE.OUT") -> str | None:
     """Whatever you wrote last turn, or None (first run of the round)."""
     try:
         with open(path) as f:
@@ -83,17 +87,17 @@ def read_state(path="STATE.OUT"):
         return None
 
 
-def write_state(text, path="STATE.OUT"):
+def write_state(text: str, path: str = "STATE.OUT") -> None:
     with open(path, "w") as f:
         f.write(text)
 
 
-def write_move(i, j, path="MOVE.OUT"):
+def write_move(i: int, j: int, path: str = "MOVE.OUT") -> None:
     with open(path, "w") as f:
         f.write("%d %d\n" % (i, j))         # row first, 1-based
 
 
-def choose_start(m, n, grid, tried):
+def choose_start(m: int, n: int, grid: list, tried: list) -> Cell:
     """Placement: the first 0-cell (row by row) we have not named before."""
     first = None
     for r in range(m):
@@ -107,15 +111,16 @@ def choose_start(m, n, grid, tried):
     return first or (1, 1)
 
 
-def choose_move(m, n, me, opp, shield, grid):
+def choose_move(m: int, n: int, me: Cell, opp: Cell | None, shield: bool,
+                grid: list) -> Cell:
     """A simple legal move: grab neighbouring gold, else the first safe
     neighbour, else stay.  "Safe": inside the map, not D (unless shielded),
     not the opponent's cell and not a cell the opponent could reach now."""
-    def inside(i, j):
+    def inside(i: int, j: int) -> bool:
         return 1 <= i <= m and 1 <= j <= n
 
-    def value(i, j):                        # 1-based in, grid is 0-based
-        return grid[i - 1][j - 1]
+    def value(i: int, j: int) -> int | str:
+        return grid[i - 1][j - 1]           # 1-based in, grid is 0-based
 
     danger = set()
     if opp is not None:
@@ -134,22 +139,22 @@ def choose_move(m, n, me, opp, shield, grid):
 
     for i, j in safe:                       # gold next to us: take it
         v = value(i, j)
-        if v != "D" and v != "S" and v > 0:
+        if isinstance(v, int) and v > 0:    # a number, not "D" or "S"
             return i, j
     if safe:
         return safe[0]
     return me                               # own cell = "not adjacent" = stay
 
 
-def main():
+def main() -> None:
     m, n, k, me, opp, gold, shield, grid = read_map()
     state = read_state()
 
     if me is None:
         # Placement turn.  Our STATE.OUT lists the cells named so far this
         # round; if it exists, this is a re-ask and we must pick another.
-        tried = []
-        if state:
+        tried: list = []
+        if state is not None:
             nums = [int(x) for x in state.split() if x.isdigit()]
             tried = [(nums[p], nums[p + 1]) for p in range(0, len(nums) - 1, 2)]
         i, j = choose_start(m, n, grid, tried)
