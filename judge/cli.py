@@ -21,6 +21,7 @@ COMMANDS: list[tuple[str, str]] = [
     ("validate", "judge.commands.validate"),
     ("genmap", "judge.commands.genmap"),
     ("replay", "judge.commands.replay"),
+    ("sandbox-info", "judge.commands.sandbox_info"),
 ]
 
 

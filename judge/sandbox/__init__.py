@@ -20,11 +20,26 @@ One run, in order:
 4. the requested outputs are read (regular files only, never through links),
    the folder is emptied except a valid keep file, and the verdict is decided.
 
-Decisions: a stdout/stderr flood is only truncated (the tails are kept and the
-message says how much was dropped), never OLE: the protocol is files, and the
-time limit bounds the cost.  OLE = a file reached ``Limits.file_bytes``.  A
-command the seat cannot run raises :class:`ProgramUnreachable` at the first
-run_turn (checked once per command) rather than giving RE every turn.
+Decisions:
+
+* A stdout/stderr flood is only truncated (the tails are kept and the message
+  says how much was dropped), never OLE: the protocol is files, and the time
+  limit bounds the cost.  OLE = killed by SIGXFSZ, or a file left in the seat's
+  folders reached ``Limits.file_bytes`` (Python, which ignores SIGXFSZ, dies of
+  EFBIG instead).
+* A command the seat cannot run raises :class:`ProgramUnreachable` (naming the
+  path and the reason) at the first run_turn with that command, or earlier from
+  :meth:`Seat.check`; never an RE on every turn.
+* R17: the run lasts until the program *and everything it started* exited, so a
+  lingering daemon makes the run TLE.  Verdict order when several limits broke:
+  IE > MLE > OLE > TLE > RE > OK.
+* Memory: with a cgroup, the peak of the group's charge (resident memory plus
+  the page cache it caused); MLE when the kernel's OOM killer acted.  Without
+  one, the tree's summed RSS polled every 10 ms, plus each process's own peak.
+* As root the seats live under ``/var/lib/ocean-judge/sandbox-<pid>-*`` rather
+  than /tmp, because each seat's view replaces /tmp with its own private one.
+* The fork-storm verdict is whatever the run earns (usually TLE); the message
+  says when the process cap was reached.
 """
 
 from judge.sandbox.sandbox import Sandbox

@@ -218,8 +218,9 @@ class RunCgroup:
         except (OSError, ValueError, IndexError):
             return None
 
-    def oom_kills(self) -> int:
-        """How many processes the kernel's OOM killer killed inside the group."""
+    def oom_kills(self) -> int | None:
+        """How many processes the kernel's OOM killer killed inside the group
+        (None: this kernel has no such counter)."""
         d = self._mem_dir()
         if not self.memory or d is None:
             return 0
@@ -227,11 +228,13 @@ class RunCgroup:
         try:
             values = _keyed(_read(os.path.join(d, name)))
         except OSError:
-            return 0
+            return None
+        if "oom_kill" not in values:
+            return None
         return max(values.get("oom_kill", 0), values.get("oom_group_kill", 0))
 
     def memory_failures(self) -> int:
-        """v1 only: times the limit was hit (reclaim included); a weaker OOM hint."""
+        """v1 only: times the limit was hit (reclaim included); an OOM hint for old kernels."""
         d = self._mem_dir()
         if self.version != 1 or not self.memory or d is None:
             return 0
@@ -249,6 +252,16 @@ class RunCgroup:
             return _keyed(_read(os.path.join(d, "pids.events"))).get("max", 0)
         except OSError:
             return 0
+
+    def pids_current(self) -> int | None:
+        """Processes and threads in the group right now (helper included)."""
+        d = self._pids_dir()
+        if not self.pids or d is None:
+            return None
+        try:
+            return int(_read(os.path.join(d, "pids.current")).split()[0])
+        except (OSError, ValueError, IndexError):
+            return None
 
     def members(self) -> list[int]:
         """Pids still inside any of the groups."""
@@ -275,14 +288,17 @@ class RunCgroup:
                     break
                 time.sleep(0.002)
 
-    def destroy(self) -> bool:
-        """Remove the groups; kills stragglers first.  Returns False if one stayed."""
+    def destroy(self) -> tuple[bool, list[int]]:
+        """Remove the groups.  Returns (removed?, pids that were still inside and got killed):
+        normally (True, []), as the helper exits only when its whole tree has."""
         if self._destroyed:
-            return True
+            return True, []
         ok = True
+        stragglers: list[int] = []
         for d in self.dirs.values():
             if _rmdir_quiet(d):
                 continue
+            stragglers = sorted(set(stragglers) | set(self.members()))
             self.kill_all()
             for _ in range(250):
                 if _rmdir_quiet(d):
@@ -291,7 +307,7 @@ class RunCgroup:
             else:
                 ok = False
         self._destroyed = ok
-        return ok
+        return ok, stragglers
 
 
 class CgroupBackend:
@@ -309,9 +325,10 @@ class CgroupBackend:
         self.cpu = cpu
         self._counter = 0
 
-    def describe(self) -> str:
-        """Where the groups live, for the isolation report."""
-        return ", ".join(sorted(set(self.parents.values())))
+    def describe(self, controller: str = "memory") -> str:
+        """Where the groups of one controller live, for the isolation report."""
+        key = controller if self.version == 1 else ""
+        return self.parents.get(key, "")
 
     def create(self, tag: str, memory_bytes: int, max_procs: int) -> RunCgroup:
         """Make the groups of one run with its limits written; CgroupError says what failed."""
@@ -377,7 +394,10 @@ class CgroupV2(CgroupBackend):
         d = run.dirs[""]
         if self.memory:
             _write(os.path.join(d, "memory.max"), str(memory_bytes))
-            for fname, value in (("memory.swap.max", "0"), ("memory.oom.group", "1")):
+            # Not memory.oom.group: it would kill the helper too (unless it could
+            # lower its oom_score_adj), losing the run's record; the judge kills
+            # the rest of the tree itself as soon as it sees the OOM kill.
+            for fname, value in (("memory.swap.max", "0"),):
                 if os.path.exists(os.path.join(d, fname)):
                     try:
                         _write(os.path.join(d, fname), value)

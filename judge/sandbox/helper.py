@@ -104,7 +104,7 @@ def compile_wrapper(cache_dir: str | None = None, scratch: str | None = None) ->
     if cc is None:
         return None, "no C compiler (cc, gcc or clang) found"
     source = SOURCE.read_bytes()
-    key = hashlib.sha256(source + cc.encode() + platform.machine().encode()).hexdigest()[:16]
+    key = hashlib.sha256(source + cc.encode() + platform.machine().encode() + b"static-first").hexdigest()[:16]
     candidates = _cache_dirs(cache_dir)
     if scratch:
         candidates.append(scratch)
@@ -119,10 +119,14 @@ def compile_wrapper(cache_dir: str | None = None, scratch: str | None = None) ->
         fd, tmp = tempfile.mkstemp(prefix=".wrapper-", dir=d)
         os.close(fd)
         try:
-            proc = subprocess.run(
-                [cc, "-O2", "-Wall", "-Wno-format-truncation", "-o", tmp, str(SOURCE)],
-                capture_output=True, timeout=COMPILE_TIMEOUT_S, check=False, stdin=subprocess.DEVNULL,
-            )
+            # Static if the libc allows it: no dynamic loader at each exec (~0.1 ms a run).
+            for extra in (["-static"], []):
+                proc = subprocess.run(
+                    [cc, "-O2", "-Wall", "-Wno-format-truncation", *extra, "-o", tmp, str(SOURCE)],
+                    capture_output=True, timeout=COMPILE_TIMEOUT_S, check=False, stdin=subprocess.DEVNULL,
+                )
+                if proc.returncode == 0:
+                    break
             if proc.returncode != 0:
                 last_error = (f"{cc} failed to build {SOURCE.name}: "
                               f"{proc.stderr.decode(errors='replace').strip()[-500:]}")

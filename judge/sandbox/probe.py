@@ -133,7 +133,7 @@ def isolation(m: Machine) -> Isolation:
     cg = m.cgroup
     if cg is not None and cg.memory:
         add((P_MEMORY, True, f"{cg.name} memory controller: peak of the whole tree, enforced by the "
-                             f"kernel ({cg.describe()})"))
+                             f"kernel, in {cg.describe('memory')}"))
     else:
         add((P_MEMORY, False, f"{m.cgroup_note or 'no memory controller'}: the tree's resident memory "
                               f"is polled every {m.poll_interval_s * 1000:g} ms (plus each process's "

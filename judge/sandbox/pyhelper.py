@@ -217,8 +217,11 @@ def _child(o: Opts, errw: int, libc: ctypes.CDLL) -> None:
                                   "cannot read it inside the seat")
         os._exit(0)
     try:
-        os.execvp(o.argv[0], o.argv)
+        os.execv(_resolve(o.argv[0]) or o.argv[0], o.argv)
     except OSError as exc:
+        if exc.errno == 8:  # ENOEXEC
+            fail("exec", 8, f"{o.argv[0]}: not a program this machine can run (wrong format, or a "
+                            "script without a #! line)")
         bad = _diagnose(o.argv[0])
         if bad:
             fail("exec", bad[0], bad[1])
@@ -286,6 +289,7 @@ def run(o: Opts) -> int:
     child = -1
     main_status = -1
     main_end = 0
+    main_first = 0
     killed = 0
     method = "none"
     errline = b""
@@ -329,6 +333,7 @@ def run(o: Opts) -> int:
                         break
                     if pid == child:
                         main_status, main_end = st, time.monotonic_ns()
+                        main_first = 0 if term else 1
             except ChildProcessError:
                 break
             if term:
@@ -350,6 +355,7 @@ def run(o: Opts) -> int:
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
     rec.update(main_pid=str(child), main_status=str(main_status), start_ns=str(start),
                main_end_ns=str(main_end), end_ns=str(time.monotonic_ns()),
+               main_before_kill=str(main_first),
                utime_us=str(int(ru.ru_utime * 1e6)), stime_us=str(int(ru.ru_stime * 1e6)),
                maxrss_kb=str(ru.ru_maxrss), killed=str(killed), kill_method=method, end="1")
     text = "".join(f"{k}={v}\n" for k, v in rec.items())

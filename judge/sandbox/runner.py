@@ -93,6 +93,7 @@ class RawRun:
     cg_oom_kills: int = 0
     cg_failcnt: int = 0
     pids_refused: int = 0
+    procs_at_kill: int | None = None  # the program's processes+threads when it was killed
     internal_error: str | None = None
     survivors: list[int] = field(default_factory=list)
 
@@ -109,8 +110,9 @@ class RawRun:
 
     @property
     def main_exit_s(self) -> float | None:
-        """Seconds from the program's start to its main process's exit."""
-        if not self.record:
+        """Seconds from the program's start to its main process's exit, when it exited by
+        itself before any kill (None otherwise)."""
+        if not self.record or self.record.get("main_before_kill") != "1":
             return None
         try:
             start, end = int(self.record["start_ns"]), int(self.record["main_end_ns"])
@@ -322,6 +324,9 @@ def run(helper: Helper, spawn: Spawn, *, time_s: float | None, memory_bytes: int
             if kill_sent is None:
                 if deadline is not None and now >= deadline:
                     raw.timed_out = True
+                    if cg is not None:
+                        current = cg.pids_current()
+                        raw.procs_at_kill = None if current is None else current - 1  # minus the helper
                     kill_sent = _terminate(proc.pid)
                 elif watcher is not None and now >= next_mem:
                     if watcher.sample() > memory_bytes:
@@ -329,7 +334,7 @@ def run(helper: Helper, spawn: Spawn, *, time_s: float | None, memory_bytes: int
                         kill_sent = _terminate(proc.pid)
                     next_mem = now + poll_s
                 elif cg is not None and cg.memory and now >= next_cg:
-                    if cg.oom_kills() > 0:
+                    if (cg.oom_kills() or 0) > 0:
                         kill_sent = _terminate(proc.pid)
                     next_cg = now + CGROUP_CHECK_S
             elif now >= kill_sent + KILL_GRACE_S:
@@ -385,13 +390,11 @@ def run(helper: Helper, spawn: Spawn, *, time_s: float | None, memory_bytes: int
                               f"status record")
     if cg is not None:
         raw.cg_peak = cg.peak_memory()
-        raw.cg_oom_kills = cg.oom_kills()
-        raw.cg_failcnt = cg.memory_failures()
+        kills = cg.oom_kills()
+        raw.cg_oom_kills = kills or 0
+        if kills is None:   # old kernel: the failure counter is the only hint
+            raw.cg_failcnt = cg.memory_failures()
         raw.pids_refused = cg.pids_refused()
-        left = cg.members()
-        if left:
-            raw.survivors = left
-            cg.kill_all()
     return raw
 
 

@@ -245,13 +245,18 @@ class Seat:
             except CgroupError as exc:
                 self._clean(keep=True, report=discarded)
                 return self._ie(str(exc), tuple(discarded))
+        stragglers: list[int] = []
         try:
             raw = runner.run(self._m.helper, self._spawn(argv, limits), time_s=limits.time_s,
                              memory_bytes=limits.memory_bytes, output_bytes=limits.output_bytes,
                              cg=cg, poll_s=self._m.poll_interval_s, kill_uid=self._kill_uid())
         finally:
-            if cg is not None and not cg.destroy():
-                discarded.append(f"note: the run's cgroup {list(cg.dirs.values())} could not be removed")
+            if cg is not None:
+                removed, stragglers = cg.destroy()
+                if not removed:
+                    discarded.append(f"note: the run's cgroup {list(cg.dirs.values())} could not be removed")
+        if stragglers:
+            raw.survivors = stragglers
         try:
             outs = read_outputs(str(self.workdir), outputs, limits.file_bytes, discarded)
             biggest = self._clean(keep=True, report=discarded)

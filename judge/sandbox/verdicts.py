@@ -51,6 +51,11 @@ def decide(raw: RawRun, limits: Limits, biggest_file: tuple[str, int] | None,
                          stderr_tail=raw.stderr.data, message=message)
 
     rec = raw.record or {}
+    if raw.record is None and raw.cg_oom_kills > 0:
+        # The OOM killer took the helper too (it could not protect itself): still the bot's MLE.
+        return result(Verdict.MLE, f"memory limit {fmt_bytes(limits.memory_bytes)} exceeded: the kernel "
+                                   f"stopped the program at a peak of {fmt_bytes(peak)} for the whole "
+                                   "process tree")
     if raw.internal_error:
         return result(Verdict.IE, f"judge internal error: {raw.internal_error}")
     if "setup_stage" in rec:
@@ -103,6 +108,9 @@ def _notes(raw: RawRun, limits: Limits) -> list[str]:
                          f"{fmt_bytes(tail.total)}")
     if raw.pids_refused:
         notes.append(f"process cap {limits.max_procs} reached: {raw.pids_refused} forks refused")
+    elif raw.procs_at_kill is not None and raw.procs_at_kill >= limits.max_procs:
+        notes.append(f"process cap {limits.max_procs} reached: {raw.procs_at_kill} processes and "
+                     "threads were running when it was killed")
     if raw.survivors:
         notes.append(f"{len(raw.survivors)} processes were still in the run's cgroup after the helper "
                      "exited and were killed")

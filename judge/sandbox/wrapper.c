@@ -323,8 +323,15 @@ static void child_main(const struct opts *o) {
         }
         _exit(0);
     }
-    execvp(o->argv[0], o->argv);
+    /* execv, not execvp: execvp would run a file without a #! line through
+     * /bin/sh, turning "not a program" into a shell syntax error every turn. */
+    char prog[PATH_MAX];
+    if (resolve_cmd(o->argv[0], prog, sizeof prog) == 0) execv(prog, o->argv);
+    else errno = ENOENT;
     int e = errno;
+    if (e == ENOEXEC)
+        child_fail("exec", e, "%s: not a program this machine can run (wrong format, or a script "
+                   "without a #! line)", prog);
     char msg[1200];
     int err = e;
     if (diagnose(o->argv[0], msg, sizeof msg, &err) != 0) child_fail("exec", err, "%s", msg);
@@ -424,7 +431,7 @@ static int run_main(struct opts *o) {
     FILE *rec = NULL;
     long long start = now_ns(), main_end = 0;
     pid_t child = -1;
-    int main_status = -1, killed = 0;
+    int main_status = -1, killed = 0, main_first = 0;
     const char *kill_method = "none";
     char errline[1600] = "";
     char setup_stage[64] = "", setup_msg[512] = "";
@@ -524,7 +531,7 @@ static int run_main(struct opts *o) {
         int st;
         pid_t p;
         while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
-            if (p == child) { main_status = st; main_end = now_ns(); }
+            if (p == child) { main_status = st; main_end = now_ns(); main_first = !term; }
         }
         if (p < 0 && errno == ECHILD) break;
         if (term) {
@@ -568,6 +575,7 @@ report:;
     }
     fprintf(rec, "main_pid=%d\nmain_status=%d\nstart_ns=%lld\nmain_end_ns=%lld\nend_ns=%lld\n",
             (int)child, main_status, start, main_end, now_ns());
+    fprintf(rec, "main_before_kill=%d\n", main_first);
     fprintf(rec, "utime_us=%lld\nstime_us=%lld\nmaxrss_kb=%ld\nkilled=%d\nkill_method=%s\n",
             (long long)ru.ru_utime.tv_sec * 1000000LL + ru.ru_utime.tv_usec,
             (long long)ru.ru_stime.tv_sec * 1000000LL + ru.ru_stime.tv_usec,

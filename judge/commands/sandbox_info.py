@@ -1,0 +1,65 @@
+"""``judge sandbox-info``: which protections the sandbox has on this machine, and why not the others."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+
+from judge.sandbox import Limits, Sandbox, SandboxError, Verdict
+
+HELP = "show which sandbox protections are on or off on this machine"
+DESCRIPTION = """\
+Probe the machine the way `judge match` does and print every protection of
+the sandbox (separate uid per seat, no network, filesystem view, memory limit
+by cgroup, process cap, no survivors, ...) as on or OFF, with what provides it
+or why it is off.  Run it as the user that will run matches: as root every
+protection this machine allows is on; as a normal user most are off.
+
+--self-test also runs a trivial program in a seat and prints its verdict and
+timing, to check that the sandbox works end to end.
+
+Exit status: 0 (1 if --self-test did not give OK), 3 if the sandbox cannot be set up."""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--json", action="store_true", help="print the report as JSON")
+    parser.add_argument("--self-test", action="store_true", help="also run a trivial program in a seat")
+    parser.add_argument("--cgroup", choices=["auto", "v1", "v2", "none"], default="auto",
+                        help="which cgroup layout to use (default: auto)")
+    parser.add_argument("--helper", choices=["auto", "c", "python"], default="auto",
+                        help="exec helper: the compiled C wrapper or the Python fallback (default: auto)")
+    parser.add_argument("--no-namespaces", action="store_true",
+                        help="do not use network/IPC/mount namespaces")
+
+
+def _self_test(sb: Sandbox) -> dict[str, object]:
+    with sb.seat("self-test", None) as seat:
+        t0 = time.perf_counter()
+        run = seat.run_turn(["/bin/sh", "-c", "echo '1 1' > MOVE.OUT"], {"MAP.INP": b"self test\n"},
+                            ["MOVE.OUT"], Limits(time_s=10))
+        elapsed = time.perf_counter() - t0
+    r = run.result
+    return {"verdict": r.verdict.value, "message": r.message, "wall_ms": round(r.wall_s * 1000, 2),
+            "turn_ms": round(elapsed * 1000, 2), "move": (run.outputs.get("MOVE.OUT") or b"").decode()}
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        sb = Sandbox(cgroup=args.cgroup, helper=args.helper, namespaces=not args.no_namespaces)
+    except (OSError, SandboxError) as exc:
+        print(f"judge sandbox-info: cannot set up the sandbox: {exc}", file=sys.stderr)
+        return 3
+    with sb:
+        test = _self_test(sb) if args.self_test else None
+        if args.json:
+            print(json.dumps({"isolation": sb.isolation.as_dict(), "self_test": test}, indent=2))
+        else:
+            print(sb.isolation.describe())
+            if test is not None:
+                print(f"self-test: {test['verdict']} ({test['message']}); program {test['wall_ms']} ms, "
+                      f"whole turn {test['turn_ms']} ms")
+    if test is not None and test["verdict"] != Verdict.OK.value:
+        return 1
+    return 0

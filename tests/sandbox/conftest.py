@@ -1,0 +1,31 @@
+"""Fixtures of the sandbox tests: a sandbox and the C fixtures built once."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from judge.sandbox import Sandbox
+from sandbox_support import FIXTURES, find_cc
+
+
+@pytest.fixture(scope="session")
+def sandbox() -> Iterator[Sandbox]:
+    """The default sandbox (every protection the machine allows)."""
+    with Sandbox() as sb:
+        yield sb
+
+
+@pytest.fixture(scope="session")
+def cbin(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The C fixtures built with the system compiler (skips C variants when there is none)."""
+    cc = find_cc()
+    if cc is None:
+        pytest.skip("no C compiler: C variants skipped")
+    out = tmp_path_factory.mktemp("cbin")
+    for src in sorted((FIXTURES / "c").glob("*.c")):
+        subprocess.run([cc, "-O1", "-o", str(out / src.stem), str(src)], check=True)
+    return out

@@ -1,0 +1,97 @@
+"""The sandbox run by a normal user: no uid separation, no namespaces, no cgroups.
+
+From the root test, the judge package (and psutil) is copied into a folder that
+uid 65534 (nobody) can read, and the system's /usr/bin/python3 runs a small
+script as that user: an OK, a TLE and an MLE program must get their verdicts,
+and the isolation report must say that uid separation is off.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import psutil
+import pytest
+
+import judge
+from judge.sandbox.probe import P_NETWORK, P_SIGNAL, P_UID
+from sandbox_support import FIXTURES, needs_root
+
+NOBODY = 65534
+SYSTEM_PYTHON = "/usr/bin/python3"
+
+SCRIPT = r'''
+import json, sys
+from pathlib import Path
+from judge.sandbox import Limits, Sandbox
+
+fixtures = Path(sys.argv[1])
+out = {}
+with Sandbox() as sb:
+    out["isolation"] = sb.isolation.as_dict()
+    out["root"] = str(sb.root)
+    for name, prog, time_s in (("ok", "ok.py", 10.0), ("tle", "loop.py", 0.5), ("mle", "memhog.py", 10.0),
+                               ("daemon", "daemon.py", 0.5)):
+        with sb.seat(name, fixtures) as seat:
+            argv = [str(seat.program_dir / prog)] + (["60"] if name == "daemon" else [])
+            r = seat.run_turn(argv, {"MAP.INP": b"m"}, ["MOVE.OUT"], Limits(time_s=time_s))
+            out[name] = {"verdict": r.result.verdict.value, "message": r.result.message,
+                         "peak": r.result.peak_memory_bytes, "move": (r.outputs["MOVE.OUT"] or b"").decode()}
+print(json.dumps(out))
+'''
+
+
+def _copy_package(dst: Path) -> None:
+    src = Path(judge.__file__).resolve().parent
+    (dst / "judge").mkdir()
+    shutil.copy2(src / "__init__.py", dst / "judge" / "__init__.py")
+    shutil.copytree(src / "sandbox", dst / "judge" / "sandbox",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(Path(psutil.__file__).resolve().parent, dst / "psutil",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(FIXTURES, dst / "fixtures")
+
+
+@needs_root
+def test_normal_user_runs_with_what_is_available() -> None:
+    if not os.access(SYSTEM_PYTHON, os.X_OK):
+        pytest.skip(f"{SYSTEM_PYTHON} is missing")
+    work = Path(tempfile.mkdtemp(prefix="oj-normal-user-"))
+    try:
+        os.chmod(work, 0o755)
+        _copy_package(work)
+        (work / "run.py").write_text(SCRIPT)
+        tmp = work / "tmp"
+        tmp.mkdir()
+        os.chown(tmp, NOBODY, NOBODY)
+        for dirpath, dirnames, filenames in os.walk(work):
+            for name in dirnames:
+                os.chmod(os.path.join(dirpath, name), 0o755)
+        proc = subprocess.run(
+            [SYSTEM_PYTHON, str(work / "run.py"), str(work / "fixtures")],
+            user=NOBODY, group=NOBODY, extra_groups=[], cwd=str(tmp), capture_output=True, timeout=120,
+            env={"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": str(work), "HOME": "/nonexistent",
+                 "TMPDIR": str(tmp), "LANG": "C.UTF-8"},
+        )
+        assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+        out = json.loads(proc.stdout)
+        iso = out["isolation"]
+        assert iso[P_UID]["on"] is False and "not root" in iso[P_UID]["detail"]
+        assert iso[P_SIGNAL]["on"] is False and iso[P_NETWORK]["on"] is False
+        assert out["ok"]["verdict"] == "OK" and out["ok"]["move"] == "1 1\n", out["ok"]
+        assert out["tle"]["verdict"] == "TLE", out["tle"]
+        assert "still running" not in out["tle"]["message"], "the main process was the one killed"
+        assert out["mle"]["verdict"] == "MLE", out["mle"]
+        assert out["daemon"]["verdict"] == "TLE" and "still running" in out["daemon"]["message"]
+        left = [p.pid for p in psutil.process_iter(["uids", "cmdline"])
+                if p.info["uids"] and p.info["uids"].real == NOBODY
+                and any(str(work) in a for a in (p.info["cmdline"] or []))]
+        assert left == [], f"processes left behind: {left}"
+        assert not os.path.exists(out["root"]), "the sandbox root was not removed"
+    finally:
+        shutil.rmtree(work, ignore_errors=True)

@@ -1,0 +1,44 @@
+"""Timing accuracy with the contest's 2 s limit (issue 3, item 6).
+
+A program sleeping 1.5 s gets OK; one sleeping 2.3 s gets TLE and is gone by
+2.1 s after its start.  Both run at once in two seats (as in a match), so the
+test takes about 2.1 s.
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+from judge.sandbox import Limits, Sandbox, TurnRun, Verdict
+from sandbox_support import FIXTURES, procs_of_uid
+
+
+def _sleeper(sandbox: Sandbox, seconds: str) -> tuple[TurnRun, float, list[int]]:
+    with sandbox.seat(f"sleep-{seconds}", FIXTURES) as seat:
+        assert seat.program_dir is not None
+        argv = [str(seat.program_dir / "sleep.sh"), seconds]
+        seat.check(argv)                     # reachability check outside the timed part
+        t0 = time.monotonic()
+        run = seat.run_turn(argv, {"MAP.INP": b"x"}, ["MOVE.OUT"], Limits())
+        returned_after = time.monotonic() - t0
+        return run, returned_after, procs_of_uid(seat.uid)
+
+
+def test_sleep_1_5_ok_and_sleep_2_3_tle_gone_by_2_1(sandbox: Sandbox) -> None:
+    with ThreadPoolExecutor(2) as pool:
+        short_f = pool.submit(_sleeper, sandbox, "1.5")
+        long_f = pool.submit(_sleeper, sandbox, "2.3")
+        short, long_ = short_f.result(), long_f.result()
+    run, _, left = short
+    assert run.result.verdict is Verdict.OK, run.result.message
+    assert 1.5 <= run.result.wall_s < 2.0
+    assert run.outputs["MOVE.OUT"] == b"1 1\n"
+    assert left == []
+    run, returned_after, left = long_
+    assert run.result.verdict is Verdict.TLE, run.result.message
+    assert 2.0 <= run.result.wall_s <= 2.1, run.result.wall_s
+    assert returned_after <= 2.1 + 0.05, returned_after   # cleanup after the kill included
+    assert left == [], "the sleeping program outlived its run"
+    assert run.outputs["MOVE.OUT"] is None
+    assert run.result.signal == 9 and run.result.exit_code is None
