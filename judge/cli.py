@@ -18,8 +18,11 @@ from judge import __version__
 #: (command name, module path).  Order is the order shown by ``judge --help``.
 COMMANDS: list[tuple[str, str]] = [
     ("match", "judge.commands.match"),
+    ("tournament", "judge.commands.tournament"),
     ("validate", "judge.commands.validate"),
     ("genmap", "judge.commands.genmap"),
+    ("eval", "judge.commands.eval"),
+    ("check-bot", "judge.commands.check_bot"),
     ("replay", "judge.commands.replay"),
     ("sandbox-info", "judge.commands.sandbox_info"),
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
 from rich.console import Console
 from rich.markup import escape
@@ -118,13 +118,19 @@ def show(console: Console, match: MatchReplay, rnd: RoundReplay, turn: int) -> N
     summary(console, match, rnd)
 
 
-def round_line(rnd: RoundReplay) -> str:
-    """How a round ended, from result.json when there is one, else from its last record."""
+def round_line(rnd: RoundReplay, teams: Optional[Sequence[str]] = None) -> str:
+    """How a round ended, from result.json when there is one, else from its last record.
+
+    result.json reports each round in the match's team order (a tournament may
+    swap seats between rounds), so its numbers are named with ``teams``; the
+    replay's own records are in seat order and use the round's seat names.
+    """
     names = rnd.names
     res = rnd.result
     if res and isinstance(res.get("gold"), list) and isinstance(res.get("points"), list):
         w = res.get("winner")
-        who = "draw" if w not in (0, 1) else f"{names[w]} wins"
+        label = list(teams) if teams else names
+        who = "draw" if w not in (0, 1) else f"{label[w]} wins"
         return (f"round {rnd.index} on {rnd.label}: {who}, gold {res['gold'][0]}-{res['gold'][1]}, "
                 f"points {res['points'][0]}-{res['points'][1]}, "
                 f"{res.get('turns_played', '?')}/{res.get('turns', '?')} turns, "
@@ -146,7 +152,7 @@ def summary(console: Console, match: MatchReplay, shown: RoundReplay) -> None:
     for note in shown.notes:
         console.print(f"note: {note}", style="yellow", soft_wrap=True)
     if len(match.rounds) == 1:
-        console.print(round_line(shown), soft_wrap=True)
+        console.print(round_line(shown, match.teams), soft_wrap=True)
         return
     table = Table(title=Text(f"{match.teams[0]} vs {match.teams[1]}"), title_justify="left")
     for col in ("round", "map", "gold", "points", "result"):
@@ -160,7 +166,7 @@ def summary(console: Console, match: MatchReplay, shown: RoundReplay) -> None:
         if not res:
             outcome = "unfinished"
         else:
-            outcome = "draw" if w not in (0, 1) else f"{r.names[w]} wins"
+            outcome = "draw" if w not in (0, 1) else f"{match.teams[w]} wins"
         mark = " <" if r is shown else ""
         table.add_row(*(Text(x) for x in (f"{r.index}{mark}", r.label, f"{gold[0]}-{gold[1]}",
                                           f"{pts[0]}-{pts[1]}" if pts else "-", outcome)))
@@ -168,7 +174,7 @@ def summary(console: Console, match: MatchReplay, shown: RoundReplay) -> None:
     if match.result and isinstance(match.result.get("points"), list):
         p = match.result["points"]
         console.print(f"match points: {match.teams[0]} {p[0]}, {match.teams[1]} {p[1]}")
-    console.print(round_line(shown), soft_wrap=True)
+    console.print(round_line(shown, match.teams), soft_wrap=True)
 
 
 STEP_PROMPT = "Enter: next, b: back, a number: go to that turn, q: quit > "

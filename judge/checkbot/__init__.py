@@ -1,0 +1,16 @@
+"""``judge check-bot``: run a bot through a battery of situations and explain what it gets wrong.
+
+* :mod:`judge.checkbot.situations`: the hand-made game states (pure);
+* :mod:`judge.checkbot.diagnose`: from one run's facts to findings with likely causes (pure);
+* :mod:`judge.checkbot.runner`: one run per situation through the real sandbox;
+* :mod:`judge.checkbot.report`: the table, the explanations, the JSON.
+"""
+
+from judge.checkbot.diagnose import ADVICE, ERROR, WARNING, Finding, RunFacts, diagnose
+from judge.checkbot.runner import CheckAborted, SituationResult, check_bot, passed
+from judge.checkbot.situations import Situation, battery
+
+__all__ = [
+    "ADVICE", "ERROR", "WARNING", "CheckAborted", "Finding", "RunFacts", "Situation",
+    "SituationResult", "battery", "check_bot", "diagnose", "passed",
+]

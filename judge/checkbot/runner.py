@@ -1,0 +1,159 @@
+"""Running the battery through the real sandbox, one run per situation.
+
+Runs are sequential (one program at a time) so the times are the bot's own.
+Each situation gets a fresh seat (empty folder) unless it continues the one
+before (the re-ask, the first move after placement), as a round would.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Optional
+
+from judge.bots import BotSpec
+from judge.rules import EventKind
+from judge.sandbox import Limits, Sandbox, Seat, TurnRun, Verdict
+
+from judge.checkbot.diagnose import (
+    ERROR,
+    MISNAMED_MOVE_FILES,
+    MOVE_OUT,
+    STATE_OUT,
+    Finding,
+    RunFacts,
+    diagnose,
+    reef_symbol_finding,
+    worst,
+)
+from judge.checkbot.situations import AVOID_REEF, Situation, battery
+
+#: A judge failure (IE) is retried this many times, as the referee does.
+IE_RETRIES = 1
+
+
+class CheckAborted(RuntimeError):
+    """The judge itself could not run the bot (never the bot's fault)."""
+
+
+@dataclass
+class SituationResult:
+    """One situation's run and what was found."""
+
+    situation: Situation
+    map_inp: str
+    facts: RunFacts
+    target: Optional[tuple[int, int]]
+    raw: Optional[str]
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def level(self) -> Optional[str]:
+        return worst(self.findings)
+
+    def as_dict(self) -> dict[str, Any]:
+        s, f = self.situation, self.facts
+        return {
+            "key": s.key,
+            "title": s.title,
+            "purpose": s.purpose,
+            "map_inp": self.map_inp,
+            "verdict": f.verdict,
+            "message": f.message,
+            "wall_ms": round(f.wall_s * 1000, 1),
+            "cpu_ms": round(f.cpu_s * 1000, 1),
+            "peak_mem_mb": round(f.peak_memory_bytes / 2**20, 1),
+            "exit_code": f.exit_code,
+            "move_out": self.raw,
+            "target": list(self.target) if self.target else None,
+            "wrote_state": f.wrote_state,
+            "stderr_tail": f.stderr.decode("utf-8", "replace")[-2000:],
+            "discarded": list(f.discarded),
+            "result": self.level or "ok",
+            "findings": [{"level": x.level, "reason": x.reason, "cause": x.cause, "tag": x.tag}
+                         for x in self.findings],
+        }
+
+
+def facts_from(run: TurnRun) -> RunFacts:
+    r = run.result
+    misnamed = {name: data for name, data in run.outputs.items()
+                if name in MISNAMED_MOVE_FILES and data is not None}
+    return RunFacts(
+        verdict=r.verdict.value, wall_s=r.wall_s, cpu_s=r.cpu_s,
+        peak_memory_bytes=r.peak_memory_bytes, exit_code=r.exit_code, signal=r.signal,
+        message=r.message, stdout=r.stdout_tail, stderr=r.stderr_tail,
+        move_out=run.outputs.get(MOVE_OUT), misnamed=misnamed,
+        wrote_state=run.outputs.get(STATE_OUT) is not None, discarded=run.discarded,
+    )
+
+
+def _run(seat: Seat, argv: list[str], map_inp: str, limits: Limits) -> TurnRun:
+    outputs = [MOVE_OUT, STATE_OUT, *MISNAMED_MOVE_FILES]
+    for _ in range(IE_RETRIES + 1):
+        run = seat.run_turn(argv, {"MAP.INP": map_inp.encode()}, outputs, limits)
+        if run.result.verdict is not Verdict.IE:
+            return run
+    raise CheckAborted(f"the judge could not run the bot: {run.result.message}")
+
+
+def check_bot(bot: BotSpec, sandbox: Sandbox, limits: Limits,
+              situations: Optional[list[Situation]] = None,
+              on_result: Optional[Callable[[SituationResult], None]] = None) -> list[SituationResult]:
+    """Run every situation once and diagnose it.
+
+    Raises ``ProgramUnreachable`` (a ``ValueError``) when the seat cannot run
+    the command at all, and :class:`CheckAborted` when the judge fails.
+    """
+    results: list[SituationResult] = []
+    seat: Optional[Seat] = None
+    try:
+        for sit in situations if situations is not None else battery():
+            prev = results[-1] if results else None
+            if sit.follow_up is not None:
+                sit = Situation(sit.key, sit.title, sit.purpose,
+                                sit.follow_up(prev.target if prev else None),
+                                sit.expect, sit.reuse_seat)
+            if seat is None or not sit.reuse_seat:
+                if seat is not None:
+                    seat.close()
+                seat = sandbox.seat(bot.name, bot.program_dir)
+            argv = bot.argv_for(seat.program_dir)
+            text = sit.map_inp()
+            facts = facts_from(_run(seat, argv, text, limits))
+            d = diagnose(sit, facts, limits,
+                         previous=prev.target if (prev and sit.reuse_seat) else None,
+                         previous_wrote_state=bool(prev and prev.facts.wrote_state))
+            findings = d.findings
+            if AVOID_REEF in sit.expect and any(f.tag == "reef_entered" for f in findings):
+                findings = _reef_symbol_check(bot, sandbox, limits, sit, d.target, findings)
+            res = SituationResult(sit, text, facts, d.target, d.raw, findings)
+            results.append(res)
+            if on_result is not None:
+                on_result(res)
+    finally:
+        if seat is not None:
+            seat.close()
+    return results
+
+
+def _reef_symbol_check(bot: BotSpec, sandbox: Sandbox, limits: Limits, sit: Situation,
+                       target: Optional[tuple[int, int]], findings: list[Finding]) -> list[Finding]:
+    """One more run, the same sea written with W: tells 'expects W' from 'ignores reefs'."""
+    assert target is not None
+    with sandbox.seat(bot.name, bot.program_dir) as seat:
+        run = _run(seat, bot.argv_for(seat.program_dir), sit.map_inp("W"), limits)
+    facts = facts_from(run)
+    d = diagnose(sit, facts, limits)
+    w_target = d.target if not any(f.level == ERROR for f in d.findings) else None
+    w_sank = False
+    if w_target is not None:
+        after = sit.game.copy()
+        w_sank = any(e.kind is EventKind.SINK and e.seat == 0 for e in after.step((w_target, None)))
+    verdict = reef_symbol_finding(target, w_target, w_sank)
+    return [verdict if f.tag == "reef_entered" else f for f in findings]
+
+
+def passed(results: list[SituationResult], strict: bool = False) -> bool:
+    """True when no situation has an error (nor, with ``strict``, a warning)."""
+    bad = {ERROR, "warning"} if strict else {ERROR}
+    return not any(f.level in bad for r in results for f in r.findings)

@@ -1,0 +1,107 @@
+"""``judge check-bot``: does a bot follow the protocol?  Explains each mistake and its likely cause."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from rich.console import Console
+
+from judge.bots import BotError, resolve_bot
+from judge.checkbot.report import as_json, print_report
+from judge.checkbot.runner import CheckAborted, SituationResult, check_bot, passed
+from judge.sandbox import Limits, Sandbox
+
+HELP = "run a bot through a battery of situations and explain protocol mistakes"
+DESCRIPTION = """\
+Run BOT once in each of these situations, through the same sandbox and
+MAP.INP the referee uses, and check every answer:
+
+  placement          line 2 is 0 0 0 0: the answer must be a cell holding 0
+  re-ask             the same MAP.INP again, STATE.OUT kept (advice if the
+                     same cell is named again)
+  reef, no shield    a D next to the boat, gold behind it: entering sinks
+  reef, with shield  the same with B = 1: crossing is allowed
+  wreck              the other boat sank next to ours: entering sinks
+  treasure           after half time, a two-digit treasure next to the boat
+  last turn          K = 1 on line 1
+  largest map        15 x 15 with K = 100: placement, then the first move
+                     (in the same folder), for time and memory
+
+Each problem is said in plain words with its likely cause: 0-based
+coordinates, i and j swapped, the move printed on standard output instead of
+written to MOVE.OUT, a misnamed file (move.out), W expected instead of D,
+trailing text or missing newline handling, a crash (with the end of its error
+output), too slow or too big (a warning over half of a limit).
+
+Moving situations start without STATE.OUT (as after one was discarded):
+a bot must cope with that.
+
+Exit status: 0 when the bot follows the protocol everywhere (warnings and
+advice allowed, unless --strict); 1 when it breaks it (an invalid answer or a
+failed run in any situation); 2 for a bad bot; 3 when the judge failed.
+
+examples:
+  judge check-bot greedy
+  judge check-bot ./my_bot/run --show-input
+  judge check-bot mybot --json > check.json
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("bot", metavar="BOT", help="a bots/ name or a path")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
+    p.add_argument("--strict", action="store_true",
+                   help="warnings (the boat sinks itself, over half a limit) fail too")
+    p.add_argument("--show-input", action="store_true",
+                   help="print the MAP.INP (and error output) of each failing situation")
+    p.add_argument("--time-limit", type=float, default=2.0, metavar="S",
+                   help="seconds per run (default 2, the contest's)")
+    p.add_argument("--memory-limit", type=int, default=512, metavar="MB",
+                   help="peak memory per run in MiB (default 512, the contest's)")
+    p.add_argument("--bots-dir", type=Path, default=Path("bots"), help=argparse.SUPPRESS)
+
+
+def _fail(console: Console, msg: str, code: int) -> int:
+    console.print(f"[bold red]judge check-bot:[/] {msg}", highlight=False)
+    return code
+
+
+def run(args: argparse.Namespace) -> int:
+    err = Console(stderr=True)
+    if not 0 < args.time_limit <= 60:
+        return _fail(err, f"--time-limit {args.time_limit}: give seconds from 0 to 60 "
+                     "(check-bot always measures against a limit)", 2)
+    if args.memory_limit < 16 or args.memory_limit > 16384:
+        return _fail(err, f"--memory-limit {args.memory_limit}: give MiB from 16 to 16384", 2)
+    try:
+        bot = resolve_bot(args.bot, args.bots_dir)
+    except BotError as exc:
+        return _fail(err, str(exc), 2)
+    limits = Limits(time_s=args.time_limit, memory_bytes=args.memory_limit * 2**20)
+    try:
+        sandbox = Sandbox()
+    except (OSError, RuntimeError) as exc:
+        return _fail(err, f"cannot set up the sandbox: {exc}", 3)
+    show = not args.json and err.is_terminal
+
+    def progress(r: SituationResult) -> None:
+        if show:
+            err.print(f"  {r.situation.title}: {r.level or 'ok'}", highlight=False)
+
+    with sandbox:
+        isolation = sandbox.isolation.as_dict()
+        try:
+            results = check_bot(bot, sandbox, limits, on_result=progress)
+        except CheckAborted as exc:
+            return _fail(err, str(exc), 3)
+        except ValueError as exc:  # ProgramUnreachable: the seat cannot run the command at all
+            return _fail(err, str(exc), 2)
+    if args.json:
+        print(json.dumps(as_json(bot, results, limits, args.strict, isolation), indent=2))
+    else:
+        print_report(Console(), bot, results, limits, args.strict, args.show_input)
+    sys.stdout.flush()
+    return 0 if passed(results, args.strict) else 1

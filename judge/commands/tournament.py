@@ -1,0 +1,139 @@
+"""``judge tournament``: the round robin of the contest, its ledger, resume and standings."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import signal
+from pathlib import Path
+from typing import Any, Optional
+
+from rich.console import Console
+from rich.table import Table
+
+from judge.tournament.config import DEFAULT_CONFIG, ConfigError, load_config
+from judge.tournament.runner import (
+    INDEX_HTML,
+    STANDINGS_CSV,
+    STANDINGS_JSON,
+    Runner,
+    RunReport,
+    TournamentError,
+)
+
+HELP = "play the round robin of a judge.yaml and publish standings"
+DESCRIPTION = """\
+Every pair of teams plays one match of 3 rounds: the first team's map, the
+second team's map, then the organisers' map; seat 0 alternates between rounds.
+Points per round 20/10/0 (a draw gives 10 only if both teams have gold).
+Standings (ruling R18): points, then rounds won, then total gold, then name.
+
+Each finished round is committed to ledger.sqlite in the tournament folder at
+once, so a stopped or killed tournament loses at most the rounds in flight:
+run the same command with --resume to play only what is missing (same
+standings as an uninterrupted run).  All randomness derives from the
+configuration's seed; the results do not depend on --jobs.
+
+The folder gets, per match, <A>-vs-<B>/result.json (as `judge match` writes
+it) and round-N/ folders, then standings.json, standings.csv and index.html.
+
+Exit status: 0 all rounds played; 2 a refused configuration or folder (nothing
+is run); 3 the judge itself failed; 130/143 stopped by SIGINT/SIGTERM (resume
+with --resume).
+
+examples:
+  judge tournament                      # judge.yaml, its output folder
+  judge tournament final.yaml --out matches/final --jobs 4
+  judge tournament final.yaml --out matches/final --resume
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("config", nargs="?", default=DEFAULT_CONFIG, metavar="CONFIG",
+                   help=f"the tournament's YAML configuration (default {DEFAULT_CONFIG})")
+    p.add_argument("--out", type=Path, metavar="DIR",
+                   help="the tournament folder (default: the configuration's 'output')")
+    p.add_argument("--jobs", "-j", type=int, metavar="N",
+                   help="rounds played at the same time (default: the configuration's 'jobs', "
+                        "else the number of cores)")
+    p.add_argument("--resume", action="store_true",
+                   help="continue the tournament in the folder: play only the rounds missing "
+                        "from its ledger (the configuration must be the same)")
+    p.add_argument("--quiet", action="store_true",
+                   help="no progress bar or per-round lines; only the standings and errors")
+
+
+def _fail(console: Console, msg: str, code: int) -> int:
+    console.print(f"[bold red]judge tournament:[/] {msg}", highlight=False)
+    return code
+
+
+def standings_table(rows: list[dict[str, Any]], title: str = "standings") -> Table:
+    """The standings with R18's four columns (points, rounds won, gold, name) and the rest."""
+    table = Table(title=title, title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("team")
+    for col in ("points", "rounds won", "draws", "losses", "gold"):
+        table.add_column(col, justify="right")
+    for r in rows:
+        table.add_row(str(r["rank"]), r["team"], str(r["points"]), str(r["rounds_won"]),
+                      str(r["draws"]), str(r["losses"]), str(r["gold"]))
+    return table
+
+
+def _resume_hint(args: argparse.Namespace, out: Path) -> str:
+    parts = ["judge", "tournament", str(args.config), "--out", str(out), "--resume"]
+    if args.jobs:
+        parts += ["--jobs", str(args.jobs)]
+    return " ".join(shlex.quote(p) for p in parts)
+
+
+def run(args: argparse.Namespace) -> int:
+    err = Console(stderr=True)
+    console = Console()
+    if args.jobs is not None and args.jobs < 1:
+        return _fail(err, f"--jobs {args.jobs}: give 1 or more rounds at a time", 2)
+    try:
+        cfg = load_config(args.config)
+    except ConfigError as exc:
+        return _fail(err, str(exc), 2)
+    out: Path = args.out if args.out is not None else cfg.output
+    jobs = args.jobs or cfg.jobs
+    from judge.sandbox import Sandbox
+
+    runner = Runner(cfg, out, jobs, Sandbox, console=console, progress=not args.quiet)
+    try:
+        report = runner.run(resume=args.resume)
+    except TournamentError as exc:
+        return _fail(err, str(exc), exc.code)
+    except KeyboardInterrupt:
+        return _fail(err, f"stopped; the ledger keeps every finished round; resume with "
+                          f"--resume:\n  {_resume_hint(args, out)}", 130)
+    return _report(console, err, args, out, report)
+
+
+def _report(console: Console, err: Console, args: argparse.Namespace, out: Path,
+            report: RunReport) -> int:
+    done = report.done_before + report.played
+    title = "standings" if report.complete else f"standings so far ({done} of {report.total} rounds)"
+    console.print(standings_table(report.standings, title))
+    if report.complete:
+        console.print(f"{report.played} round(s) played in {report.elapsed_s:.1f} s; written to "
+                      f"{out}/ ({STANDINGS_JSON}, {STANDINGS_CSV}, {INDEX_HTML}, one folder per "
+                      "match)", highlight=False)
+        return 0
+    hint = f"resume with --resume:\n  {_resume_hint(args, out)}"
+    if report.failure is not None:
+        return _fail(err, f"stopped after a failure ({done} of {report.total} rounds in the "
+                          f"ledger): {report.failure}\n{hint}", report.failure_code)
+    code = _signal_code(report.interrupted_by)
+    why = report.interrupted_by or "an interruption"
+    return _fail(err, f"stopped by {why}: {done} of {report.total} rounds are in the ledger; "
+                      f"{hint}", code)
+
+
+def _signal_code(name: Optional[str]) -> int:
+    try:
+        return 128 + int(signal.Signals[name]) if name else 130
+    except KeyError:
+        return 130

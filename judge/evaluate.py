@@ -1,0 +1,566 @@
+"""``judge eval``'s engine: many rounds between two bots on generated maps, and their statistics.
+
+Design decisions (the command's help repeats them for users):
+
+* **Maps.**  Map ``i`` is :func:`judge.mapgen.generate_map` with a seed derived
+  from the evaluation seed and ``i``; its size and K come from the same
+  derivation, so one ``--seed`` fixes every map.  Sizes are given as ``N``
+  (an N x N map) or ``RxC`` (R rows, C columns) and taken in turn, so every
+  size gets the same number of maps.  Without ``--turns``, K is drawn per map
+  from every even value 2..100; with ``--turns`` the maps go through every
+  (size, K) pair in turn.
+* **Seats.**  Every map is played twice, BOT_A in seat 0 and then in seat 1,
+  with the same placement seed: a map that favours one seat favours both bots
+  once.  ``--rounds`` counts rounds, so an odd count is rounded up.
+* **Parallelism.**  Rounds run in threads that share one
+  :class:`~judge.sandbox.Sandbox`.  Inside a round the two programs run one
+  after the other (``sequential``): the result is the same (moves are
+  simultaneous in the rules, not in time), and ``--jobs J`` then means at most
+  J bot processes at once, so with J <= cores each bot's timings are those of
+  a bot with a core to itself.
+* **Statistics** are from BOT_A's view.  The win rate is over decided rounds
+  (draws left out) with a 95 % Wilson score interval, which stays sensible
+  for small counts and rates near 0 or 1 (where the normal approximation
+  gives intervals outside [0, 1]).  The rules are seat-symmetric, so
+  deterministic bots play the same game in both seat orders: the two rounds
+  of a map are then one sample, not two.  A second interval counts each map
+  once, and the summary says on how many maps the two orders agreed.
+
+Same seed, same bots (deterministic ones) -> the same rounds and results;
+only timings differ.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import random
+import threading
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional, Sequence
+
+from judge.bots import BotSpec
+from judge.mapgen import generate_map
+from judge.maps import MAX_SIZE, MAX_TURNS, MIN_SIZE, MIN_TURNS
+from judge.referee import RoundAborted, RoundConfig, RoundResult, play_round
+from judge.sandbox import Limits, Sandbox
+
+#: z for a two-sided 95 % interval (the 0.975 quantile of the standard normal).
+Z95 = 1.959963984540054
+DEFAULT_SIZES = "5,9,15"
+#: K values drawn from when --turns is not given: every even value the rules allow.
+ALL_TURNS = tuple(range(MIN_TURNS, MAX_TURNS + 1, 2))
+
+Size = tuple[int, int]
+
+
+class EvalError(ValueError):
+    """A bad request (size list, K list, round count); the message names the option."""
+
+
+# --------------------------------------------------------------------------- maths
+
+
+def wilson_interval(successes: float, trials: float, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval for a binomial proportion.
+
+    Chosen over the normal ("Wald") interval because evaluations are often
+    small and lopsided: 10 wins of 10 gives Wald [1, 1], Wilson [0.72, 1].
+    With no trials nothing is known: (0, 1).  Counts may be fractional (a
+    map's two rounds counted as one trial: see :func:`summarize`).
+    """
+    if trials < 0 or not 0 <= successes <= trials:
+        raise ValueError(f"need 0 <= successes <= trials, got {successes} of {trials}")
+    if trials == 0:
+        return (0.0, 1.0)
+    n = trials
+    p = successes / n
+    z2 = z * z
+    denom = 1 + z2 / n
+    centre = (p + z2 / (2 * n)) / denom
+    half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def percentile(sorted_values: Sequence[float], q: float) -> Optional[float]:
+    """Nearest-rank percentile (an observed value, never an interpolation); None when empty.
+
+    p99 of 100 runs is then the 99th slowest run, a time that really happened.
+    """
+    if not sorted_values:
+        return None
+    rank = max(1, math.ceil(q / 100 * len(sorted_values)))
+    return sorted_values[min(rank, len(sorted_values)) - 1]
+
+
+# ------------------------------------------------------------------ the request
+
+
+def parse_sizes(text: str) -> list[Size]:
+    """``"5,9,7x11"`` -> [(5, 5), (9, 9), (7, 11)]: N is square, RxC is R rows by C columns."""
+    sizes: list[Size] = []
+    for tok in (t.strip().lower() for t in text.split(",")):
+        if not tok:
+            continue
+        parts = tok.split("x")
+        try:
+            dims = [int(p) for p in parts]
+        except ValueError:
+            raise EvalError(f"--sizes: {tok!r} is not N or RxC (e.g. 9 or 7x11)") from None
+        if len(dims) == 1:
+            dims = dims * 2
+        if len(dims) != 2:
+            raise EvalError(f"--sizes: {tok!r} is not N or RxC (e.g. 9 or 7x11)")
+        for d in dims:
+            if not MIN_SIZE <= d <= MAX_SIZE or d % 2 == 0:
+                raise EvalError(f"--sizes: {tok!r}: sizes must be odd, from {MIN_SIZE} to {MAX_SIZE}")
+        size = (dims[0], dims[1])
+        if size not in sizes:
+            sizes.append(size)
+    if not sizes:
+        raise EvalError("--sizes: give at least one size, e.g. 5,9,15")
+    return sizes
+
+
+def parse_turns(text: str) -> list[int]:
+    """``"40"`` or ``"10,40,100"``: each an even K from 2 to 100."""
+    values: list[int] = []
+    for tok in (t.strip() for t in text.split(",")):
+        if not tok:
+            continue
+        try:
+            k = int(tok)
+        except ValueError:
+            raise EvalError(f"--turns: {tok!r} is not a number") from None
+        if not MIN_TURNS <= k <= MAX_TURNS or k % 2:
+            raise EvalError(f"--turns: {k}: K must be even, from {MIN_TURNS} to {MAX_TURNS}")
+        if k not in values:
+            values.append(k)
+    if not values:
+        raise EvalError("--turns: give at least one K, e.g. 40 or 10,40,100")
+    return values
+
+
+def derive_seed(tag: str, seed: int, index: int) -> int:
+    """A 48-bit seed from (purpose, evaluation seed, index): independent streams, one number."""
+    h = hashlib.sha256(f"ocean-eval-{tag}:{seed}:{index}".encode()).digest()
+    return int.from_bytes(h[:6], "big")
+
+
+@dataclass(frozen=True)
+class MapPlan:
+    """One generated map; it is played twice (once per seat order)."""
+
+    index: int
+    rows: int
+    cols: int
+    turns: int
+    map_seed: int
+    round_seed: int
+
+    @property
+    def size_label(self) -> str:
+        return f"{self.rows}x{self.cols}"
+
+    @property
+    def label(self) -> str:
+        return f"gen-{self.rows}x{self.cols}-k{self.turns}-s{self.map_seed}"
+
+
+def plan_maps(n_maps: int, sizes: Sequence[Size], turns: Optional[Sequence[int]],
+              seed: int) -> list[MapPlan]:
+    """The maps of an evaluation, fully determined by the arguments."""
+    if n_maps < 1:
+        raise EvalError("--rounds: play at least 2 rounds (one map, both seat orders)")
+    combos: list[tuple[Size, Optional[int]]]
+    if turns:
+        combos = [(s, k) for s in sizes for k in turns]
+    else:
+        combos = [(s, None) for s in sizes]
+    plans = []
+    for i in range(n_maps):
+        (rows, cols), k = combos[i % len(combos)]
+        if k is None:
+            k = random.Random(derive_seed("turns", seed, i)).choice(ALL_TURNS)
+        plans.append(MapPlan(i, rows, cols, k, derive_seed("map", seed, i),
+                             derive_seed("round", seed, i)))
+    return plans
+
+
+@dataclass(frozen=True)
+class RoundSpec:
+    """Round ``number`` (1-based): ``plan``'s map with BOT_A in seat ``a_seat``."""
+
+    number: int
+    plan: MapPlan
+    a_seat: int
+
+
+def round_specs(plans: Sequence[MapPlan]) -> list[RoundSpec]:
+    """Each map twice, BOT_A in seat 0 then in seat 1, in map order."""
+    out: list[RoundSpec] = []
+    for p in plans:
+        for a_seat in (0, 1):
+            out.append(RoundSpec(len(out) + 1, p, a_seat))
+    return out
+
+
+# ------------------------------------------------------------------ the playing
+
+
+@dataclass(frozen=True)
+class RoundOutcome:
+    """A played round seen from BOT_A: ``result`` itself stays in seat order."""
+
+    spec: RoundSpec
+    result: Optional[RoundResult]  # None when the judge had to abandon the round
+    error: Optional[str] = None
+
+    @property
+    def a(self) -> int:
+        return self.spec.a_seat
+
+    @property
+    def b(self) -> int:
+        return 1 - self.spec.a_seat
+
+    @property
+    def outcome(self) -> Optional[str]:
+        """"win", "draw" or "loss" for BOT_A; None for an abandoned round."""
+        r = self.result
+        if r is None:
+            return None
+        if r.winner is None:
+            return "draw"
+        return "win" if r.winner == self.a else "loss"
+
+
+class EvalStopped(RuntimeError):
+    """The evaluation stopped early (a bot the judge cannot run at all)."""
+
+
+def play_rounds(
+    bots: Sequence[BotSpec],
+    names: Sequence[str],
+    specs: Sequence[RoundSpec],
+    sandbox: Sandbox,
+    limits: Limits,
+    out_dir: Path,
+    jobs: int,
+    on_done: Optional[Callable[[RoundOutcome], None]] = None,
+) -> list[RoundOutcome]:
+    """Play every round, ``jobs`` at a time; outcomes come back in round order.
+
+    ``on_done`` is called in the calling thread as each round finishes (for a
+    progress bar).  A round the judge abandons (:class:`RoundAborted`) is
+    recorded and the rest go on; a bot the seat cannot run at all
+    (``ValueError``, e.g. ``ProgramUnreachable``) stops everything, since every
+    later round would fail the same way.
+    """
+    if jobs < 1:
+        raise EvalError("--jobs must be at least 1")
+    stop = threading.Event()
+
+    def one(spec: RoundSpec) -> RoundOutcome:
+        if stop.is_set():
+            raise EvalStopped("stopped")
+        p = spec.plan
+        gm = generate_map(p.rows, p.cols, p.turns, seed=p.map_seed, name=p.label)
+        order = (0, 1) if spec.a_seat == 0 else (1, 0)
+        cfg = RoundConfig(game_map=gm, map_label=p.label, seed=p.round_seed, limits=limits,
+                          sequential=True)
+        rel = f"round-{spec.number:04d}"
+        try:
+            rr = play_round(cfg, [bots[i] for i in order], [names[i] for i in order], sandbox,
+                            out_dir / rel, replay_rel=f"{rel}/replay.jsonl")
+        except RoundAborted as exc:
+            return RoundOutcome(spec, None, str(exc))
+        return RoundOutcome(spec, rr)
+
+    results: dict[int, RoundOutcome] = {}
+    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="eval")
+    try:
+        pending: set[Future[RoundOutcome]] = {pool.submit(one, s) for s in specs}
+        while pending:
+            done, pending = wait(pending, return_when=FIRST_COMPLETED)
+            for fut in done:
+                try:
+                    outcome = fut.result()
+                except ValueError:
+                    stop.set()
+                    raise
+                results[outcome.spec.number] = outcome
+                if on_done is not None:
+                    on_done(outcome)
+    except BaseException:
+        stop.set()
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
+    return [results[n] for n in sorted(results)]
+
+
+# ------------------------------------------------------------------ the summary
+
+
+def _wdl(outcomes: Sequence[RoundOutcome]) -> dict[str, Any]:
+    """Wins / draws / losses of BOT_A, the decided-round win rate and two 95 % intervals.
+
+    ``wilson95`` treats every round as an independent trial.  But the two
+    rounds of a map are not independent: the rules are seat-symmetric and
+    MAP.INP is written from each bot's own view, so deterministic bots play the
+    very same game in both seat orders (only a random placement differs).
+    ``wilson95_per_map`` counts each map's two rounds as one trial (halves
+    both counts): exact when the pairs mirror each other, conservative otherwise.
+    """
+    w = sum(1 for o in outcomes if o.outcome == "win")
+    d = sum(1 for o in outcomes if o.outcome == "draw")
+    lo = sum(1 for o in outcomes if o.outcome == "loss")
+    decided = w + lo
+    ci = wilson_interval(w, decided)
+    ci_map = wilson_interval(w / 2, decided / 2)
+    return {
+        "wins": w, "draws": d, "losses": lo, "decided": decided,
+        "win_rate": (w / decided) if decided else None,
+        "wilson95": [round(ci[0], 4), round(ci[1], 4)],
+        "wilson95_per_map": [round(ci_map[0], 4), round(ci_map[1], 4)],
+    }
+
+
+def mirrored_maps(outcomes: Sequence[RoundOutcome]) -> tuple[int, int]:
+    """(maps whose two seat orders gave the same result from BOT_A's view, maps with both played)."""
+    by_map: dict[int, list[RoundOutcome]] = {}
+    for o in outcomes:
+        if o.result is not None:
+            by_map.setdefault(o.spec.plan.index, []).append(o)
+    both = [pair for pair in by_map.values() if len(pair) == 2]
+
+    def view(o: RoundOutcome) -> tuple[Any, ...]:
+        r = o.result
+        assert r is not None
+        return (o.outcome, r.gold[o.a], r.gold[o.b], r.end_reason, r.turns_played)
+
+    return sum(1 for a, b in both if view(a) == view(b)), len(both)
+
+
+def _bot_stats(outcomes: Sequence[RoundOutcome], who: str) -> dict[str, Any]:
+    walls: list[float] = []
+    cpus: list[float] = []
+    verdicts: dict[str, int] = {}
+    peak = 0.0
+    runs = void = 0
+    gold = points = 0
+    played = 0
+    for o in outcomes:
+        r = o.result
+        if r is None:
+            continue
+        played += 1
+        seat = o.a if who == "a" else o.b
+        st = r.stats[seat]
+        walls += st.wall_ms
+        cpus += st.cpu_ms
+        for v, n in st.verdicts.items():
+            verdicts[v] = verdicts.get(v, 0) + n
+        peak = max(peak, st.peak_mem_mb)
+        runs += st.runs
+        void += st.void_moves
+        gold += r.gold[seat]
+        points += r.points[seat]
+    walls.sort()
+    cpus.sort()
+    failed = {v: n for v, n in sorted(verdicts.items()) if v != "OK"}
+    return {
+        "mean_gold": round(gold / played, 2) if played else None,
+        "mean_points": round(points / played, 2) if played else None,
+        "runs": runs,
+        "time_ms": {"p50": percentile(walls, 50), "p99": percentile(walls, 99),
+                    "max": walls[-1] if walls else None},
+        "cpu_ms_max": cpus[-1] if cpus else None,
+        "peak_mem_mb": round(peak, 1),
+        "failed_runs": failed,
+        "failed_total": sum(failed.values()),
+        "void_moves": void,
+    }
+
+
+def summarize(
+    outcomes: Sequence[RoundOutcome],
+    names: Sequence[str],
+    sources: Sequence[str],
+    seed: int,
+    plans: Sequence[MapPlan],
+    sizes: Sequence[Size],
+    turns: Optional[Sequence[int]],
+    limits: Limits,
+    jobs: int,
+    out_dir: Optional[Path],
+) -> dict[str, Any]:
+    """The evaluation as one JSON-ready object (``judge eval --json`` prints it as is)."""
+    played = [o for o in outcomes if o.result is not None]
+    reasons: dict[str, int] = {}
+    for o in played:
+        assert o.result is not None
+        key = o.result.end_reason.value
+        reasons[key] = reasons.get(key, 0) + 1
+    by_size: dict[str, dict[str, Any]] = {}
+    for label in [f"{r}x{c}" for r, c in sizes]:
+        group = [o for o in played if o.spec.plan.size_label == label]
+        if group:
+            by_size[label] = _wdl(group)
+    rounds = []
+    for o in outcomes:
+        p = o.spec.plan
+        entry: dict[str, Any] = {
+            "round": o.spec.number, "map": p.label, "size": p.size_label, "turns": p.turns,
+            "map_seed": p.map_seed, "seed": p.round_seed, "a_seat": o.a,
+        }
+        if o.result is None:
+            entry.update({"outcome": None, "error": o.error})
+        else:
+            r = o.result
+            entry.update({
+                "outcome": o.outcome,
+                "gold": [r.gold[o.a], r.gold[o.b]],
+                "points": [r.points[o.a], r.points[o.b]],
+                "end_reason": r.end_reason.value,
+                "turns_played": r.turns_played,
+                "replay": r.replay,
+            })
+        rounds.append(entry)
+    return {
+        "bots": {"a": {"name": names[0], "source": sources[0]},
+                 "b": {"name": names[1], "source": sources[1]}},
+        "seed": seed,
+        "rounds_planned": 2 * len(plans),
+        "rounds_played": len(played),
+        "rounds_aborted": [{"round": o.spec.number, "error": o.error}
+                           for o in outcomes if o.result is None],
+        "sizes": [f"{r}x{c}" for r, c in sizes],
+        "turns": list(turns) if turns else "varied",
+        "jobs": jobs,
+        "limits": {"time_s": limits.time_s, "memory_mb": limits.memory_bytes // 2**20},
+        "result": _wdl(played),
+        "mirrored_maps": dict(zip(("same_result", "of"), mirrored_maps(outcomes))),
+        "by_seat": {f"a_in_seat_{s}": _wdl([o for o in played if o.a == s]) for s in (0, 1)},
+        "by_size": by_size,
+        "end_reasons": dict(sorted(reasons.items())),
+        "a": _bot_stats(played, "a"),
+        "b": _bot_stats(played, "b"),
+        "out": str(out_dir) if out_dir is not None else None,
+        "rounds": rounds,
+    }
+
+
+# ------------------------------------------------------------------ the tables
+
+
+def _pct(x: Optional[float]) -> str:
+    return "-" if x is None else f"{100 * x:.1f}%"
+
+
+def _ms(x: Optional[float]) -> str:
+    return "-" if x is None else f"{x:.0f}"
+
+
+def render(summary: dict[str, Any]) -> list[Any]:
+    """Rich renderables for a summary: the head-to-head table, per-bot measurements, by size."""
+    from rich.table import Table
+
+    a, b = summary["bots"]["a"]["name"], summary["bots"]["b"]["name"]
+    res = summary["result"]
+    maps = summary["rounds_planned"] // 2
+    head = Table(title=f"{a} vs {b}: {summary['rounds_played']} rounds "
+                       f"({maps} map{'' if maps == 1 else 's'} x 2 seat orders), seed {summary['seed']}")
+    for col in ("", "wins", "draws", "losses", f"{a} win rate (decided)", "95% Wilson"):
+        head.add_column(col, justify="right" if col else "left")
+
+    def row(label: str, d: dict[str, Any]) -> None:
+        lo, hi = d["wilson95"]
+        head.add_row(label, str(d["wins"]), str(d["draws"]), str(d["losses"]),
+                     _pct(d["win_rate"]), f"{100 * lo:.1f}% - {100 * hi:.1f}%" if d["decided"] else "-")
+
+    row(f"{a} (all)", res)
+    for s in (0, 1):
+        row(f"  as seat {s}", summary["by_seat"][f"a_in_seat_{s}"])
+
+    bots = Table(title="per bot")
+    bots.add_column("")
+    bots.add_column(a, justify="right")
+    bots.add_column(b, justify="right")
+    sa, sb = summary["a"], summary["b"]
+
+    def num(x: Optional[float], fmt: str = "{:.1f}") -> str:
+        return "-" if x is None else fmt.format(x)
+
+    def failed(st: dict[str, Any]) -> str:
+        return ", ".join(f"{v} {n}" for v, n in st["failed_runs"].items()) or "none"
+
+    for label, fn in (
+        ("mean gold", lambda st: num(st["mean_gold"])),
+        ("mean points", lambda st: num(st["mean_points"])),
+        ("runs", lambda st: str(st["runs"])),
+        ("time p50 ms", lambda st: _ms(st["time_ms"]["p50"])),
+        ("time p99 ms", lambda st: _ms(st["time_ms"]["p99"])),
+        ("time max ms", lambda st: _ms(st["time_ms"]["max"])),
+        ("peak memory MiB", lambda st: num(st["peak_mem_mb"])),
+        ("failed runs", failed),
+        ("void moves", lambda st: str(st["void_moves"])),
+    ):
+        bots.add_row(label, fn(sa), fn(sb))
+
+    sizes = Table(title=f"by map size ({a}'s view); end reasons: " + (
+        ", ".join(f"{k} {v}" for k, v in summary["end_reasons"].items()) or "none"))
+    sizes.add_column("size")
+    for col in ("wins", "draws", "losses", "win rate", "95% Wilson"):
+        sizes.add_column(col, justify="right")
+    for label, d in summary["by_size"].items():
+        lo, hi = d["wilson95"]
+        sizes.add_row(label, str(d["wins"]), str(d["draws"]), str(d["losses"]), _pct(d["win_rate"]),
+                      f"{100 * lo:.1f}% - {100 * hi:.1f}%" if d["decided"] else "-")
+    out: list[Any] = [head]
+    mirrored = summary["mirrored_maps"]
+    if mirrored["of"] and res["decided"]:
+        lo, hi = res["wilson95_per_map"]
+        out.append(
+            f"same result in both seat orders on {mirrored['same_result']} of {mirrored['of']} "
+            f"map{'' if mirrored['of'] == 1 else 's'}"
+            + (" (deterministic bots replay the same game)" if mirrored["same_result"] == mirrored["of"]
+               else "")
+            + f"; counting each map once: 95% Wilson {100 * lo:.1f}% - {100 * hi:.1f}%")
+    out += [bots, sizes]
+    for ab in summary["rounds_aborted"]:
+        out.append(f"[bold red]round {ab['round']} abandoned by the judge:[/] {ab['error']}")
+    return out
+
+
+@dataclass
+class EvalRequest:
+    """Everything ``judge eval`` (or a benchmark) asks for, checked."""
+
+    bots: Sequence[BotSpec]
+    names: Sequence[str]
+    rounds: int
+    sizes: Sequence[Size]
+    turns: Optional[Sequence[int]]
+    seed: int
+    jobs: int
+    limits: Limits = field(default_factory=Limits)
+
+    @property
+    def n_maps(self) -> int:
+        """Maps to generate: each is played twice, so an odd round count is rounded up."""
+        return max(1, (self.rounds + 1) // 2)
+
+
+def evaluate(req: EvalRequest, sandbox: Sandbox, out_dir: Path,
+             on_done: Optional[Callable[[RoundOutcome], None]] = None,
+             keep_out: bool = True) -> dict[str, Any]:
+    """Plan, play and summarise (the one call a benchmark needs)."""
+    plans = plan_maps(req.n_maps, req.sizes, req.turns, req.seed)
+    outcomes = play_rounds(req.bots, req.names, round_specs(plans), sandbox, req.limits,
+                           out_dir, req.jobs, on_done)
+    return summarize(outcomes, req.names, [b.source for b in req.bots], req.seed, plans,
+                     req.sizes, req.turns, req.limits, req.jobs, out_dir if keep_out else None)

@@ -1,0 +1,554 @@
+"""``judge.yaml``: read and check a tournament's configuration before anything is run.
+
+A tournament takes hours and its results are published, so every mistake that
+can be seen in the configuration is refused up front, all at once, each
+problem naming the key (``teams[1].map``) and the fix.  Nothing is played
+from a configuration that has a problem.
+
+Relative paths (``maps_dir``, ``output``, ``organiser_map``, a bot given as a
+path) are read from the configuration file's folder, so ``judge tournament
+path/to/judge.yaml`` means the same thing from any working folder.
+
+Ruling R19 is enforced here: the teams' maps must be different seas, and the
+organisers' map must differ from every map of the published list.  Maps are
+compared by content, not by file name: the same sea saved under two names, with
+``W`` for ``D``, another K, or mirrored/rotated, is still the same sea.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Optional, Sequence
+
+import yaml
+
+from judge.bots import BotError, BotSpec, resolve_bot
+from judge.mapgen import AXIS_CHOICES, GenerateError, generate_map
+from judge.maps import (
+    MAX_SIZE,
+    MAX_TURNS,
+    MIN_SIZE,
+    MIN_TURNS,
+    GameMap,
+    MapError,
+    format_map,
+    load_map,
+    map_from_text,
+    read_text,
+)
+
+DEFAULT_CONFIG = "judge.yaml"
+DEFAULT_OUTPUT = "matches/tournament"
+
+#: Every key a configuration may hold, with a word on each (shown when a key is unknown).
+TOP_KEYS: dict[str, str] = {
+    "seed": "all randomness of the tournament derives from it (required)",
+    "turns": "overrides every map's K (optional)",
+    "time_limit": "seconds per run (default 2)",
+    "memory_limit_mb": "MiB per run (default 512)",
+    "jobs": "rounds played at the same time (default: the number of cores)",
+    "output": f"the tournament folder (default {DEFAULT_OUTPUT})",
+    "maps_dir": "the organisers' published list of maps (default maps)",
+    "bots_dir": "where bot names are looked up (default bots)",
+    "organiser_map": "a map file, or {generate: {rows, cols, turns, seed}} (required)",
+    "teams": "a list of {name, bot, map} (required)",
+}
+TEAM_KEYS = ("name", "bot", "map")
+GENERATE_KEYS = ("rows", "cols", "turns", "seed", "danger", "axis")
+
+TIME_LIMIT_MAX = 60.0
+MEMORY_MB_RANGE = (16, 16384)
+JOBS_MAX = 256
+MAX_TEAMS = 64
+#: Team names become folder names (``Alpha-vs-Beta``): keep them plain.
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
+
+
+class ConfigError(ValueError):
+    """A configuration that cannot be run; each problem names the key and the fix."""
+
+    def __init__(self, source: str, problems: Sequence[str]):
+        self.source = source
+        self.problems = list(problems)
+        if len(self.problems) == 1:
+            text = f"{source}: {self.problems[0]}"
+        else:
+            text = f"{source} has {len(self.problems)} problems:\n" + "\n".join(
+                f"  - {p}" for p in self.problems)
+        super().__init__(text + "\nnothing was run")
+
+
+@dataclass(frozen=True)
+class Team:
+    """One team as the tournament uses it: its bot and its map, both checked."""
+
+    name: str
+    bot: BotSpec
+    map_spec: str  # as written in the configuration
+    map_path: Path
+    game_map: GameMap
+    map_label: str = ""  # the map's path as results show it (relative to the configuration)
+
+
+@dataclass(frozen=True)
+class TournamentConfig:
+    """A checked configuration: everything here can be played."""
+
+    path: Path
+    seed: int
+    turns: Optional[int]
+    time_limit: float
+    memory_limit_mb: int
+    jobs: int
+    output: Path
+    maps_dir: Path
+    bots_dir: Path
+    organiser_label: str
+    organiser_map: GameMap
+    teams: tuple[Team, ...]
+
+    @property
+    def team_names(self) -> list[str]:
+        return [t.name for t in self.teams]
+
+    def team(self, name: str) -> Team:
+        for t in self.teams:
+            if t.name == name:
+                return t
+        raise KeyError(name)
+
+    def map_of(self, owner: Optional[str]) -> tuple[GameMap, str]:
+        """The map of a team (``owner``) or the organisers' map (``None``), with its label."""
+        if owner is None:
+            return self.organiser_map, self.organiser_label
+        t = self.team(owner)
+        return t.game_map, t.map_label or str(t.map_path)
+
+    def fingerprint(self) -> dict[str, Any]:
+        """What decides the results: stored in the ledger so a resume cannot mix two tournaments.
+
+        ``jobs`` and ``output`` are left out on purpose: results do not depend
+        on them, and a tournament folder may be moved or resumed with other jobs.
+        """
+        return {
+            "seed": self.seed,
+            "turns": self.turns,
+            "time_limit": self.time_limit,
+            "memory_limit_mb": self.memory_limit_mb,
+            "organiser_map": format_map(self.organiser_map),
+            "teams": [
+                {"name": t.name, "bot": t.bot.source, "command": list(t.bot.command),
+                 "map": t.map_spec, "sea": format_map(t.game_map)}
+                for t in self.teams
+            ],
+        }
+
+    def config_hash(self) -> str:
+        text = json.dumps(self.fingerprint(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+def diff_fingerprints(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+    """The keys whose values differ, named as in judge.yaml (``seed``, ``teams[1].bot``)."""
+    out: list[str] = []
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if a == b:
+            continue
+        if key == "teams" and isinstance(a, list) and isinstance(b, list):
+            if len(a) != len(b):
+                out.append(f"teams (the ledger has {len(a)} teams, the configuration {len(b)})")
+                continue
+            for i, (ta, tb) in enumerate(zip(a, b)):
+                for k in sorted(set(ta) | set(tb)):
+                    if ta.get(k) != tb.get(k):
+                        label = {"sea": "map (its content)", "command": "bot (its command)"}.get(k, k)
+                        shown = "" if k in ("sea", "command") else f" ({ta.get(k)!r} -> {tb.get(k)!r})"
+                        out.append(f"teams[{i}].{label}{shown}")
+        elif key == "organiser_map":
+            out.append("organiser_map (its content)")
+        else:
+            out.append(f"{key} ({a!r} -> {b!r})")
+    return out
+
+
+# ------------------------------------------------------------------ reading
+class _UniqueKeyLoader(yaml.SafeLoader):
+    """YAML silently keeps the last of two equal keys; a configuration must not."""
+
+
+def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
+    seen: set[Any] = set()
+    for key_node, _ in node.value:
+        key = loader.construct_object(key_node)  # type: ignore[no-untyped-call]
+        try:
+            dup = key in seen
+            seen.add(key)
+        except TypeError:
+            continue
+        if dup:
+            raise yaml.constructor.ConstructorError(
+                None, None, f"the key {key!r} appears twice; keep one", key_node.start_mark)
+    return loader.construct_mapping(node)
+
+
+_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return (isinstance(v, (int, float)) and not isinstance(v, bool)) and math.isfinite(v)
+
+
+def _unknown(keys: Any, known: Sequence[str], where: str, what: str) -> list[str]:
+    out = []
+    for k in keys:
+        if k not in known:
+            prefix = f"{where}." if where else ""
+            out.append(f"{prefix}{k}: unknown key; {what} {', '.join(known)} "
+                       "(check the spelling, or remove it)")
+    return out
+
+
+def _resolve_path(base: Path, value: str) -> Path:
+    p = Path(os.path.expanduser(value))
+    return p if p.is_absolute() else base / p
+
+
+def sea_key(gm: GameMap) -> tuple[Any, ...]:
+    """The sea up to mirroring and rotation, whatever its K or file name (R19 compares seas)."""
+    grid = [list(gm.cells[r * gm.cols:(r + 1) * gm.cols]) for r in range(gm.rows)]
+    variants = []
+    g = grid
+    for _ in range(4):
+        for h in (g, [row[::-1] for row in g]):
+            variants.append((len(h), len(h[0]) if h else 0, tuple(v for row in h for v in row)))
+        g = [list(row) for row in zip(*g[::-1])]  # rotate a quarter turn
+    return min(variants)
+
+
+def load_config(path: Path | str, bots_dir: Optional[Path] = None) -> TournamentConfig:
+    """Read, check and resolve a configuration; raise :class:`ConfigError` listing every problem.
+
+    Bots with a build step are built here, so a broken bot stops the
+    tournament before its first round rather than in the middle of it.
+    """
+    path = Path(path)
+    source = str(path)
+    if not path.is_file():
+        fix = (f"create it (the project's {DEFAULT_CONFIG} is an example)"
+               if not path.exists() else "give the path of a YAML file")
+        raise ConfigError(source, [f"no such configuration file; {fix}"])
+    try:
+        data = yaml.load(path.read_text(encoding="utf-8-sig"), Loader=_UniqueKeyLoader)
+    except UnicodeDecodeError:
+        raise ConfigError(source, ["not a text file (not UTF-8); write the configuration as YAML text"]) from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(source, [f"not valid YAML: {exc}; fix the line shown"]) from None
+    if not isinstance(data, dict):
+        shown = "empty" if data is None else f"a {type(data).__name__}"
+        raise ConfigError(source, [
+            f"the file is {shown}, not a mapping of keys; write 'seed: ...', 'teams: ...' etc. "
+            f"(keys: {', '.join(TOP_KEYS)})"])
+    return _check(data, path.resolve().parent, source, bots_dir)
+
+
+def _check(data: dict[str, Any], base: Path, source: str,
+           bots_dir_override: Optional[Path]) -> TournamentConfig:
+    problems: list[str] = _unknown(data, list(TOP_KEYS), "", "the keys are")
+
+    seed: Any = data.get("seed")
+    if "seed" not in data:
+        problems.append("seed: missing; add e.g. 'seed: 2026' (all randomness of the "
+                        "tournament derives from it, so a tournament can be replayed)")
+    elif not _is_int(seed) or seed < 0:
+        problems.append(f"seed: {seed!r} is not a whole number >= 0; give e.g. 'seed: 2026'")
+
+    turns: Any = data.get("turns")
+    if turns is not None and (not _is_int(turns) or not (MIN_TURNS <= turns <= MAX_TURNS)
+                              or turns % 2):
+        problems.append(f"turns: {turns!r}; K must be even, from {MIN_TURNS} to {MAX_TURNS} "
+                        "(or remove the key to use each map's own K)")
+
+    time_limit = data.get("time_limit", 2.0)
+    if not _is_number(time_limit):
+        problems.append(f"time_limit: {time_limit!r} is not a number; give seconds, e.g. 2.0")
+    elif time_limit == 0:
+        problems.append("time_limit: 0 lifts the time limit, which a tournament never allows "
+                        "(every team must play under the same limit); give seconds, e.g. 2.0")
+    elif not (0 < time_limit <= TIME_LIMIT_MAX):
+        problems.append(f"time_limit: {time_limit!r}; give seconds above 0 and at most "
+                        f"{TIME_LIMIT_MAX:g} (the contest uses 2)")
+
+    memory = data.get("memory_limit_mb", 512)
+    lo, hi = MEMORY_MB_RANGE
+    if not _is_int(memory) or not (lo <= memory <= hi):
+        problems.append(f"memory_limit_mb: {memory!r}; give whole MiB from {lo} to {hi} "
+                        "(the contest uses 512)")
+
+    jobs = data.get("jobs")
+    if jobs is None:
+        jobs = os.cpu_count() or 1
+    elif not _is_int(jobs) or not (1 <= jobs <= JOBS_MAX):
+        problems.append(f"jobs: {jobs!r}; give the number of rounds to play at once, "
+                        f"1 to {JOBS_MAX} (or remove it to use the number of cores)")
+
+    paths: dict[str, Path] = {}
+    for key, default in (("output", DEFAULT_OUTPUT), ("maps_dir", "maps"), ("bots_dir", "bots")):
+        value = data.get(key, default)
+        if not isinstance(value, str) or not value.strip():
+            problems.append(f"{key}: {value!r} is not a path; give a folder, e.g. '{default}'")
+            value = default
+        paths[key] = _resolve_path(base, value)
+    maps_dir = paths["maps_dir"]
+    if not maps_dir.is_dir():
+        problems.append(f"maps_dir: {maps_dir} is not a folder; give the folder of the "
+                        "organisers' published maps (e.g. 'maps')")
+    bots_dir = bots_dir_override or paths["bots_dir"]
+
+    organiser, org_label, org_path = _organiser_map(data, base, seed, turns, problems)
+    entries = _teams(data.get("teams"), "teams" in data, maps_dir, bots_dir, base, problems)
+    # R19 is checked on every readable pick, even of a team with another problem.
+    picks = [(i, e) for i, e in enumerate(entries) if e is not None and e.game_map is not None]
+
+    # R19: three different seas in every match; the organisers' map off the list.
+    by_sea: dict[tuple[Any, ...], int] = {}
+    for i, t in picks:
+        sea = sea_key(t.game_map)
+        if sea in by_sea:
+            j = by_sea[sea]
+            other = entries[j]
+            assert other is not None
+            same = ("the same file" if other.map_path.resolve() == t.map_path.resolve()
+                    else f"the same sea as {other.map_path.name}")
+            problems.append(
+                f"teams[{i}].map: {t.map_spec!r} is {same}, already teams[{j}]'s map "
+                f"({other.name}); two teams may not pick the same map (ruling R19: a match "
+                f"needs 3 different maps); pick another map from {maps_dir}")
+        else:
+            by_sea[sea] = i
+    if organiser is not None:
+        okey = sea_key(organiser)
+        for i, t in picks:
+            if sea_key(t.game_map) == okey:
+                problems.append(
+                    f"teams[{i}].map: {t.map_spec!r} is the organisers' map (organiser_map); "
+                    f"ruling R19: the organisers' map is used in every match besides the "
+                    f"teams' own; pick another map from {maps_dir}")
+        picked = {t.map_path.resolve() for _, t in picks}
+        for listed, gm in _published(maps_dir):
+            if listed.resolve() in picked or (org_path and listed.resolve() == org_path.resolve()):
+                continue
+            if sea_key(gm) == okey:
+                problems.append(
+                    f"organiser_map: {org_label} is the same sea as {listed}, which is on the "
+                    f"published list ({maps_dir}); ruling R19: the organisers' map must "
+                    "differ from every listed map; make a new one, e.g. "
+                    "'organiser_map: {generate: {rows: 11, cols: 13, turns: 40, seed: 9}}'")
+
+    if problems:
+        raise ConfigError(source, problems)
+    assert organiser is not None and isinstance(seed, int) and isinstance(jobs, int)
+    return TournamentConfig(
+        path=base / Path(source).name, seed=seed, turns=turns, time_limit=float(time_limit),
+        memory_limit_mb=memory, jobs=jobs, output=paths["output"], maps_dir=maps_dir,
+        bots_dir=bots_dir, organiser_label=org_label, organiser_map=organiser,
+        teams=tuple(e.team for e in entries if e is not None and e.team is not None),
+    )
+
+
+def _published(maps_dir: Path) -> list[tuple[Path, GameMap]]:
+    """Every readable map of the published list (unreadable files are not maps: skipped)."""
+    out: list[tuple[Path, GameMap]] = []
+    if not maps_dir.is_dir():
+        return out
+    for p in sorted(maps_dir.iterdir()):
+        if not p.is_file():
+            continue
+        try:
+            out.append((p, map_from_text(read_text(p), str(p), allow_invalid=True)))
+        except MapError:
+            continue
+    return out
+
+
+def _organiser_map(data: dict[str, Any], base: Path, seed: Any, turns: Optional[int],
+                   problems: list[str]) -> tuple[Optional[GameMap], str, Optional[Path]]:
+    example = "'organiser_map: maps/organiser.txt' or 'organiser_map: {generate: {rows: 11, " \
+              "cols: 13, turns: 40, seed: 9}}'"
+    if "organiser_map" not in data:
+        problems.append(f"organiser_map: missing; add {example}")
+        return None, "", None
+    value = data["organiser_map"]
+    if isinstance(value, str) and value.strip():
+        p = _resolve_path(base, value)
+        try:
+            return load_map(p), value, p
+        except MapError as exc:
+            listed = "\n".join(f"      {x}" for x in exc.problems)
+            problems.append(f"organiser_map: {value} cannot be used:\n{listed}\n"
+                            f"    fix the file (judge validate {p}) or give another map")
+            return None, value, p
+    if isinstance(value, dict):
+        problems_before = len(problems)
+        problems += _unknown(value, ["generate"], "organiser_map", "the only key is")
+        gen = value.get("generate")
+        if not isinstance(gen, dict):
+            problems.append(f"organiser_map.generate: {gen!r}; give a mapping, e.g. {example}")
+            return None, "", None
+        problems += _unknown(gen, GENERATE_KEYS, "organiser_map.generate", "the keys are")
+        where = "organiser_map.generate"
+        rows: Any = gen.get("rows")
+        cols: Any = gen.get("cols")
+        for key, v in (("rows", rows), ("cols", cols)):
+            if v is None:
+                problems.append(f"{where}.{key}: missing; give an odd size from {MIN_SIZE} to {MAX_SIZE}")
+            elif not _is_int(v) or not (MIN_SIZE <= v <= MAX_SIZE) or v % 2 == 0:
+                problems.append(f"{where}.{key}: {v!r}; give an odd size from {MIN_SIZE} to {MAX_SIZE}")
+        gturns = gen.get("turns", turns if turns is not None else 40)
+        if not _is_int(gturns) or not (MIN_TURNS <= gturns <= MAX_TURNS) or gturns % 2:
+            problems.append(f"{where}.turns: {gturns!r}; K must be even, from {MIN_TURNS} to {MAX_TURNS}")
+        gseed = gen.get("seed", seed)
+        if not _is_int(gseed) or gseed < 0:
+            problems.append(f"{where}.seed: {gseed!r}; give a whole number >= 0 "
+                            "(default: the tournament's seed)")
+        danger = gen.get("danger", 0.12)
+        if not _is_number(danger) or not (0.0 <= danger <= 0.4):
+            problems.append(f"{where}.danger: {danger!r}; give the share of reefs, 0 to 0.4")
+        axis = gen.get("axis")
+        if axis is not None and axis not in AXIS_CHOICES:
+            problems.append(f"{where}.axis: {axis!r}; give one of {', '.join(AXIS_CHOICES)}")
+        if len(problems) > problems_before or not (_is_int(rows) and _is_int(cols)):
+            return None, "", None
+        label = f"generated {rows}x{cols} K={gturns} seed={gseed}"
+        try:
+            gm = generate_map(rows, cols, gturns, gseed, danger, axis, name=label)
+        except GenerateError as exc:
+            problems.append(f"{where}: {exc}; change the seed or the size")
+            return None, label, None
+        return gm, label, None
+    problems.append(f"organiser_map: {value!r}; give {example}")
+    return None, "", None
+
+
+def _label(path: Path, base: Path) -> str:
+    """A path as results show it: relative to the configuration's folder when inside it."""
+    try:
+        return str(path.relative_to(base))
+    except ValueError:
+        return str(path)
+
+
+def _find_map(spec: str, maps_dir: Path) -> Optional[Path]:
+    if "/" in spec or "\\" in spec or spec in ("", ".", ".."):
+        return None
+    for cand in (maps_dir / spec, maps_dir / f"{spec}.txt"):
+        if cand.is_file():
+            return cand
+    return None
+
+
+def _bot(spec: str, base: Path, bots_dir: Path) -> BotSpec:
+    """A bot as ``judge match`` takes it, with paths read from the configuration's folder."""
+    looks_like_path = os.sep in spec or "/" in spec or spec.startswith(".")
+    if not looks_like_path and (bots_dir / spec).exists():
+        target = bots_dir / spec
+    else:
+        target = _resolve_path(base, spec)
+        if not target.exists():
+            raise BotError(
+                f"bot {spec!r}: no such bot: neither a folder of {bots_dir} nor the path "
+                f"{target}; give a bot folder name or the path of the team's program")
+    return dataclasses.replace(resolve_bot(str(target), bots_dir), source=spec)
+
+
+@dataclass
+class _Entry:
+    """A team entry while it is checked: its map may be known even if its bot is not."""
+
+    name: str
+    map_spec: str
+    map_path: Path
+    game_map: GameMap
+    team: Optional[Team] = None  # set when everything about the team is right
+
+
+def _teams(value: Any, present: bool, maps_dir: Path, bots_dir: Path, base: Path,
+           problems: list[str]) -> list[Optional[_Entry]]:
+    example = "'teams: [{name: Alpha, bot: greedy, map: m1}, {name: Beta, bot: random, map: m2}]'"
+    if not present:
+        problems.append(f"teams: missing; add at least two teams, e.g. {example}")
+        return []
+    if not isinstance(value, list):
+        problems.append(f"teams: {type(value).__name__}; give a list of teams, e.g. {example}")
+        return []
+    if len(value) < 2:
+        problems.append(f"teams: {len(value)} team(s); a round robin needs at least 2, e.g. {example}")
+    if len(value) > MAX_TEAMS:
+        problems.append(f"teams: {len(value)} teams; at most {MAX_TEAMS}")
+    available = sorted(p.stem for p in maps_dir.glob("*.txt")) if maps_dir.is_dir() else []
+    seen_names: dict[str, int] = {}
+    out: list[Optional[_Entry]] = []
+    for i, entry in enumerate(value):
+        where = f"teams[{i}]"
+        if not isinstance(entry, dict):
+            problems.append(f"{where}: {entry!r}; give a mapping {{name: ..., bot: ..., map: ...}}")
+            out.append(None)
+            continue
+        before = len(problems)
+        problems += _unknown(entry, TEAM_KEYS, where, "a team has")
+        for key in TEAM_KEYS:
+            if key not in entry:
+                problems.append(f"{where}.{key}: missing; every team needs name, bot and map")
+            elif not isinstance(entry[key], (str, int)) or isinstance(entry[key], bool) \
+                    or not str(entry[key]).strip():
+                problems.append(f"{where}.{key}: {entry[key]!r}; give a word")
+        if len(problems) > before:
+            out.append(None)
+            continue
+        name, bot_spec, map_spec = (str(entry[k]).strip() for k in TEAM_KEYS)
+        if not NAME_RE.match(name) or "-vs-" in name.lower():
+            problems.append(
+                f"{where}.name: {name!r}; a name is 1 to 32 letters, digits, '_' or '-', starting "
+                "with a letter or digit and without '-vs-' (it names the match folders)")
+        elif name.casefold() in seen_names:
+            problems.append(f"{where}.name: {name!r} is already the name of "
+                            f"teams[{seen_names[name.casefold()]}]; give every team its own name")
+        else:
+            seen_names[name.casefold()] = i
+        bot: Optional[BotSpec] = None
+        try:
+            bot = _bot(bot_spec, base, bots_dir)
+        except BotError as exc:
+            problems.append(f"{where}.bot: {exc}")
+        map_path = _find_map(map_spec, maps_dir)
+        game_map: Optional[GameMap] = None
+        if map_path is None:
+            problems.append(
+                f"{where}.map: {map_spec!r} is not a map of the published list {maps_dir}; "
+                f"pick one of: {', '.join(available) or '(the folder has no .txt maps)'}")
+        else:
+            try:
+                game_map = load_map(map_path)
+            except MapError as exc:
+                listed = "\n".join(f"      {x}" for x in exc.problems)
+                problems.append(f"{where}.map: {map_path} is not a valid map:\n{listed}\n"
+                                f"    fix it (judge validate {map_path}) or pick another map")
+        if game_map is None or map_path is None:
+            out.append(None)
+            continue
+        entry_ = _Entry(name, map_spec, map_path, game_map)
+        if bot is not None and len(problems) == before:
+            entry_.team = Team(name, bot, map_spec, map_path, game_map, _label(map_path, base))
+        out.append(entry_)
+    return out

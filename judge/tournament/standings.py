@@ -1,0 +1,60 @@
+"""Standings from finished rounds (pure): ruling R18.
+
+Order: points, then rounds won, then total gold, then name.  The name is the
+last key so that the order is total and the same on every machine: names are
+compared case-insensitively first (``alpha`` and ``Beta`` sort as a person
+expects), then exactly (so ``Alpha`` and ``alpha`` still have an order).
+Ranks are positions 1..N: after the name no two rows are equal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Optional, Sequence
+
+#: The columns of standings.json and standings.csv, in order.
+COLUMNS = ("rank", "team", "points", "rounds_won", "draws", "losses", "gold")
+
+
+@dataclass(frozen=True)
+class RoundOutcome:
+    """What standings need from one finished round, seat by seat."""
+
+    seats: tuple[str, str]
+    gold: tuple[int, int]
+    points: tuple[int, int]
+    winner: Optional[int]  # seat index; None = draw
+
+
+def sort_key(row: dict[str, Any]) -> tuple[Any, ...]:
+    """R18: more points, more rounds won, more gold first; then the name."""
+    return (-row["points"], -row["rounds_won"], -row["gold"], row["team"].casefold(), row["team"])
+
+
+def standings(teams: Sequence[str], rounds: Iterable[RoundOutcome]) -> list[dict[str, Any]]:
+    """One row per team (teams without a round yet included), best first.
+
+    ``draws`` counts every drawn round, including a draw that gave 0 points
+    because a team had no gold; ``rounds_won + draws + losses`` is the number
+    of rounds the team played.
+    """
+    rows: dict[str, dict[str, Any]] = {
+        t: {"team": t, "points": 0, "rounds_won": 0, "draws": 0, "losses": 0, "gold": 0}
+        for t in teams
+    }
+    for r in rounds:
+        for s in (0, 1):
+            team = r.seats[s]
+            if team not in rows:
+                raise ValueError(f"a round names team {team!r}, which is not in the tournament")
+            row = rows[team]
+            row["points"] += r.points[s]
+            row["gold"] += r.gold[s]
+            if r.winner is None:
+                row["draws"] += 1
+            elif r.winner == s:
+                row["rounds_won"] += 1
+            else:
+                row["losses"] += 1
+    ordered = sorted(rows.values(), key=sort_key)
+    return [{"rank": i, **{k: row[k] for k in COLUMNS[1:]}} for i, row in enumerate(ordered, start=1)]

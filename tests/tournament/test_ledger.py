@@ -1,0 +1,90 @@
+"""The ledger: one transaction per round, a schema with a version, round trips on ':memory:'."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from judge.tournament.ledger import SCHEMA_VERSION, Ledger, LedgerError, LedgerRound
+
+
+def a_round(match: str = "A-vs-B", idx: int = 1, winner: int | None = 1) -> LedgerRound:
+    return LedgerRound(
+        match=match, round=idx, map_label="maps/m1.txt", seed=123456789012, seats=("B", "A"),
+        gold=(12, 30), points=(0, 20) if winner == 1 else (10, 10), winner=winner,
+        end_reason="turns", turns_played=6,
+        result={"map": "maps/m1.txt", "gold": [30, 12], "seats": ["B", "A"], "winner": 0},
+        finished_at="2026-01-01T00:00:00+00:00",
+    )
+
+
+def test_round_trip_in_memory() -> None:
+    with Ledger.create(":memory:", "hash1", {"seed": 1, "teams": []}) as ledger:
+        assert ledger.rounds() == [] and ledger.done() == set()
+        rounds = [a_round(idx=2), a_round(idx=1, winner=None), a_round("A-vs-C", 1)]
+        for r in rounds:
+            ledger.record(r)
+        assert ledger.rounds() == sorted(rounds, key=lambda r: r.key)
+        assert ledger.done() == {("A-vs-B", 1), ("A-vs-B", 2), ("A-vs-C", 1)}
+        assert ledger.config_hash == "hash1" and ledger.config == {"seed": 1, "teams": []}
+        assert ledger.meta("schema_version") == str(SCHEMA_VERSION)
+        got = ledger.rounds()[1]
+        assert got.winner == 1 and got.seats == ("B", "A") and got.outcome().winner == 1
+
+
+def test_a_round_is_recorded_once() -> None:
+    with Ledger.create(":memory:", "h", {}) as ledger:
+        ledger.record(a_round())
+        with pytest.raises(LedgerError, match="round 1 of A-vs-B"):
+            ledger.record(a_round())
+        assert len(ledger.rounds()) == 1
+        ledger.record(a_round(idx=2))  # the ledger is still usable
+        assert len(ledger.rounds()) == 2
+
+
+def test_a_failed_insert_leaves_nothing() -> None:
+    with Ledger.create(":memory:", "h", {}) as ledger:
+        bad = a_round()
+        object.__setattr__(bad, "round", 0)  # breaks CHECK (round >= 1)
+        with pytest.raises(LedgerError):
+            ledger.record(bad)
+        assert ledger.rounds() == []
+
+
+def test_the_winner_must_be_one_of_the_seats() -> None:
+    with Ledger.create(":memory:", "h", {}) as ledger:
+        conn = ledger._conn
+        with pytest.raises(sqlite3.IntegrityError):
+            conn.execute("INSERT INTO rounds VALUES ('X-vs-Y', 1, 'm', 1, 'X', 'Y', 0, 0, 0, 0, "
+                         "'Z', 'turns', 2, '{}', 'now')")
+
+
+def test_on_disk_it_survives_reopening_and_knows_its_version(tmp_path: Path) -> None:
+    path = tmp_path / "ledger.sqlite"
+    with Ledger.create(path, "h", {"seed": 5}) as ledger:
+        ledger.record(a_round())
+    with Ledger.open(path) as again:
+        assert again.rounds() == [a_round()]
+        assert again.config == {"seed": 5}
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+    with pytest.raises(LedgerError, match="already exists"):
+        Ledger.create(path, "h", {})
+
+
+def test_open_refuses_other_schemas_and_non_ledgers(tmp_path: Path) -> None:
+    with pytest.raises(LedgerError, match="no ledger"):
+        Ledger.open(tmp_path / "missing.sqlite")
+    other = tmp_path / "other.sqlite"
+    conn = sqlite3.connect(other)
+    conn.execute("CREATE TABLE t (x)")
+    conn.execute("PRAGMA user_version = 99")
+    conn.commit()
+    conn.close()
+    with pytest.raises(LedgerError, match="version 99"):
+        Ledger.open(other)
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"not a database at all" * 100)
+    with pytest.raises(LedgerError, match="not a ledger"):
+        Ledger.open(junk)
