@@ -87,7 +87,7 @@ def decide(raw: RawRun, limits: Limits, biggest_file: tuple[str, int] | None,
     if raw.timed_out:
         main_exit = raw.main_exit_s
         assert limits.time_s is not None
-        if main_exit is not None and main_exit < limits.time_s:
+        if main_exit is not None and main_exit < limits.time_s and sig is None:
             return result(Verdict.TLE, f"time limit {limits.time_s:g} s exceeded: the program exited after "
                                        f"{main_exit:.3f} s, but processes it started were still running "
                                        "at the limit; all were killed")

@@ -191,6 +191,20 @@ def test_r10_failed_runs(tmp_path: Path) -> None:
     assert "turn 3: RE" in stderr_log
 
 
+def test_r15_state_out_starts_absent_each_round(tmp_path: Path) -> None:
+    """The scripted bot counts its runs in STATE.OUT: round 2 must start again from line 1."""
+    bots = tmp_path / "bots"
+    make_bot(bots, "a", ["1 1", "1 2", "1 3", "1 4"])
+    make_bot(bots, "b", ["7 7", "7 6", "7 5", "7 4"])
+    sea = tmp_path / "sea.txt"
+    sea.write_text(SEA.format(k=4))
+    out = tmp_path / "out"
+    assert main(["match", str(bots / "a"), str(bots / "b"), "--map", str(sea), "--map", str(sea),
+                 "--allow-invalid-map", "--seed", "1", "--out", str(out), "--quiet"]) == 0
+    result = json.loads((out / "result.json").read_text())
+    assert [r["positions"] for r in result["rounds"]] == [[[1, 4], [7, 4]]] * 2
+
+
 def _strip_timings(obj: Any) -> Any:
     if isinstance(obj, dict):
         return {k: _strip_timings(v) for k, v in obj.items()
