@@ -107,10 +107,32 @@ def _attempt(rows: int, cols: int, ax: str, share: float, rng: random.Random) ->
             out.append(f + 1)
         return out
 
-    # Reefs: short random walls, never on or next to the centre.
+    # Reefs: first a fence around one or two pockets (rich gold behind reefs, with a gap or
+    # two, so a shield is a shortcut), then short random walls.  Never on or next to the centre.
     near_centre = set(nbrs(centre)) | {centre}
     target_reefs = int(share * size)
     placed = 0
+    pockets: list[int] = []
+    if share > 0 and rows * cols >= 81:
+        for _ in range(rng.randint(1, 2)):
+            pr, pc = rng.randrange(1, rows - 1), rng.randrange(1, cols - 1)
+            p = pr * cols + pc
+            if p in near_centre or mirror[p] in near_centre:
+                continue
+            ring = [
+                rr * cols + cc
+                for rr in range(pr - 2, pr + 3)
+                for cc in range(pc - 2, pc + 3)
+                if 0 <= rr < rows and 0 <= cc < cols and max(abs(rr - pr), abs(cc - pc)) == 2
+            ]
+            gaps = set(rng.sample(ring, min(len(ring), rng.randint(1, 2))))
+            for f in ring:
+                if f in gaps or f in near_centre or mirror[f] in near_centre:
+                    continue
+                if grid[f] != REEF and placed < target_reefs * 1.5:
+                    setv(f, REEF)
+                    placed += 1 if f == mirror[f] else 2
+            pockets.append(p)
     guard = 0
     while placed < target_reefs and guard < 200:
         guard += 1
@@ -155,17 +177,40 @@ def _attempt(rows: int, cols: int, ax: str, share: float, rng: random.Random) ->
             return None
     n_clusters = rng.randint(2, 4)
     centres = [rng.choice(candidates) for _ in range(n_clusters)]
+    centres += [min(p, mirror[p]) for p in pockets if grid[p] == 0]
+    spread = rng.uniform(0.15, 0.5)  # some maps are clustered, others more even
     weights = []
     for f in candidates:
         r, c = divmod(f, cols)
-        w = 0.4
+        w = spread
         for k in centres:
             kr, kc = divmod(k, cols)
             d = abs(r - kr) + abs(c - kc)
-            w += 3.0 / (1 + d * d)
+            w += 4.0 / (1 + d * d)
         weights.append(w)
     remaining = TOTAL_GOLD
     gold = {f: 0 for f in candidates}
+    # Pockets hold rich gold: the prize that makes their fence (and a shield) matter.
+    cand_set = set(candidates)
+    for p in pockets:
+        pr, pc = divmod(p, cols)
+        budget = rng.randint(10, 20)
+        inside = [  # as orbit representatives, like the candidates
+            min(rr * cols + cc, mirror[rr * cols + cc])
+            for rr in range(pr - 1, pr + 2)
+            for cc in range(pc - 1, pc + 2)
+            if 0 <= rr < rows and 0 <= cc < cols
+        ]
+        for f in inside:
+            if f not in cand_set or gold[f] or budget <= 0:
+                continue
+            g = min(rng.randint(2, MAX_GOLD_CELL), budget)
+            cost = g if f == mirror[f] else 2 * g
+            if cost > remaining - 2 or cost > budget * 2:
+                continue
+            gold[f] = g
+            remaining -= cost
+            budget -= cost
     guard = 0
     while remaining > 0:
         guard += 1

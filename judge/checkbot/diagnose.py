@@ -29,6 +29,7 @@ from judge.sandbox import Limits
 from judge.sandbox.verdicts import fmt_bytes
 
 from judge.checkbot.situations import AVOID_REEF, AVOID_WRECK, NEW_START, TAKE_GOLD, Situation
+from judge.maps import REEF
 
 ERROR, WARNING, ADVICE = "error", "warning", "advice"
 LEVELS = (ERROR, WARNING, ADVICE)
@@ -274,6 +275,9 @@ def _bad_start(game: Game, t: Pos) -> list[Finding]:
         reason = f"the start {_p(t)} {_cell_words(game, t)}: a start must be a cell holding 0"
     reason += "; the boat is placed at random"
     causes = _likely(t, game.valid_start, "a valid start")
+    if not causes and game.board.inside(t) and game.cell(t) == REEF:
+        return [Finding(ERROR, reason, "it seems to take D for open water: the judge writes "
+                        "reefs as D (ruling R1); read both D and W as a reef", "expects_w")]
     if not causes:
         return [Finding(ERROR, reason, "it does not check the cell: a start must be inside the map "
                         "and hold the number 0 (not gold, D or S)", "bad_start")]
