@@ -78,8 +78,9 @@ def resolve_bot(spec: str, bots_dir: Path = Path("bots"), build: bool = True) ->
         elif cand.is_file():
             return _from_executable(cand, spec)
     raise BotError(
-        f"bot {spec!r}: no such bot; give a folder name in {bots_dir}/ holding a {BOT_FILE}, "
-        "or a path to an executable file"
+        f"bot {spec!r}: no such bot; give a folder name in {bots_dir.resolve()}/ holding a "
+        f"{BOT_FILE} (bots/ is looked up from the current folder), or a path to an "
+        "executable file"
     )
 
 

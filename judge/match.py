@@ -39,6 +39,12 @@ class MatchResult:
     seed: int
     rounds: list[RoundResult] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
+    #: rounds the match was to have; result.json says ``complete: false`` until all are in
+    planned: Optional[int] = None
+
+    @property
+    def complete(self) -> bool:
+        return self.planned is None or len(self.rounds) >= self.planned
 
     @property
     def points(self) -> tuple[int, int]:
@@ -65,6 +71,8 @@ class MatchResult:
             "rounds": [r.as_dict() for r in self.rounds],
             "points": list(self.points),
             "winner": self.winner,
+            "rounds_planned": self.planned if self.planned is not None else len(self.rounds),
+            "complete": self.complete,
         }
         d.update(self.extra)
         return d
@@ -87,8 +95,13 @@ def play_match(
     observer_for: Optional[Callable[[int, RoundPlan], Optional[RoundObserver]]] = None,
     extra: Optional[dict[str, Any]] = None,
 ) -> MatchResult:
-    """Play every round in order; ``result.json`` is rewritten (atomically) after each one."""
-    result = MatchResult(list(names), seed, extra=dict(extra or {}))
+    """Play every round in order; ``result.json`` is rewritten (atomically) after each one.
+
+    Until the last round is in, result.json says ``"complete": false``, so a match
+    that was interrupted never passes for a finished shorter one.
+    """
+    result = MatchResult(list(names), seed, extra=dict(extra or {}), planned=len(rounds))
+    write_result(out_dir, result)
     for idx, plan in enumerate(rounds, start=1):
         cfg = RoundConfig(
             game_map=plan.game_map, map_label=plan.map_label, seed=round_seed(seed, idx),

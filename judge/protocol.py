@@ -48,14 +48,14 @@ def parse_move_out(data: Optional[bytes]) -> ParsedMove:
     """Exactly two integers on the first line; whitespace, tabs, CRLF and a BOM are fine."""
     if data is None:
         return ParsedMove(None, MoveStatus.NO_MOVE_OUT, None)
+    first = data.split(b"\n", 1)[0]  # only the first line counts (R10), whatever follows
     try:
-        text = data.decode("utf-8")
+        text = first.decode("utf-8")
     except UnicodeDecodeError:
-        first = data.split(b"\n", 1)[0][:RAW_CAP]
-        return ParsedMove(None, MoveStatus.UNREADABLE, first.decode("latin-1"))
+        return ParsedMove(None, MoveStatus.UNREADABLE, first[:RAW_CAP].decode("latin-1"))
     if text.startswith("\ufeff"):
         text = text[1:]
-    first_line = text.split("\n", 1)[0].rstrip("\r")
+    first_line = text.rstrip("\r")
     raw = first_line[:RAW_CAP]
     tokens = first_line.split()
     if len(tokens) != 2:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import json
 import os
 import secrets
@@ -28,6 +29,9 @@ from judge.evaluate import (
     render,
 )
 from judge.sandbox import Limits, Sandbox
+
+#: More rounds than this would take days; refuse rather than hang.
+MAX_ROUNDS = 100_000
 
 HELP = "play many rounds between two bots on generated maps and report statistics"
 DESCRIPTION = """\
@@ -92,9 +96,9 @@ def _fail(console: Console, msg: str, code: int = 2) -> int:
 
 def _request(args: argparse.Namespace) -> EvalRequest:
     """Check the options and resolve the bots (raises EvalError / BotError with the fix)."""
-    if args.rounds < 1:
-        raise EvalError(f"--rounds {args.rounds}: play at least 1 round")
-    if args.time_limit < 0 or args.time_limit > 60:
+    if args.rounds < 1 or args.rounds > MAX_ROUNDS:
+        raise EvalError(f"--rounds {args.rounds}: give 1 to {MAX_ROUNDS} rounds")
+    if not math.isfinite(args.time_limit) or args.time_limit < 0 or args.time_limit > 60:
         raise EvalError(f"--time-limit {args.time_limit}: give seconds from 0 (no limit) to 60")
     if args.memory_limit < 16 or args.memory_limit > 16384:
         raise EvalError(f"--memory-limit {args.memory_limit}: give MiB from 16 to 16384")

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import datetime as _dt
+import math
 import secrets
+import signal
 import sys
 from pathlib import Path
 from typing import Any, Optional
@@ -65,14 +67,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _fail(console: Console, msg: str, code: int = 2) -> int:
-    console.print(f"[bold red]judge match:[/] {msg}", highlight=False)
+    console.print(f"[bold red]judge match:[/] {msg}", highlight=False, soft_wrap=True)
     return code
 
 
 def _check_limits(args: argparse.Namespace) -> Optional[str]:
     if args.turns is not None and (args.turns < 2 or args.turns > 100 or args.turns % 2):
         return f"--turns {args.turns}: K must be even, from 2 to 100"
-    if args.time_limit < 0 or args.time_limit > 60:
+    if not math.isfinite(args.time_limit) or args.time_limit < 0 or args.time_limit > 60:
         return f"--time-limit {args.time_limit}: give seconds from 0 (no limit) to 60"
     if args.memory_limit < 16 or args.memory_limit > 16384:
         return f"--memory-limit {args.memory_limit}: give MiB from 16 to 16384"
@@ -101,9 +103,9 @@ def run(args: argparse.Namespace) -> int:
         plans.append(RoundPlan(gm, str(path)))
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     names = unique_names([b.name for b in bots])
-    out = args.out or Path("matches") / (
-        f"{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}-{names[0]}-vs-{names[1]}"
-    )
+    out, problem = _output_folder(args.out, names)
+    if problem:
+        return _fail(err_console, problem)
     limits = Limits(
         time_s=None if args.time_limit == 0 else args.time_limit,
         memory_bytes=args.memory_limit * 2**20,
@@ -112,6 +114,7 @@ def run(args: argparse.Namespace) -> int:
         sandbox = Sandbox()
     except (OSError, RuntimeError) as exc:
         return _fail(err_console, f"cannot set up the sandbox: {exc}", 3)
+    previous = _sigterm_as_interrupt()
     with sandbox:
         if not args.quiet:
             _header(console, bots, names, plans, seed, limits, sandbox, out)
@@ -127,11 +130,62 @@ def run(args: argparse.Namespace) -> int:
             return _fail(err_console, f"{exc}\n(the partial match is in {out})", 3)
         except ValueError as exc:  # e.g. a map with no room to start on, or an unreachable bot
             return _fail(err_console, str(exc), 2)
+        except KeyboardInterrupt:
+            return _fail(err_console, f"interrupted: the rounds finished so far are in {out} "
+                         "(its result.json says \"complete\": false)", 130)
+        finally:
+            _restore_sigterm(previous)
     if args.quiet:
         console.print(_result_line(result), highlight=False)
     else:
         _summary(console, result, out)
     return 0
+
+
+def _output_folder(given: Optional[Path], names: list[str]) -> tuple[Path, Optional[str]]:
+    """The match folder: a new or empty one, so old and new output never mix."""
+    if given is None:
+        stem = Path("matches") / (
+            f"{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}-{names[0]}-vs-{names[1]}"
+        )
+        out, n = stem, 1
+        while out.exists():
+            n += 1
+            out = stem.with_name(f"{stem.name}-{n}")
+    else:
+        out = given
+        if out.exists() and not out.is_dir():
+            return out, f"--out {out}: this is a file, not a folder; give a new folder"
+        if out.is_dir() and any(out.iterdir()):
+            return out, (f"--out {out}: the folder is not empty; give a new folder "
+                         "(or remove this one) so old and new results never mix")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        probe = out / ".write-test"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        return out, f"--out {out}: cannot write there ({exc.strerror or exc})"
+    return out, None
+
+
+def _sigterm_as_interrupt() -> Any:
+    """SIGTERM stops a match like Ctrl-C: running bots are killed, finished rounds are kept."""
+
+    def handler(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        return signal.signal(signal.SIGTERM, handler)
+    except ValueError:  # not the main thread (e.g. called from a test runner thread)
+        return signal.getsignal(signal.SIGTERM)
+
+
+def _restore_sigterm(previous: Any) -> None:
+    try:
+        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+    except (ValueError, TypeError):
+        pass
 
 
 def _observers(args: argparse.Namespace, console: Console, names: list[str]) -> Any:

@@ -205,14 +205,21 @@ def read_outputs(folder: str, names: list[str], cap: int, report: list[str]) -> 
     return out
 
 
-def write_inputs(folder: str, inputs: dict[str, bytes]) -> None:
-    """Create each input file afresh (the folder was just emptied; never through a link)."""
+def write_inputs(folder: str, inputs: dict[str, bytes],
+                 owner: tuple[int, int] | None = None) -> None:
+    """Create each input file afresh (the folder was just emptied; never through a link).
+
+    ``owner`` (uid, gid) hands the files to the seat's uid, so a program that opens
+    MAP.INP for reading and writing (Pascal's default file mode, C's "r+") works.
+    """
     dfd = os.open(folder, _OPEN_DIR)
     try:
         for name, data in inputs.items():
             fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
                          0o644, dir_fd=dfd)
             try:
+                if owner is not None:
+                    os.fchown(fd, owner[0], owner[1])
                 view = memoryview(data)
                 while view:
                     n = os.write(fd, view)

@@ -234,7 +234,9 @@ class Seat:
         discarded: list[str] = []
         try:
             self._clean(keep=True, report=discarded)
-            write_inputs(str(self.workdir), {k: bytes(v) for k, v in inputs.items()})
+            uid, gid = self.uid, self.gid
+            owner = (uid, gid) if uid is not None and gid is not None else None
+            write_inputs(str(self.workdir), {k: bytes(v) for k, v in inputs.items()}, owner)
         except OSError as exc:
             return self._ie(f"cannot prepare the folder of seat {self.name!r}: {exc}", tuple(discarded))
         cg: RunCgroup | None = None

@@ -316,7 +316,7 @@ def _check(data: dict[str, Any], base: Path, source: str,
                         "organisers' published maps (e.g. 'maps')")
     bots_dir = bots_dir_override or paths["bots_dir"]
 
-    organiser, org_label, org_path = _organiser_map(data, base, seed, turns, problems)
+    organiser, org_label, _org_path = _organiser_map(data, base, seed, turns, problems)
     entries = _teams(data.get("teams"), "teams" in data, maps_dir, bots_dir, base, problems)
     # R19 is checked on every readable pick, even of a team with another problem.
     picks = [(i, e) for i, e in enumerate(entries) if e is not None and e.game_map is not None]
@@ -347,7 +347,9 @@ def _check(data: dict[str, Any], base: Path, source: str,
                     f"teams' own; pick another map from {maps_dir}")
         picked = {t.map_path.resolve() for _, t in picks}
         for listed, gm in _published(maps_dir):
-            if listed.resolve() in picked or (org_path and listed.resolve() == org_path.resolve()):
+            # The published list is the map files directly in maps_dir; the organisers keep
+            # theirs elsewhere (e.g. maps/organiser/), so a listed file is never exempt.
+            if listed.resolve() in picked:
                 continue
             if sea_key(gm) == okey:
                 problems.append(
@@ -384,7 +386,7 @@ def _published(maps_dir: Path) -> list[tuple[Path, GameMap]]:
 
 def _organiser_map(data: dict[str, Any], base: Path, seed: Any, turns: Optional[int],
                    problems: list[str]) -> tuple[Optional[GameMap], str, Optional[Path]]:
-    example = "'organiser_map: maps/organiser.txt' or 'organiser_map: {generate: {rows: 11, " \
+    example = "'organiser_map: maps/organiser/final.txt' or 'organiser_map: {generate: {rows: 11, " \
               "cols: 13, turns: 40, seed: 9}}'"
     if "organiser_map" not in data:
         problems.append(f"organiser_map: missing; add {example}")

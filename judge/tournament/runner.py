@@ -207,6 +207,7 @@ def write_match_result(out: Path, cfg: TournamentConfig, pairing: Pairing,
         return
     result = MatchResult(
         list(pairing.teams), match_seed(cfg.seed, *pairing.teams), rounds=list(rounds),
+        planned=len(pairing.rounds),
         extra={"bots": [cfg.team(t).bot.source for t in pairing.teams], "time_limit_lifted": False},
     )
     write_result(out / pairing.folder, result)

@@ -205,3 +205,8 @@ def test_move_status_void_flags() -> None:
     for st in MoveStatus:
         if st not in (MoveStatus.MOVED, MoveStatus.PLACED, MoveStatus.STAYED):
             assert st.void
+
+
+def test_r10_only_the_first_line_is_decoded() -> None:
+    parsed = parse_move_out(b"1 2\n\xff\xfe garbage")
+    assert parsed.target == (1, 2) and parsed.status is None

@@ -236,9 +236,88 @@ def test_same_seed_same_result(tmp_path: Path) -> None:
     (["match", "no_such_bot", "random", "--map", "m1"], "no such bot"),
     (["match", "random", "random", "--map", "no_such_map"], "no such map"),
     (["match", "random", "random", "--map", "m1", "--turns", "7"], "--turns 7"),
+    (["match", "random", "random", "--map", "m1", "--time-limit", "nan"], "--time-limit nan"),
+    (["match", "random", "random", "--map", "m1", "--out", "/proc/no/such"], "cannot write"),
 ])
 def test_bad_arguments_give_a_message(argv: list[str], needle: str, capsys: Any) -> None:
     root = Path(__file__).resolve().parents[2]
     argv = argv + ["--bots-dir", str(root / "bots"), "--maps-dir", str(root / "maps")]
     assert main(argv) == 2
     assert needle in capsys.readouterr().err
+
+
+def test_map_inp_can_be_opened_read_write(tmp_path: Path) -> None:
+    """Pascal's default file mode and C's "r+" open MAP.INP for writing too: that must work."""
+    bot = tmp_path / "rw.py"
+    bot.write_text('#!/usr/bin/env python3\nwith open("MAP.INP", "r+") as f:\n    f.read()\n'
+                   'open("MOVE.OUT", "w").write("1 1\\n")\n')
+    bot.chmod(0o755)
+    sea = tmp_path / "sea.txt"
+    sea.write_text(SEA.format(k=4))
+    out = tmp_path / "out"
+    make_bot(tmp_path / "bots", "b", ["7 7", "-"])
+    assert main(["match", str(bot), str(tmp_path / "bots" / "b"), "--map", str(sea),
+                 "--allow-invalid-map", "--seed", "1", "--out", str(out), "--quiet"]) == 0
+    turns = [json.loads(x) for x in (out / "round-1" / "replay.jsonl").read_text().splitlines()[1:]]
+    assert all(t["verdicts"][0] == "OK" for t in turns)
+
+
+def test_out_folder_must_be_new_or_empty(tmp_path: Path, capsys: Any) -> None:
+    root = Path(__file__).resolve().parents[2]
+    base = ["match", "random", "random", "--map", "m1", "--bots-dir", str(root / "bots"),
+            "--maps-dir", str(root / "maps"), "--quiet", "--seed", "1"]
+    a_file = tmp_path / "file"
+    a_file.write_text("x")
+    assert main(base + ["--out", str(a_file)]) == 2
+    assert "is a file" in capsys.readouterr().err
+    used = tmp_path / "used"
+    assert main(base + ["--out", str(used)]) == 0
+    result = json.loads((used / "result.json").read_text())
+    assert result["complete"] is True and result["rounds_planned"] == 1
+    assert main(base + ["--out", str(used)]) == 2
+    assert "not empty" in capsys.readouterr().err
+
+
+def test_sigterm_keeps_finished_rounds_marked_incomplete(tmp_path: Path) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    bots = tmp_path / "bots"
+    make_bot(bots, "a", ["1 1"] + ["!sleep 0.3 1 2", "!sleep 0.3 1 1"] * 10)
+    make_bot(bots, "b", ["7 7"] + ["!sleep 0.3 7 6", "!sleep 0.3 7 7"] * 10)
+    sea = tmp_path / "sea.txt"
+    sea.write_text(SEA.format(k=6))
+    out = tmp_path / "out"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "judge", "match", str(bots / "a"), str(bots / "b"),
+         "--map", str(sea), "--map", str(sea), "--allow-invalid-map", "--seed", "2",
+         "--out", str(out), "--quiet"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if len(json.loads((out / "result.json").read_text())["rounds"]) == 1:
+                break
+        except (OSError, ValueError, KeyError):
+            pass
+        time.sleep(0.05)
+    time.sleep(0.5)  # well inside round 2
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130, err
+    assert b"interrupted" in err
+    result = json.loads((out / "result.json").read_text())
+    assert len(result["rounds"]) == 1 and result["complete"] is False
+    assert result["rounds_planned"] == 2
+    time.sleep(0.2)
+    leftovers = [p for p in psutil.process_iter(["cmdline"])
+                 if any("scripted_bot.py" in c for c in (p.info["cmdline"] or []))
+                 and str(tmp_path) in " ".join(p.info["cmdline"] or []) or
+                 any(str(bots) in c for c in (p.info["cmdline"] or []))]
+    assert not [p for p in leftovers if p.pid != os.getpid()]

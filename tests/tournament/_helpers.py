@@ -48,7 +48,7 @@ def config_dict(n_teams: int = 3, bots: Optional[Sequence[str]] = None, **overri
         "output": "out",
         "maps_dir": str(MAPS),
         "bots_dir": str(BOTS),
-        "organiser_map": str(MAPS / "organiser.txt"),
+        "organiser_map": str(MAPS / "organiser" / "final.txt"),
         "teams": [{"name": TEAM_NAMES[i], "bot": bots[i], "map": f"m{i + 1}"}
                   for i in range(n_teams)],
     }

@@ -38,12 +38,12 @@ def test_the_projects_example_judge_yaml_is_valid() -> None:
     assert cfg.team_names == ["Alpha", "Beta", "Gamma"]
     assert [t.map_spec for t in cfg.teams] == ["m1", "m2", "m3"]
     assert cfg.seed == 2026 and cfg.jobs == 2 and cfg.output == ROOT / "matches" / "final"
-    assert cfg.organiser_label == "maps/organiser.txt"
+    assert cfg.organiser_label == "maps/organiser/final.txt"
 
 
 def test_defaults_and_paths_relative_to_the_config_file(tmp_path: Path) -> None:
     copy_maps(tmp_path / "sea")
-    shutil.copy(MAPS / "organiser.txt", tmp_path / "org.txt")
+    shutil.copy(MAPS / "organiser" / "final.txt", tmp_path / "org.txt")
     data = config_dict(2, maps_dir="sea", organiser_map="org.txt")
     for key in ("time_limit", "memory_limit_mb", "jobs", "output", "turns"):
         del data[key]
@@ -198,17 +198,26 @@ def test_r19_organisers_map_equal_to_a_teams_pick(tmp_path: Path) -> None:
     assert "teams[1].map" in msg and "organisers' map" in msg and "R19" in msg
 
 
-def test_r19_a_team_picking_the_organisers_file(tmp_path: Path) -> None:
-    data = config_dict(2)
-    data["teams"][1]["map"] = "organiser"  # maps/organiser.txt is in the folder
+def test_r19_a_team_picking_the_organisers_map(tmp_path: Path) -> None:
+    sea = copy_maps(tmp_path / "sea")
+    shutil.copy(MAPS / "organiser" / "final.txt", sea / "copy.txt")
+    data = config_dict(2, maps_dir=str(sea))
+    data["teams"][1]["map"] = "copy"
     msg = refused(tmp_path, data)
     assert "teams[1].map" in msg and "organisers' map" in msg
 
 
-def test_the_organisers_file_may_live_in_maps_dir(tmp_path: Path) -> None:
-    # The example keeps maps/organiser.txt beside the list: it is not compared with itself.
+def test_r19_a_listed_file_as_the_organisers_map(tmp_path: Path) -> None:
+    # m4 is on the published list (picked by nobody): it cannot be the organisers' map.
+    sea = copy_maps(tmp_path / "sea")
+    msg = refused(tmp_path, config_dict(3, maps_dir=str(sea), organiser_map=str(sea / "m4.txt")))
+    assert "organiser_map" in msg and "m4.txt" in msg and "R19" in msg
+
+
+def test_the_organisers_file_in_a_subfolder_is_off_the_list(tmp_path: Path) -> None:
+    # The example keeps maps/organiser/final.txt below the list's folder, not on the list.
     cfg = load_config(write_config(tmp_path, config_dict(3)))
-    assert format_map(cfg.organiser_map) == format_map(load_map(MAPS / "organiser.txt"))
+    assert format_map(cfg.organiser_map) == format_map(load_map(MAPS / "organiser" / "final.txt"))
 
 
 # -------------------------------------------------------------- map files

@@ -69,7 +69,7 @@ def check_tournament_folder(out: Path, n_teams: int) -> None:
         assert len(result["rounds"]) == 3
         maps = [r["map"] for r in result["rounds"]]
         assert len(set(maps)) == 3  # three different maps; the organisers' last
-        assert maps[2].endswith("organiser.txt")
+        assert maps[2].endswith("final.txt")
         assert [r["seats"][0] for r in result["rounds"]] == [a, b, a]
         for idx, r in enumerate(result["rounds"], start=1):
             assert r["points"] == points_by_the_rules(r["gold"])
