@@ -14,6 +14,7 @@ from rich.text import Text
 
 from judge.rules import EndReason, score
 from judge.views.board import turn_view
+from judge.views.live import stdin_line
 from judge.views.replayfile import MatchReplay, ReplayError, RoundReplay, load
 
 HELP = "show a saved round: the board at a turn, step through it, or write an HTML replay"
@@ -54,15 +55,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="write a self-contained HTML replay to FILE instead")
 
 
-def _stdin_line() -> Optional[str]:
-    try:
-        line = sys.stdin.readline()
-    except (OSError, ValueError):
-        return None
-    return line if line else None
-
-
-def run(args: argparse.Namespace, read_line: ReadLine = _stdin_line) -> int:
+def run(args: argparse.Namespace, read_line: ReadLine = stdin_line) -> int:
     console = Console(highlight=False, markup=False)  # team names and paths may hold "[...]"
     err = Console(stderr=True, highlight=False)
 

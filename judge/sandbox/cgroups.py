@@ -108,7 +108,8 @@ def _host_path(mount: Mount, group: str) -> str:
     return os.path.join(mount.mountpoint, group.lstrip("/"))
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid exists (a stale judge's leftovers are swept)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -131,7 +132,7 @@ def _sweep_stale(parent: str) -> None:
             pid = int(name[len(PREFIX):].split("-")[0])
         except ValueError:
             continue
-        if pid == os.getpid() or _pid_alive(pid):
+        if pid == os.getpid() or pid_alive(pid):
             continue
         top = os.path.join(parent, name)
         for sub in _listdirs(top):

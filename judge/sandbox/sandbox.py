@@ -9,6 +9,7 @@ import tempfile
 import threading
 from pathlib import Path
 
+from judge.sandbox.cgroups import pid_alive
 from judge.sandbox.folders import remove_tree
 from judge.sandbox.probe import Machine, isolation, probe
 from judge.sandbox.seat import Seat
@@ -22,16 +23,6 @@ ROOT_BASE = "/var/lib/ocean-judge"
 _STALE = re.compile(r"^sandbox-(\d+)-[0-9a-z_]+$")
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def _default_root() -> str:
     if os.geteuid() == 0:
         os.makedirs(ROOT_BASE, mode=0o711, exist_ok=True)
@@ -40,7 +31,7 @@ def _default_root() -> str:
             raise SandboxError(f"{ROOT_BASE} must be a root-owned folder not writable by others")
         for name in os.listdir(ROOT_BASE):   # left by judges that died
             mt = _STALE.match(name)
-            if mt and not _pid_alive(int(mt.group(1))):
+            if mt and not pid_alive(int(mt.group(1))):
                 remove_tree(os.path.join(ROOT_BASE, name))
         path = tempfile.mkdtemp(prefix=f"sandbox-{os.getpid()}-", dir=ROOT_BASE)
     else:

@@ -28,7 +28,7 @@ FRAME_S = 0.12
 PROMPT = "Enter: next turn, q + Enter: stop watching (the round goes on) > "
 
 
-def _stdin_line() -> Optional[str]:
+def stdin_line() -> Optional[str]:
     """One line typed by the user, or None at end of input."""
     try:
         line = sys.stdin.readline()
@@ -41,7 +41,7 @@ class WatchSession:
     """Shared by the rounds of one match: ``q`` stops watching for the rest of the match."""
 
     def __init__(self, console: Console, names: Sequence[str], step: bool = False,
-                 read_line: Callable[[], Optional[str]] = _stdin_line,
+                 read_line: Callable[[], Optional[str]] = stdin_line,
                  frame_s: Optional[float] = None):
         self.console = console
         self.names = list(names)
