@@ -1,0 +1,1046 @@
+"""Ocean Treasure reference bot: the decision, as a pure function.
+
+``decide(map_text, state_text) -> (move_text, new_state_text)`` reads one
+MAP.INP (and the STATE.OUT of the previous turn, or None) and returns what to
+write to MOVE.OUT and STATE.OUT.  No files, no clock, no randomness: the same
+inputs always give the same move.  Only ``heapq`` is imported, so the bot
+starts fast; it runs under any Python >= 3.8.
+
+Outline
+-------
+* Inference (STATE.OUT keeps the total K, the shield cells, the treasure and
+  a few counts about the opponent): the opponent's gold is 100 (+ the
+  treasure once it appeared) minus our gold minus the gold still on the map;
+  it took a shield when an S cell vanished without us standing on it; it has
+  sunk when it stands on a reef without a shield (the only way it can sink
+  while we still float).
+* Opponent model: a greedy collector (value / distance, less for gold we
+  reach first), simulated turn by turn over the turns left: when it would
+  take each gold cell and how much it would have at half time.
+* Planner: for each possible first move, a beam search over routes
+  (sequences of gold / shield / treasure cells), bucketed by arrival turn.  A
+  cell is worth its gold if we arrive before the opponent's predicted arrival
+  (less if the opponent could be there first), plus a share of it when that
+  denies the opponent.  The half-time rule is exact inside the search: a route
+  more than 20 ahead at turn K/2 wins at once, one more than 20 behind loses;
+  otherwise the route knows the treasure (3/4 of the gap, at the centre, from
+  turn K/2 + 1).
+* Tactics: every first move gets a collision probability from where the
+  opponent may go (learnt from how often it came into our reach so far).  A
+  collision freezes the gold: a win when we lead (so we ram), a loss when we
+  trail (so we keep clear), a draw when level.  The move with the best
+  expected result wins.
+* Placement: the 0-cell whose best route within K - 1 moves is richest; on a
+  re-ask, the same cell once more, then the best other cells.
+"""
+
+from heapq import heappush, heapreplace
+
+REEF = -1
+SHIELD = -2
+INF = 1 << 20
+TAG = "REF2"
+TOTAL_GOLD = 100
+
+# Search and model parameters (module constants so experiments can tune them).
+WIDTH = 12           # beam: nodes kept per arrival turn, per first move
+WIDTH1 = 16          # beam of the first pass (one search from the boat)
+BRANCH = 6           # children per node (plus shields / treasure)
+GAMMA = 0.985        # discount per turn: earlier gold is safer gold
+RHO = 0.25           # share of a denied cell counted as the opponent's loss when gold
+RHO_MAX = 1.0        # is plentiful ... and when every cell will be taken by someone
+RATE = 1.0           # gold a boat collects per turn, roughly (for the above)
+LAM = 0.92           # a cell the opponent could reach first survives a turn with this
+MU = 0.9             # denial weight per turn the opponent would arrive after us
+PRED_T = 1000        # the opponent model's takes are trusted this many turns ahead
+HALF_W = 30.0        # value (in gold) of ending the round at half time
+HALF_S0 = 2.0        # uncertainty of the half-time gap: S0 + S1 * sqrt(turns to go)
+HALF_S1 = 1.0
+RACE_LOST = 0.5      # opponent model: gold we reach first looks this much
+PASSES = 1           # 2: the opponent model reacts to our first plan
+OPP_MODEL = 1        # 0: plan as if the opponent took nothing
+SCALE0 = 4.0         # uncertainty of the final gold difference: SCALE0 + SCALE1 * sqrt(turns)
+SCALE1 = 2.5
+ANCHOR_MIX = 0.5     # the outcome estimate: this share from the rollout, the rest from the plan
+ROLL_STOPS = 3       # the calibration rollout follows the plan this far, then goes greedy
+RAM_PRIOR = 0.15     # prior chance a ram finds the opponent (before any evidence)
+ENTER_PRIOR = 1.0    # prior counts of the opponent entering our reach (in, out)
+STALL = 0.02         # penalty per repeated stay while nothing changes
+POOL = 6             # routes from the boat tried on every first move
+HALF_RULE = 1        # 0: ignore the half-time rule (experiments)
+PLACE_CANDIDATES = 10
+SAME_START = 0
+OPP_STARTS = 1       # placement: the opponent's likely start cells considered
+PLACE_HORIZON = 30
+PLACE_WIDTH = 10
+
+
+# --------------------------------------------------------------------------
+# Reading MAP.INP and STATE.OUT
+# --------------------------------------------------------------------------
+
+def cell_value(tok):
+    t = tok.upper()
+    if t == "D" or t == "W":
+        return REEF
+    if t == "S":
+        return SHIELD
+    try:
+        v = int(t)
+    except ValueError:
+        return REEF
+    return v if v > 0 else 0
+
+
+class Sea(object):
+    """One MAP.INP: geometry, the grid and the boats (flat indexes, -1 = none)."""
+
+    def __init__(self, text):
+        tok = text.split()
+        self.rows, self.cols, self.k = int(tok[0]), int(tok[1]), int(tok[2])
+        i1, j1, i2, j2 = (int(x) for x in tok[3:7])
+        self.gold = int(tok[7])
+        self.shield = int(tok[8]) != 0
+        R, C = self.rows, self.cols
+        n = R * C
+        cells = tok[9:9 + n]
+        cells += ["D"] * (n - len(cells))
+        self.grid = [cell_value(t) for t in cells]
+        self.n = n
+        self.me = self.flat(i1, j1)
+        self.opp = self.flat(i2, j2)
+        self.centre = (R // 2) * C + C // 2
+        nbr = []
+        for r in range(R):
+            base = r * C
+            for c in range(C):
+                lst = []
+                if r > 0:
+                    lst.append(base - C + c)
+                if c > 0:
+                    lst.append(base + c - 1)
+                if c < C - 1:
+                    lst.append(base + c + 1)
+                if r < R - 1:
+                    lst.append(base + C + c)
+                nbr.append(lst)
+        self.nbr = nbr
+
+    def flat(self, i, j):
+        if 1 <= i <= self.rows and 1 <= j <= self.cols:
+            return (i - 1) * self.cols + (j - 1)
+        return -1
+
+    def rc(self, f):
+        return f // self.cols + 1, f % self.cols + 1
+
+
+def parse_state(text):
+    st = {}
+    if not text:
+        return st
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != TAG:
+        return st
+    for line in lines[1:]:
+        parts = line.split()
+        if not parts:
+            continue
+        try:
+            st[parts[0]] = [int(x) for x in parts[1:]]
+        except ValueError:
+            continue
+    return st
+
+
+def format_state(st):
+    lines = [TAG]
+    for key in sorted(st):
+        lines.append(key + "".join(" %d" % v for v in st[key]))
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------
+# Distances
+# --------------------------------------------------------------------------
+
+class Paths(object):
+    """BFS distances, cached per (source, shielded).  Wrecks block both modes."""
+
+    def __init__(self, sea, blocked):
+        grid, nbr = sea.grid, sea.nbr
+        self.adj = (
+            [[v for v in nbr[u] if grid[v] != REEF and v not in blocked] for u in range(sea.n)],
+            [[v for v in nbr[u] if v not in blocked] for u in range(sea.n)],
+        )
+        self.n = sea.n
+        self.cache = {}
+
+    def dist(self, src, shielded):
+        key = src * 2 + (1 if shielded else 0)
+        d = self.cache.get(key)
+        if d is None:
+            adj = self.adj[1 if shielded else 0]
+            d = [INF] * self.n
+            d[src] = 0
+            queue = [src]
+            for u in queue:
+                nd = d[u] + 1
+                for v in adj[u]:
+                    if d[v] > nd:
+                        d[v] = nd
+                        queue.append(v)
+            self.cache[key] = d
+        return d
+
+
+# --------------------------------------------------------------------------
+# The situation of one turn
+# --------------------------------------------------------------------------
+
+def first(st, key, default):
+    v = st.get(key)
+    return v[0] if v else default
+
+
+class Situation(object):
+    """What MAP.INP and STATE.OUT tell about the round, and what we infer."""
+
+    def __init__(self, sea, st):
+        self.sea = sea
+        self.st = st
+        grid = sea.grid
+        k_total = first(st, "k", 0)
+        if k_total < sea.k:
+            k_total = sea.k if sea.k % 2 == 0 else sea.k + 1
+        self.k_total = k_total
+        half = k_total // 2
+        # Move index (1 = this turn) after which the half-time check happens.
+        self.t_half = sea.k - half if sea.k > half and HALF_RULE else 0
+        # Treasure: its value is on the centre on the first turn after half time.
+        tv = first(st, "tv", -1)
+        if self.t_half == 0 and tv < 0:
+            c = grid[sea.centre]
+            tv = c if c > 0 else 0
+        self.tv = tv
+        on_map = 0
+        for v in grid:
+            if v > 0:
+                on_map += v
+        extra = tv if self.t_half == 0 and tv > 0 else 0
+        self.opp_gold = max(0, TOTAL_GOLD + extra - sea.gold - on_map)
+        # Shields: one that vanished while we were not on it went to the opponent.
+        now_shields = [u for u, v in enumerate(grid) if v == SHIELD]
+        if "os" in st:
+            opp_shield = st["os"][0] != 0
+            for u in st.get("sh", []):
+                if 0 <= u < sea.n and grid[u] != SHIELD and u != sea.me:
+                    opp_shield = True
+        else:
+            # No history: assume it has one unless both are still on the map.
+            opp_shield = len(now_shields) < 2
+        self.opp_shield = opp_shield
+        self.shields = now_shields
+        self.opp_alive = sea.opp >= 0 and not (grid[sea.opp] == REEF and not opp_shield)
+        blocked = set()
+        if sea.opp >= 0 and not self.opp_alive:
+            blocked.add(sea.opp)  # a wreck: deadly, shield or not
+        self.paths = Paths(sea, blocked)
+        self.observe()
+
+    def observe(self):
+        """Update the counts of how the opponent moves relative to our reach.
+
+        ``ob`` = [turns it could enter our reach while not leading, turns it
+        did, turns seen, turns it moved as our model predicted, the same two
+        counts while it was leading].
+        """
+        sea, st = self.sea, self.st
+        ob = list(st.get("ob", []))
+        ob += [0] * (6 - len(ob))
+        last = st.get("last", [])
+        self.stall = first(st, "stall", 0)
+        if len(last) >= 4 and sea.me >= 0 and sea.opp >= 0 and self.opp_alive:
+            me0, opp0, pred0, lead0 = last[0], last[1], last[2], last[3]
+            if 0 <= me0 < sea.n and 0 <= opp0 < sea.n:
+                reach = set(sea.nbr[me0])
+                reach.add(me0)
+                opts = set(sea.nbr[opp0])
+                opts.add(opp0)
+                i = 4 if lead0 > 0 else 0
+                if reach & opts:
+                    ob[i] += 1
+                    if sea.opp in reach:
+                        ob[i + 1] += 1
+                ob[2] += 1
+                if sea.opp == pred0:
+                    ob[3] += 1
+            if me0 == sea.me and opp0 == sea.opp:
+                self.stall += 1
+            else:
+                self.stall = 0
+        self.ob = ob
+
+    def new_state(self, move, predicted):
+        st = {"k": [self.k_total], "sh": self.shields, "os": [1 if self.opp_shield else 0],
+              "tv": [self.tv], "ob": self.ob,
+              "last": [self.sea.me, self.sea.opp, predicted,
+                       1 if self.opp_gold > self.sea.gold else 0],
+              "stall": [self.stall if move == self.sea.me else 0]}
+        return st
+
+
+# --------------------------------------------------------------------------
+# Opponent model
+# --------------------------------------------------------------------------
+
+def predict_opponent(sit, H, t_half, t_pred, our_take):
+    """Simulate a greedy opponent for H moves.
+
+    Returns (take, gain_by, pos_at): the move index at which it collects each
+    cell, its cumulative gain after each move, and its position after each move.
+    ``our_take`` maps cells to the move at which our plan collects them.
+    """
+    sea = sit.sea
+    pos = sea.opp
+    gain_by = [0] * (H + 1)
+    pos_at = [pos] * (H + 1)
+    take = {}
+    if not sit.opp_alive or pos < 0:
+        return take, gain_by, pos_at
+    grid = sea.grid
+    paths = sit.paths
+    sh = sit.opp_shield
+    vals = {}
+    for u, v in enumerate(grid):
+        if v > 0:
+            vals[u] = v
+    shields = set(sit.shields) if not sh else set()
+    our_d = paths.dist(sea.me, sea.shield) if sea.me >= 0 else None
+    pending = sorted((t, c) for c, t in our_take.items())
+    pi = 0
+    centre = sea.centre
+    gain = 0
+    target = -1
+    for t in range(1, H + 1):
+        if t_half >= 1 and t == t_half + 1 and t_pred > 0:
+            vals[centre] = t_pred
+        while pi < len(pending) and pending[pi][0] < t:
+            vals.pop(pending[pi][1], None)
+            pi += 1
+        if target < 0 or target not in vals:
+            target = -1
+            best = 0.0
+            left = H - t + 1
+            for c, v in vals.items():
+                d = paths.dist(c, sh)[pos]
+                if d <= 0 or d > left:
+                    continue
+                if our_d is not None:
+                    od = our_d[c]
+                    if od < t - 1 + d:
+                        v = v * RACE_LOST
+                    elif od == t - 1 + d:
+                        v = v * 0.75
+                sc = v / d
+                if sc > best:
+                    best, target = sc, c
+        if target < 0:
+            gain_by[t] = gain
+            pos_at[t] = pos
+            continue
+        dt = paths.dist(target, sh)
+        want = dt[pos] - 1
+        nxt = -1
+        for v in paths.adj[1 if sh else 0][pos]:
+            if dt[v] == want:
+                if nxt < 0 or (v in vals and nxt not in vals):
+                    nxt = v
+        if nxt < 0:
+            gain_by[t] = gain
+            pos_at[t] = pos
+            target = -1
+            continue
+        pos = nxt
+        if pos in vals:
+            if our_take.get(pos, INF) > t:
+                gain += vals[pos]
+                take[pos] = t
+            del vals[pos]
+        elif pos in shields:
+            shields.discard(pos)
+            sh = True
+            target = -1
+        gain_by[t] = gain
+        pos_at[t] = pos
+    return take, gain_by, pos_at
+
+
+# --------------------------------------------------------------------------
+# Route planner
+# --------------------------------------------------------------------------
+
+class Plan(object):
+    __slots__ = ("score", "diff", "node", "half_end")
+
+    def __init__(self, score, diff, node, half_end):
+        self.score, self.diff, self.node, self.half_end = score, diff, node, half_end
+
+
+class Planner(object):
+    """Route search against one opponent prediction.
+
+    A node is a tuple: 0 score, 1 t (moves made), 2 cell, 3 shielded,
+    4 mask of keys taken, 5 gain, 6 stolen, 7 stolen before half time,
+    8 treasure value (-1 = not known yet), 9 parent, 10 key of the first stop.
+    """
+
+    def __init__(self, sit, H, t_half, my_gold, opp_gold, opp, sh0):
+        self.sit = sit
+        sea = sit.sea
+        grid = sea.grid
+        self.paths = sit.paths
+        self.H, self.t_half = H, t_half
+        self.my_gold = my_gold
+        take, gain_by, _ = opp
+        opp_total = gain_by[H] if H < len(gain_by) else gain_by[-1]
+        opp_half = gain_by[t_half] if 1 <= t_half < len(gain_by) else 0
+        # The opponent's gold at half time and at the end, as the model says;
+        # final() caps its gain by what we leave on the map.
+        self.opp_gold = opp_gold
+        self.opp_half = opp_half
+        self.opp_total = opp_total
+        self.left = sum(v for v in grid if v > 0)
+        # Denial: worth a full cell to us when the two boats will clear the map
+        # anyway (the opponent cannot make up for it), less when gold is plenty.
+        scarce = 2.0 * RATE * H / max(1.0, self.left + (15 if t_half > 0 else 0))
+        self.rho = RHO + (RHO_MAX - RHO) * (scarce if scarce < 1.0 else 1.0)
+        self.half_scale = HALF_S0 + HALF_S1 * (t_half if t_half > 0 else 0) ** 0.5
+        self.future_treasure = t_half >= 1
+        kcell, kval, kopp = [], [], []
+        take = dict((c, t) for c, t in take.items() if t <= PRED_T)
+        specials = []  # shields and the future treasure: always considered
+        self.kshield = set()
+        self.centre_key = -1
+        for u, v in enumerate(grid):
+            if v > 0:
+                kcell.append(u)
+                kval.append(v)
+                kopp.append(take.get(u, INF))
+        for u, v in enumerate(grid):
+            if v == SHIELD and not sh0:
+                self.kshield.add(len(kcell))
+                specials.append(len(kcell))
+                kcell.append(u)
+                kval.append(0)
+                kopp.append(take.get(u, INF))
+        if self.future_treasure and grid[sea.centre] == 0:
+            self.centre_key = len(kcell)
+            specials.append(len(kcell))
+            kcell.append(sea.centre)
+            kval.append(0)
+            kopp.append(take.get(sea.centre, INF))
+        self.kcell, self.kval, self.kopp, self.specials = kcell, kval, kopp, specials
+        self.kidx = dict((c, k) for k, c in enumerate(kcell))
+        odist = None
+        if sit.opp_alive and sea.opp >= 0:
+            odist = self.paths.dist(sea.opp, sit.opp_shield)
+        # ka: the opponent's earliest arrival at each key (the treasure: once it is there).
+        ka = []
+        for k, c in enumerate(kcell):
+            a = odist[c] if odist is not None else INF
+            if k == self.centre_key and a < t_half + 1:
+                a = t_half + 1
+            ka.append(a)
+        self.ka = ka
+        self.lam = [LAM ** i for i in range(H + 3)]
+        self.mu = [MU ** i for i in range(H + 3)]
+        self.ngold = len(kcell) - len(specials)
+        self.vmax = max(kval) if kval else 0
+        gpow = [1.0]
+        for _ in range(H + 2):
+            gpow.append(gpow[-1] * GAMMA)
+        self.gpow = gpow
+        self.orders = {}
+
+    def order(self, cell, sh):
+        """Gold keys by distance from cell: [(d, k)], nearest first."""
+        key = cell * 2 + (1 if sh else 0)
+        o = self.orders.get(key)
+        if o is None:
+            dl = self.paths.dist(cell, sh)
+            kcell = self.kcell
+            o = [(dl[kcell[k]], k) for k in range(self.ngold)]
+            o.sort()
+            self.orders[key] = o
+        return o
+
+    def value(self, k, t2, v):
+        """(expected gold, expected denial) of taking key k at move t2."""
+        a = self.ka[k]
+        if t2 < a:
+            if self.kopp[k] < INF:
+                return v, v
+            if a - t2 - 1 < len(self.mu):
+                return v, v * self.mu[a - t2 - 1]
+            return v, 0.0
+        ev = v * self.lam[t2 - a + 1] if t2 - a + 1 < len(self.lam) else 0.0
+        return ev, ev
+
+    def root(self, cell, t, sh, gain=0):
+        """A start node: ``cell`` reached at move t (gold on it not yet counted)."""
+        tv = self.sit.tv if self.t_half == 0 else -1
+        mask, stolen, stolen_h, score, g = 0, 0.0, 0.0, 0.0, 0.0
+        k = self.key_of(cell) if gain else -1
+        if k >= 0:
+            mask = 1 << k
+            g, den = self.value(k, t, gain)
+            score = (g + self.rho * den) * self.gpow[t]
+            stolen = den
+            if self.ka[k] <= self.t_half:
+                stolen_h = den
+        return (score, t, cell, sh, mask, g, stolen, stolen_h, tv, None, -1)
+
+    def key_of(self, cell):
+        return self.kidx.get(cell, -1)
+
+    def half(self, gain, stolen_h):
+        """(bonus, treasure value) when the route is at half time with this gain.
+
+        The bonus values the half-time rule: HALF_W times (chance the gap is
+        over 20 our way - chance it is over 20 theirs), gaps being uncertain.
+        """
+        o = self.opp_half - self.rho * stolen_h
+        if o > self.left - gain:
+            o = self.left - gain
+        dh = self.my_gold + gain - self.opp_gold - o
+        s = self.half_scale
+        bonus = HALF_W * (sigmoid_win(dh - 20.5, s) - sigmoid_win(-20.5 - dh, s))
+        return bonus, int(3 * (dh if dh > 0 else -dh)) // 4
+
+    def final(self, score, t, gain, stolen, stolen_h):
+        """(score, diff, False, treasure value) of a route stopping at move t."""
+        if self.future_treasure and t <= self.t_half:
+            bonus, t_cross = self.half(gain, stolen_h)
+            score += bonus
+        else:
+            t_cross = 0
+        o = self.opp_total - self.rho * stolen
+        if o > self.left - gain:
+            o = self.left - gain
+        return score, self.my_gold + gain - self.opp_gold - o, False, t_cross
+
+    def retime(self, root, seq):
+        """The best Plan (node None) of following the key sequence ``seq`` from ``root``.
+
+        Stops that are taken, gone or out of time are skipped; the route may
+        stop after any stop.
+        """
+        H, t_half = self.H, self.t_half
+        kcell, kval, kopp, ka = self.kcell, self.kval, self.kopp, self.ka
+        centre_key, kshield, gpow = self.centre_key, self.kshield, self.gpow
+        score, t, cell, sh, mask, gain, stolen, stolen_h, tv = root[:9]
+        best = None
+        for k in seq:
+            fs, fd, fe, t_cross = self.final(score, t, gain, stolen, stolen_h)
+            if best is None or fs > best.score:
+                best = Plan(fs, fd, None, fe)
+            if (mask >> k) & 1:
+                continue
+            c = kcell[k]
+            d = self.paths.dist(cell, sh)[c]
+            if d >= INF:
+                continue
+            crossing = self.future_treasure and t <= t_half
+            if k == centre_key:
+                if d == 0:
+                    d = 2
+                t2 = t + d
+                if t2 <= t_half:
+                    t2 = t_half + 1
+                v = t_cross if crossing else tv
+            else:
+                if d == 0:
+                    continue
+                t2 = t + d
+                v = kval[k]
+            if t2 > H or t2 >= kopp[k]:
+                continue
+            if crossing and t2 > t_half:
+                score += self.half(gain, stolen_h)[0]
+                tv = t_cross
+            if v > 0:
+                ev, den = self.value(k, t2, v)
+                g = gpow[t2]
+                score += (ev + self.rho * den) * g
+                gain += ev
+                stolen += den
+                if ka[k] <= t_half:
+                    stolen_h += den
+            mask |= 1 << k
+            if k in kshield:
+                sh = True
+            cell, t = c, t2
+        fs, fd, fe, _ = self.final(score, t, gain, stolen, stolen_h)
+        if best is None or fs > best.score:
+            best = Plan(fs, fd, None, fe)
+        return best
+
+    def search(self, root, width, branch=BRANCH):
+        """Beam search from ``root``: (best Plan, {first stop key: best Plan})."""
+        H, t_half = self.H, self.t_half
+        kcell, kval, kopp, ka = self.kcell, self.kval, self.kopp, self.ka
+        specials, centre_key, kshield = self.specials, self.centre_key, self.kshield
+        gpow, vmax, lam, mu, rho = self.gpow, self.vmax, self.lam, self.mu, self.rho
+        nlam, nmu = len(lam), len(mu)
+        future_treasure = self.future_treasure
+        paths = self.paths
+        buckets = [[] for _ in range(H + 2)]
+        t0 = root[1]
+        buckets[t0].append(root)
+        best = None
+        firsts = {}
+        for t in range(t0, H + 1):
+            bucket = buckets[t]
+            if not bucket:
+                continue
+            buckets[t] = None
+            if len(bucket) > 1:
+                bucket.sort(key=lambda x: -x[0])
+            kept = []
+            seen = set()
+            for node in bucket:
+                key = (node[2], node[4], node[3])
+                if key in seen:
+                    continue
+                seen.add(key)
+                kept.append(node)
+                if len(kept) >= width:
+                    break
+            for node in kept:
+                score, _, cell, sh, mask, gain, stolen, stolen_h, tv, _, fk = node
+                # The route may stop here: how does the round end?
+                crossing = future_treasure and t <= t_half
+                fs, fd, half_end, t_cross = self.final(score, t, gain, stolen, stolen_h)
+                if best is None or fs > best.score:
+                    best = Plan(fs, fd, node, half_end)
+                if fk >= 0:
+                    b = firsts.get(fk)
+                    if b is None or fs > b.score:
+                        firsts[fk] = Plan(fs, fd, node, half_end)
+                # Children: the best `branch` gold cells by expected value per turn.
+                heap = []
+                for d, k in self.order(cell, sh):
+                    if d >= INF:
+                        break
+                    t2 = t + d
+                    if t2 > H:
+                        break
+                    if len(heap) >= branch and vmax <= heap[0][0] * d:
+                        break
+                    if d == 0 or (mask >> k) & 1 or t2 >= kopp[k]:
+                        continue
+                    v = kval[k]
+                    a = ka[k]
+                    if t2 < a:
+                        ev = v
+                        i = a - t2 - 1
+                        if kopp[k] < INF:
+                            den = v
+                        else:
+                            den = v * mu[i] if i < nmu else 0.0
+                    else:
+                        i = t2 - a + 1
+                        ev = den = v * lam[i] if i < nlam else 0.0
+                    r = ev / d
+                    if len(heap) < branch:
+                        heappush(heap, (r, k, t2, ev, den))
+                    elif r > heap[0][0]:
+                        heapreplace(heap, (r, k, t2, ev, den))
+                cands = heap
+                if specials:
+                    dl = paths.dist(cell, sh)
+                    for k in specials:
+                        if (mask >> k) & 1:
+                            continue
+                        c = kcell[k]
+                        d = dl[c]
+                        if d >= INF:
+                            continue
+                        if k == centre_key:
+                            if d == 0:
+                                d = 2
+                            t2 = t + d
+                            if t2 <= t_half:
+                                t2 = t_half + 1
+                            v = t_cross if crossing else tv
+                            if v <= 0 or t2 > H or t2 >= kopp[k]:
+                                continue
+                            ev, den = self.value(k, t2, v)
+                            cands.append((0.0, k, t2, ev, den))
+                        elif d > 0 and t + d <= H and not sh:
+                            cands.append((0.0, k, t + d, 0.0, 0.0))
+                hb = fs - score if crossing else 0.0  # the half-time bonus, if crossing
+                for _, k, t2, ev, den in cands:
+                    g = gpow[t2]
+                    nsth = stolen_h + den if ka[k] <= t_half else stolen_h
+                    ntv = t_cross if (crossing and t2 > t_half) else tv
+                    nscore = score + (ev + rho * den) * g
+                    if crossing and t2 > t_half:
+                        nscore += hb
+                    buckets[t2].append((nscore, t2, kcell[k],
+                                        sh or k in kshield, mask | (1 << k), gain + ev,
+                                        stolen + den, nsth, ntv, node, k if fk < 0 else fk))
+        return best, firsts
+
+    def keys(self, node):
+        """The key sequence of a plan's stops (the root excluded)."""
+        out = []
+        kidx = self.kidx
+        while node is not None and node[9] is not None:
+            out.append(kidx[node[2]])
+            node = node[9]
+        out.reverse()
+        return out
+
+
+def plan_cells(node):
+    """The (cell, move index) list of a plan, first stop first (the root excluded)."""
+    out = []
+    while node is not None and node[9] is not None:
+        out.append((node[2], node[1]))
+        node = node[9]
+    out.reverse()
+    return out
+
+
+# --------------------------------------------------------------------------
+# Moving
+# --------------------------------------------------------------------------
+
+def sigmoid_win(diff, scale):
+    x = diff / scale
+    if x > 30:
+        return 1.0
+    if x < -30:
+        return 0.0
+    return 1.0 / (1.0 + 2.718281828459045 ** (-x))
+
+
+def greedy_target(paths, vals, pos, sh, t, H, rival_d):
+    """The greedy model's target from pos before move t (-1 = none)."""
+    target, best = -1, 0.0
+    left = H - t + 1
+    for c, v in vals.items():
+        d = paths.dist(c, sh)[pos]
+        if d <= 0 or d > left:
+            continue
+        if rival_d is not None:
+            od = rival_d[c]
+            if od < d:
+                v = v * RACE_LOST
+            elif od == d:
+                v = v * 0.75
+        sc = v / d
+        if sc > best:
+            best, target = sc, c
+    return target
+
+
+def step_towards(paths, pos, target, sh, vals):
+    """Next cell on a shortest path to target (preferring gold), or -1."""
+    dt = paths.dist(target, sh)
+    want = dt[pos] - 1
+    nxt = -1
+    for v in paths.adj[1 if sh else 0][pos]:
+        if dt[v] == want:
+            if nxt < 0 or (v in vals and nxt not in vals):
+                nxt = v
+    return nxt
+
+
+def rollout(sit, start, t0, sh0, gain0, seq):
+    """Play the rest of the round under models: we follow ``seq`` (cells) from
+    ``start`` (reached at move t0), then go greedy; the opponent is greedy.
+    Returns the final gold difference (ours - theirs), or the half-time gap
+    when that ends the round.
+    """
+    sea = sit.sea
+    grid = sea.grid
+    paths = sit.paths
+    H, t_half = sea.k, sit.t_half
+    vals = {}
+    for u, v in enumerate(grid):
+        if v > 0:
+            vals[u] = v
+    shields = set(sit.shields)
+    mine = sea.gold + gain0
+    theirs = sit.opp_gold
+    vals.pop(start, None)
+    if start in shields:
+        shields.discard(start)
+    me, msh = start, sh0
+    opp, osh = sea.opp, sit.opp_shield
+    alive = sit.opp_alive and opp >= 0
+    i = 0
+    target = -1
+    for t in range(t0, H + 1):
+        if t > t0 or t0 == 0:
+            # our move t
+            while i < len(seq) and seq[i] not in vals and seq[i] not in shields:
+                i += 1
+            if i < len(seq):
+                goal = seq[i]
+            else:
+                goal = greedy_target(paths, vals, me, msh, t, H,
+                                     paths.dist(opp, osh) if alive else None)
+            if goal >= 0 and goal != me:
+                nxt = step_towards(paths, me, goal, msh, vals)
+                if nxt >= 0:
+                    me = nxt
+                    if me in vals:
+                        mine += vals.pop(me)
+                    elif me in shields:
+                        shields.discard(me)
+                        msh = True
+        if alive:
+            if target < 0 or target not in vals:
+                target = greedy_target(paths, vals, opp, osh, t, H, paths.dist(me, msh))
+            if target >= 0:
+                nxt = step_towards(paths, opp, target, osh, vals)
+                if nxt >= 0:
+                    opp = nxt
+                    if opp in vals:
+                        theirs += vals.pop(opp)
+                    elif opp in shields:
+                        shields.discard(opp)
+                        osh = True
+                        target = -1
+        if t == t_half and t_half >= 1:
+            gap = mine - theirs
+            if gap > 20 or gap < -20:
+                return gap
+            tv = 3 * abs(gap) // 4
+            if tv > 0:
+                vals[sea.centre] = tv
+    return mine - theirs
+
+
+def choose_move(sit):
+    """(move cell, the opponent's predicted next cell)."""
+    sea = sit.sea
+    grid = sea.grid
+    me, oppc = sea.me, sea.opp
+    H = sea.k
+    t_half = sit.t_half
+    my_gold, opp_gold = sea.gold, sit.opp_gold
+    sh = sea.shield
+
+    t_pred = 3 * abs(my_gold - opp_gold) // 4
+    opp = predict_opponent(sit, H, t_half, t_pred, {})
+    if not OPP_MODEL:
+        opp = ({}, opp[1], opp[2])
+    predicted = opp[2][1] if len(opp[2]) > 1 else oppc
+    planner = Planner(sit, H, t_half, my_gold, opp_gold, opp, sh)
+
+    # Candidate first moves: stay, or an enterable neighbour (never a wreck,
+    # never a reef without a shield).
+    options = [me]
+    for v in sea.nbr[me]:
+        if v == oppc and not sit.opp_alive:
+            continue
+        if grid[v] == REEF and not sh:
+            continue
+        options.append(v)
+
+    # Where may the opponent be after this move?  `enter` = how likely it is
+    # to come into our reach, learnt from the turns it could (prior 1/2).
+    q = {}
+    if sit.opp_alive and oppc >= 0:
+        dests = [oppc]
+        for v in sea.nbr[oppc]:
+            if grid[v] == REEF and not sit.opp_shield:
+                continue
+            dests.append(v)
+        reach = set(sea.nbr[me])
+        reach.add(me)
+        inside = [d for d in dests if d in reach]
+        if inside:
+            ob = sit.ob
+            i = 4 if opp_gold > my_gold else 0
+            if my_gold > opp_gold:
+                # Ramming: count on it only as much as it has come near before.
+                enter = (ob[1] + ob[5] + RAM_PRIOR) / (ob[0] + ob[4] + 1.0)
+            else:
+                enter = (ob[i + 1] + ENTER_PRIOR) / (ob[i] + 2.0 * ENTER_PRIOR)
+            hit = (ob[3] + 1.0) / (ob[2] + 2.0)
+            if len(inside) == len(dests):
+                enter = 1.0
+            weights = {}
+            for d in inside:
+                weights[d] = 1.0 + (3.0 * hit if d == predicted else 0.0)
+            total = sum(weights.values())
+            for d in inside:
+                q[d] = enter * weights[d] / total
+    if my_gold > opp_gold:
+        u_coll = 1.0
+    elif my_gold < opp_gold:
+        u_coll = 0.0
+    else:
+        u_coll = 0.5 if my_gold > 0 else 0.0  # a 0-0 draw scores nothing
+    scale = SCALE0 + SCALE1 * H ** 0.5
+
+    # Routes: the best ones from the boat (one per first stop) and from each
+    # first move; every first move is then scored with every route (re-timed),
+    # so that two moves are compared on the same routes.
+    roots = []
+    for c in options:
+        nsh = sh or grid[c] == SHIELD
+        gain = grid[c] if (grid[c] > 0 and c != me) else 0
+        roots.append(planner.root(c, 1, nsh, gain))
+    top, firsts = planner.search(planner.root(me, 0, sh), WIDTH1)
+    pool = []
+    for plan in sorted(firsts.values(), key=lambda p: -p.score)[:POOL]:
+        pool.append(planner.keys(plan.node))
+    for root in roots:
+        plan = planner.search(root, WIDTH)[0]
+        pool.append(planner.keys(plan.node))
+    values = []
+    for root in roots:
+        best, best_seq = None, None
+        for seq in pool:
+            plan = planner.retime(root, seq)
+            if best is None or plan.score > best.score:
+                best, best_seq = plan, seq
+        values.append((best, best_seq))
+    # Calibrate: play out the best move's route against the greedy model.
+    ai = max(range(len(values)), key=lambda i: values[i][0].score)
+    anchor, aseq = values[ai]
+    c = options[ai]
+    gain = grid[c] if (grid[c] > 0 and c != me) else 0
+    d_anchor = rollout(sit, c, 1, sh or grid[c] == SHIELD, gain,
+                       [planner.kcell[k] for k in aseq[:ROLL_STOPS]])
+    d_anchor = ANCHOR_MIX * d_anchor + (1.0 - ANCHOR_MIX) * anchor.diff
+
+    best_move, best_u = me, None
+    for c, (plan, _) in zip(options, values):
+        if c == me:
+            p = q.get(me, 0.0)
+        else:
+            p = q.get(c, 0.0)
+            if c == oppc:
+                p += q.get(me, 0.0)
+        if p > 1.0:
+            p = 1.0
+        u_plan = sigmoid_win(d_anchor + (plan.score - anchor.score), scale)
+        u_plan += 0.0005 * (plan.score - anchor.score)
+        if c == me and sit.stall:
+            u_plan -= STALL * sit.stall
+        u = p * u_coll + (1.0 - p) * u_plan
+        if best_u is None or u > best_u + 1e-12:
+            best_move, best_u = c, u
+    return best_move, predicted
+
+
+# --------------------------------------------------------------------------
+# Placement
+# --------------------------------------------------------------------------
+
+def choose_start(sit, tried):
+    """A 0-cell whose best route within K - 1 moves is richest, given where the
+    opponent probably starts (the cells richest in nearby gold)."""
+    sea = sit.sea
+    grid = sea.grid
+    paths = sit.paths
+    zeros = [u for u, v in enumerate(grid) if v == 0]
+    if not zeros:
+        return 0
+    golds = [(u, v) for u, v in enumerate(grid) if v > 0]
+    H = max(1, sea.k - 1)
+    dists = [paths.dist(u, False) for u, _ in golds]
+    # Quick scores: ours (gold near the cell, as soon as it can be reached)
+    # and the common "sum of gold * 0.75^distance" other bots start from.
+    decay = 0.8 if H >= 10 else 0.6
+    pw = [decay ** d for d in range(sea.n + 1)]
+    pw2 = [0.75 ** d for d in range(sea.n + 1)]
+    quick, theirs = [], []
+    for z in zeros:
+        s = s2 = 0.0
+        for (u, v), dl in zip(golds, dists):
+            d = dl[z]
+            if d < INF:
+                s2 += v * pw2[d]
+                if d <= H:
+                    s += v * pw[d]
+        quick.append((s, -z, z))
+        theirs.append((s2, -z, z))
+    quick.sort(reverse=True)
+    theirs.sort(reverse=True)
+    if tried and len(tried) == 1 and tried[0] in zeros:
+        return tried[0]  # the other side may have moved on: insist once
+    if tried:
+        # It wants the cell we collided on; it will name another one now.
+        likely = [tried[0]]
+        second = -1
+    else:
+        likely = [z for _, _, z in theirs[:OPP_STARTS]]
+        second = theirs[OPP_STARTS][2] if len(theirs) > OPP_STARTS else -1
+    cands = [z for _, _, z in quick if z not in tried][:PLACE_CANDIDATES]
+    for z in likely:
+        if z not in cands and z not in tried:
+            cands.append(z)
+    if not cands:
+        return zeros[0]
+    hor = min(H, PLACE_HORIZON)
+    scored = []
+    for z in cands:
+        total, n = 0.0, 0
+        for o in likely:
+            if o == z:
+                # Both name it: after the re-ask we insist and it names another
+                # cell, usually a near one (and a boat that keeps clear of ours
+                # leaves us the area): valued as if alone.
+                o = second if SAME_START else -1
+            total += start_value(sit, z, o, hor)
+            n += 1
+        scored.append((total / max(1, n), -z, z))
+    scored.sort(reverse=True)
+    idx = 1 if len(tried) >= 3 and len(scored) > 1 else 0
+    return scored[idx][2]
+
+
+def start_value(sit, z, opp_at, H):
+    """Route value from z when the opponent starts at opp_at (-1: nowhere) and
+    takes every cell it reaches first."""
+    take = {}
+    if opp_at >= 0:
+        od = sit.paths.dist(opp_at, False)
+        for u, v in enumerate(sit.sea.grid):
+            if v > 0:
+                take[u] = od[u]
+    opp = (take, [0] * (H + 2), [opp_at] * (H + 2))
+    planner = Planner(sit, H, 0, 0, 0, opp, False)
+    return planner.search(planner.root(z, 0, False), PLACE_WIDTH, 5)[0].score
+
+
+# --------------------------------------------------------------------------
+# Entry point
+# --------------------------------------------------------------------------
+
+def decide(map_text, state_text):
+    """One turn: (MOVE.OUT text, STATE.OUT text)."""
+    sea = Sea(map_text)
+    st = parse_state(state_text)
+    if sea.me < 0:
+        # Placement.  STATE.OUT present at a placement turn = re-ask (R12).
+        sit = Situation(sea, {"k": [sea.k], "os": [0], "sh": []})
+        tried = [z for z in st.get("tries", []) if 0 <= z < sea.n] if state_text else []
+        z = choose_start(sit, tried)
+        new = {"k": [sea.k], "tries": tried + [z], "os": [0], "tv": [-1],
+               "sh": [u for u, v in enumerate(sea.grid) if v == SHIELD]}
+        i, j = sea.rc(z)
+        return "%d %d\n" % (i, j), format_state(new)
+    sit = Situation(sea, st)
+    move, predicted = choose_move(sit)
+    i, j = sea.rc(move)
+    return "%d %d\n" % (i, j), format_state(sit.new_state(move, predicted))
