@@ -46,11 +46,11 @@ TOTAL_GOLD = 100
 WIDTH = 12           # beam: nodes kept per arrival turn, per first move
 WIDTH1 = 16          # beam of the first pass (one search from the boat)
 BRANCH = 6           # children per node (plus shields / treasure)
-GAMMA = 0.985        # discount per turn: earlier gold is safer gold
+GAMMA = 0.975        # discount per turn: earlier gold is safer gold
 RHO = 0.25           # share of a denied cell counted as the opponent's loss when gold
 RHO_MAX = 1.0        # is plentiful ... and when every cell will be taken by someone
 RATE = 1.0           # gold a boat collects per turn, roughly (for the above)
-LAM = 0.92           # a cell the opponent could reach first survives a turn with this
+LAM = 0.97           # a cell the opponent could reach first survives a turn with this
 MU = 0.9             # denial weight per turn the opponent would arrive after us
 PRED_T = 1000        # the opponent model's takes are trusted this many turns ahead
 HALF_W = 30.0        # value (in gold) of ending the round at half time
@@ -70,6 +70,11 @@ POOL = 6             # routes from the boat tried on every first move
 HALF_RULE = 1        # 0: ignore the half-time rule (experiments)
 PLACE_CANDIDATES = 10
 SAME_START = 0
+INSIST = 1
+EVADE_MODEL = 0      # model an opponent that keeps out of our reach as such...
+PER_ROOT = 1         # ... with a prediction per first move
+EVADE_MIN = 3        # ... once seen this often near us
+EVADE_RATE = 0.15    # ... entering our reach at most this often
 OPP_STARTS = 1       # placement: the opponent's likely start cells considered
 PLACE_HORIZON = 30
 PLACE_WIDTH = 10
@@ -294,12 +299,14 @@ class Situation(object):
 # Opponent model
 # --------------------------------------------------------------------------
 
-def predict_opponent(sit, H, t_half, t_pred, our_take):
+def predict_opponent(sit, H, t_half, t_pred, our_take, our_at=None):
     """Simulate a greedy opponent for H moves.
 
     Returns (take, gain_by, pos_at): the move index at which it collects each
     cell, its cumulative gain after each move, and its position after each move.
-    ``our_take`` maps cells to the move at which our plan collects them.
+    ``our_take`` maps cells to the move at which our plan collects them;
+    ``our_at`` (our position after each move), when given, makes it keep out
+    of our reach, as a boat that avoids collisions does.
     """
     sea = sit.sea
     pos = sea.opp
@@ -352,10 +359,28 @@ def predict_opponent(sit, H, t_half, t_pred, our_take):
         dt = paths.dist(target, sh)
         want = dt[pos] - 1
         nxt = -1
-        for v in paths.adj[1 if sh else 0][pos]:
-            if dt[v] == want:
-                if nxt < 0 or (v in vals and nxt not in vals):
-                    nxt = v
+        adj = paths.adj[1 if sh else 0][pos]
+        if our_at is not None:
+            u = our_at[t - 1] if t - 1 < len(our_at) else our_at[-1]
+            near = sea.nbr[u]
+            for v in adj:
+                if dt[v] == want and v != u and v not in near:
+                    if nxt < 0 or (v in vals and nxt not in vals):
+                        nxt = v
+            if nxt < 0 and (pos == u or pos in near):
+                best_d = INF
+                for v in adj:
+                    if v != u and v not in near and dt[v] < best_d:
+                        best_d, nxt = dt[v], v
+            if nxt < 0 and pos != u and pos not in near:
+                gain_by[t] = gain
+                pos_at[t] = pos
+                continue  # it waits out of our reach
+        if nxt < 0:
+            for v in adj:
+                if dt[v] == want:
+                    if nxt < 0 or (v in vals and nxt not in vals):
+                        nxt = v
         if nxt < 0:
             gain_by[t] = gain
             pos_at[t] = pos
@@ -704,6 +729,32 @@ class Planner(object):
         return out
 
 
+def our_positions(sit, cells, H, first=-1):
+    """Our position after each move 0..H following the plan's (cell, move) stops
+    (after a first move to ``first`` when given)."""
+    sea, paths = sit.sea, sit.paths
+    pos, sh = sea.me, sea.shield
+    out = [pos]
+    i = 0
+    t0 = 1
+    if first >= 0:
+        pos = first
+        sh = sh or sea.grid[pos] == SHIELD
+        out.append(pos)
+        t0 = 2
+    for t in range(t0, H + 1):
+        while i < len(cells) and (cells[i][0] == pos and cells[i][1] <= t):
+            i += 1
+        if i < len(cells) and cells[i][0] != pos:
+            nxt = step_towards(paths, pos, cells[i][0], sh, ())
+            if nxt >= 0:
+                pos = nxt
+                if sea.grid[pos] == SHIELD:
+                    sh = True
+        out.append(pos)
+    return out
+
+
 def plan_cells(node):
     """The (cell, move index) list of a plan, first stop first (the root excluded)."""
     out = []
@@ -840,8 +891,21 @@ def choose_move(sit):
     opp = predict_opponent(sit, H, t_half, t_pred, {})
     if not OPP_MODEL:
         opp = ({}, opp[1], opp[2])
-    predicted = opp[2][1] if len(opp[2]) > 1 else oppc
     planner = Planner(sit, H, t_half, my_gold, opp_gold, opp, sh)
+    top, firsts = planner.search(planner.root(me, 0, sh), WIDTH1)
+    evader = False
+    if EVADE_MODEL and sit.opp_alive and oppc >= 0 and top.node[9] is not None:
+        ob = sit.ob
+        n_obs, n_in = ob[0] + ob[4], ob[1] + ob[5]
+        if n_obs >= EVADE_MIN and n_in <= EVADE_RATE * n_obs:
+            # It keeps out of our reach: predict it against our planned path.
+            evader = True
+            top_cells = plan_cells(top.node)
+            path = our_positions(sit, top_cells, H)
+            opp = predict_opponent(sit, H, t_half, t_pred, {}, path)
+            planner = Planner(sit, H, t_half, my_gold, opp_gold, opp, sh)
+            top, firsts = planner.search(planner.root(me, 0, sh), WIDTH1)
+    predicted = opp[2][1] if len(opp[2]) > 1 else oppc
 
     # Candidate first moves: stay, or an enterable neighbour (never a wreck,
     # never a reef without a shield).
@@ -893,23 +957,30 @@ def choose_move(sit):
     # Routes: the best ones from the boat (one per first stop) and from each
     # first move; every first move is then scored with every route (re-timed),
     # so that two moves are compared on the same routes.
-    roots = []
+    # Against a boat that keeps out of our reach, each first move gets its own
+    # prediction of it (where we stand decides where it cannot go).
+    roots, planners = [], []
     for c in options:
         nsh = sh or grid[c] == SHIELD
         gain = grid[c] if (grid[c] > 0 and c != me) else 0
-        roots.append(planner.root(c, 1, nsh, gain))
-    top, firsts = planner.search(planner.root(me, 0, sh), WIDTH1)
+        pl = planner
+        if evader and PER_ROOT:
+            path = our_positions(sit, top_cells, H, c)
+            pl = Planner(sit, H, t_half, my_gold, opp_gold,
+                         predict_opponent(sit, H, t_half, t_pred, {}, path), sh)
+        planners.append(pl)
+        roots.append(pl.root(c, 1, nsh, gain))
     pool = []
     for plan in sorted(firsts.values(), key=lambda p: -p.score)[:POOL]:
         pool.append(planner.keys(plan.node))
-    for root in roots:
-        plan = planner.search(root, WIDTH)[0]
-        pool.append(planner.keys(plan.node))
+    for pl, root in zip(planners, roots):
+        plan = pl.search(root, WIDTH)[0]
+        pool.append(pl.keys(plan.node))
     values = []
-    for root in roots:
+    for pl, root in zip(planners, roots):
         best, best_seq = None, None
         for seq in pool:
-            plan = planner.retime(root, seq)
+            plan = pl.retime(root, seq)
             if best is None or plan.score > best.score:
                 best, best_seq = plan, seq
         values.append((best, best_seq))
@@ -976,7 +1047,7 @@ def choose_start(sit, tried):
         theirs.append((s2, -z, z))
     quick.sort(reverse=True)
     theirs.sort(reverse=True)
-    if tried and len(tried) == 1 and tried[0] in zeros:
+    if INSIST and tried and len(tried) == 1 and tried[0] in zeros:
         return tried[0]  # the other side may have moved on: insist once
     if tried:
         # It wants the cell we collided on; it will name another one now.

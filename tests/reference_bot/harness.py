@@ -89,7 +89,11 @@ class ScriptBot:
     def __init__(self, name: str) -> None:
         self.name = name
         if name not in ScriptBot._mods:
-            ScriptBot._mods[name] = load_module(f"bot_{name}", ROOT / "bots" / name / "bot.py")
+            path = ROOT / "bots" / name / "bot.py"
+            extra = os.environ.get("EXTRA_BOTS")  # experiments: bots outside the project
+            if extra and not path.exists():
+                path = Path(extra) / name / "bot.py"
+            ScriptBot._mods[name] = load_module(f"bot_{name}", path)
         self.mod = ScriptBot._mods[name]
         self.dir = tempfile.mkdtemp(prefix=f"refh-{name}-")
         self.times: list[float] = []

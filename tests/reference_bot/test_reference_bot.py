@@ -1,0 +1,289 @@
+"""Tests of bots/reference, the planning bot.
+
+Most tests call its pure decision function ``brain.decide(MAP.INP text,
+STATE.OUT text)`` in-process; the timing test runs ``bot.py`` the way the
+judge does (a new process per turn, cwd = a team folder, minimal environment).
+Rounds are played in-process by ``harness.py`` on ``judge.rules.Game``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import harness  # noqa: E402
+from judge.mapgen import generate_map  # noqa: E402
+from judge.protocol import parse_move_out, render_map_inp  # noqa: E402
+from judge.rules import Game  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+BOT_DIR = ROOT / "bots" / "reference"
+PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
+ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin"}
+
+brain = harness.brain()
+
+
+def map_inp(rows: list[str], k: int, me: tuple[int, int], opp: tuple[int, int],
+            gold: int = 0, shield: bool = False) -> str:
+    """A MAP.INP from rows of tokens (1-based positions; (0, 0) = placement)."""
+    n = len(rows[0].split())
+    return (f"{len(rows)} {n} {k}\n{me[0]} {me[1]} {opp[0]} {opp[1]}\n"
+            f"{gold} {1 if shield else 0}\n" + "\n".join(rows) + "\n")
+
+
+def placement_state(rows: list[str], k: int) -> str:
+    """STATE.OUT as the bot leaves it after naming its start (K and shields known)."""
+    return brain.decide(map_inp(rows, k, (0, 0), (0, 0)), None)[1]
+
+
+def move_of(text: str) -> tuple[int, int]:
+    i, j = text.split()
+    return int(i), int(j)
+
+
+# --------------------------------------------------------------------------
+# Placement
+# --------------------------------------------------------------------------
+
+@pytest.mark.parametrize("size,k,seed", [(5, 2, 1), (7, 20, 2), (9, 40, 3), (11, 64, 4),
+                                         (13, 8, 5), (15, 100, 6), (5, 100, 7), (15, 2, 8)])
+def test_placement_is_on_a_zero_cell_and_changes_on_a_reask(size: int, k: int, seed: int) -> None:
+    game = Game(generate_map(size, size, k, seed=seed))
+    text = render_map_inp(game, 0)
+    named = []
+    state = None
+    for _ in range(4):  # the first answer and three re-asks (R12: same MAP.INP)
+        move, state = brain.decide(text, state)
+        pos = move_of(move)
+        assert game.valid_start(pos), f"{pos} is not a 0-cell"
+        named.append(pos)
+    # By design it insists once (an opponent that gives way leaves it the cell), then
+    # moves on: the answers must not lock both boats into random placement.
+    if len(game.start_cells()) >= 2:
+        assert len(set(named)) >= 2, "re-asks must not name the same cell forever"
+        assert named[2] != named[0]
+
+
+def test_placement_is_deterministic() -> None:
+    game = Game(generate_map(11, 11, 30, seed=9))
+    text = render_map_inp(game, 1)
+    assert brain.decide(text, None) == brain.decide(text, None)
+
+
+# --------------------------------------------------------------------------
+# Moves
+# --------------------------------------------------------------------------
+
+def test_collects_a_one_step_gold() -> None:
+    """The 5 next to the boat is taken before the round ends (when is the bot's choice:
+    before half time it may wait on purpose, since early gold grows the trailing side's
+    treasure), and the far 1s are picked up too when there is time."""
+    from judge.maps import map_from_text
+
+    rows = ["0 0 0 0 0 0 1",
+            "0 0 0 0 0 0 0",
+            "0 0 5 0 0 0 0",
+            "0 0 0 0 0 0 0",
+            "0 0 0 0 0 0 0",
+            "D 0 0 0 0 0 0",
+            "1 0 0 0 0 0 0"]
+    for k in (20, 12, 6):
+        game = Game(map_from_text(f"7 7 {k}\n" + "\n".join(rows) + "\n", allow_invalid=True))
+        state = brain.decide(render_map_inp(game, 0), None)[1]
+        game.place(((3, 2), (7, 7)))
+        while not game.ended:
+            move, state = brain.decide(render_map_inp(game, 0), state)
+            game.step((move_of(move), (7, 7)))
+        assert game.gold[0] >= 5, (k, game.gold)
+        assert not game.sunk[0]
+
+
+def test_takes_the_shield_route_through_reefs() -> None:
+    # Gold behind a reef wall; the shield is one step away and the way around is long.
+    rows = ["0 0 0 0 0 0 0",
+            "0 0 0 0 0 0 0",
+            "S 0 D D D D D",
+            "0 0 D 5 5 5 D",
+            "0 0 D 5 5 5 D",
+            "0 0 D D D D D",
+            "0 0 0 0 0 0 0"]
+    st = placement_state(rows, 12)
+    move, _ = brain.decide(map_inp(rows, 11, (2, 1), (7, 7)), st)
+    assert move_of(move) == (3, 1)
+
+
+def check_legal(text: str, move: bytes) -> None:
+    """The bot's answer to a moving turn: an edge neighbour or its own cell,
+    inside the map, never a reef without a shield, never a wreck."""
+    tok = text.split()
+    m, n = int(tok[0]), int(tok[1])
+    me = (int(tok[3]), int(tok[4]))
+    opp = (int(tok[5]), int(tok[6]))
+    shield = tok[8] == "1"
+    cells = tok[9:9 + m * n]
+    parsed = parse_move_out(move)
+    assert parsed.status is None, f"unreadable MOVE.OUT {move!r}"
+    i, j = parsed.target
+    assert 1 <= i <= m and 1 <= j <= n, f"{(i, j)} outside the map"
+    assert abs(i - me[0]) + abs(j - me[1]) <= 1, f"{(i, j)} not next to {me}"
+    tokv = cells[(i - 1) * n + (j - 1)]
+    if (i, j) != me:
+        assert tokv != "D" or shield, f"into a reef at {(i, j)} without a shield"
+        opp_tok = cells[(opp[0] - 1) * n + (opp[1] - 1)]
+        if (i, j) == opp and opp_tok == "D":
+            pytest.fail(f"into a wreck at {(i, j)}")
+
+
+class CheckedRef(harness.RefBot):
+    def turn(self, map_text: str) -> bytes:
+        out = super().turn(map_text)
+        tok = map_text.split()
+        if int(tok[3]) > 0:
+            check_legal(map_text, out)
+        return out
+
+
+@pytest.mark.parametrize("opp", ["random", "greedy"])
+def test_moves_are_legal_in_whole_rounds(opp: str) -> None:
+    rng = random.Random(11)
+    for r in range(3):
+        size = rng.choice([5, 7, 9])
+        gm = generate_map(size, size, 2 * rng.randint(5, 20), seed=rng.randrange(10**6))
+        bots = [CheckedRef(), harness.make_bot(opp)]
+        if r % 2:
+            bots.reverse()
+        g = harness.play(gm, bots, seed=r)
+        assert g.ended
+
+
+def test_keeps_clear_of_the_opponent_when_trailing() -> None:
+    # Two equal golds: (2,2) is safe, (3,3) is a cell the opponent can enter.
+    # The opponent's gold is inferred as 100 - ours - the gold on the map: the
+    # walled-in corner sets it to 3 (we have 0).
+    rows = ["0 0 0 0 0 0 0",
+            "0 2 0 0 0 0 0",
+            "0 0 2 0 0 0 0",
+            "0 0 0 0 0 0 0",
+            "0 0 0 0 0 0 0",
+            "0 0 0 0 0 0 D",
+            "0 0 0 0 0 D 93"]
+    st = placement_state(rows, 20)
+    move, _ = brain.decide(map_inp(rows, 19, (3, 2), (3, 4), gold=0), st)
+    assert move_of(move) == (2, 2)
+
+
+def test_rams_when_leading_late_and_keeps_clear_when_trailing() -> None:
+    # A corridor: the opponent (2,2) must pass (3,2) to reach the 5 at the far
+    # end; 4 turns left.  Leading, we step into (3,2): either it runs into us
+    # (both sink, our lead is frozen) or it is shut out.  Trailing, the same
+    # step could sink us with the lower score, so we keep clear.
+    def rows(extra: int) -> list[str]:
+        return ["D D D D D",
+                "D 0 D D D",
+                "0 0 0 0 5",
+                "D 0 D D D",
+                f"D D D D {extra}"]
+    # Opponent's gold = 100 - ours - gold on the map.
+    lead_rows = rows(100 - 30 - 28 - 5)      # we 30, it 28
+    st = placement_state(lead_rows, 20)
+    move, _ = brain.decide(map_inp(lead_rows, 4, (4, 2), (2, 2), gold=30), st)
+    assert move_of(move) == (3, 2)
+    trail_rows = rows(100 - 26 - 28 - 5)     # we 26, it 28
+    st = placement_state(trail_rows, 20)
+    move, _ = brain.decide(map_inp(trail_rows, 4, (4, 2), (2, 2), gold=26), st)
+    assert move_of(move) != (3, 2)
+
+
+def test_never_enters_a_wreck() -> None:
+    # The opponent sank on a reef (no shield): its cell is a wreck, gold behind it.
+    rows = ["0 0 0 0 0",
+            "0 0 D 5 0",
+            "0 0 0 0 0",
+            "0 0 0 0 0",
+            "0 0 0 0 0"]
+    st = placement_state(rows, 20)
+    move, _ = brain.decide(map_inp(rows, 15, (2, 2), (2, 3), gold=10, shield=True), st)
+    assert move_of(move) != (2, 3)
+
+
+# --------------------------------------------------------------------------
+# Real processes: time per decision, including start-up
+# --------------------------------------------------------------------------
+
+def run_bot(folder: Path, text: str) -> tuple[str, float]:
+    (folder / "MAP.INP").write_text(text)
+    move_out = folder / "MOVE.OUT"
+    if move_out.exists():
+        move_out.unlink()
+    t0 = time.perf_counter()
+    subprocess.run([PYTHON, str(BOT_DIR / "bot.py")], cwd=folder, env=ENV, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=10)
+    wall = time.perf_counter() - t0
+    return move_out.read_text(), wall
+
+
+def test_decision_time_as_a_process_on_the_largest_map(tmp_path: Path) -> None:
+    game = Game(generate_map(15, 15, 100, seed=42))
+    folders = [tmp_path / "a", tmp_path / "b"]
+    for f in folders:
+        f.mkdir()
+    times = []
+    # Placement, then the first moves (the richest map, the longest horizon).
+    moves = []
+    for s in (0, 1):
+        out, wall = run_bot(folders[s], render_map_inp(game, s))
+        times.append(wall)
+        moves.append(parse_move_out(out.encode()).target)
+    decision = game.decide_placement((moves[0], moves[1]), 0, random.Random(0))
+    if decision.reask:
+        cells = game.start_cells()
+        game.place((cells[0], cells[-1]))
+    else:
+        game.place(decision.positions)
+    for _ in range(4):
+        targets = []
+        for s in (0, 1):
+            out, wall = run_bot(folders[s], render_map_inp(game, s))
+            times.append(wall)
+            targets.append(parse_move_out(out.encode()).target)
+        game.step((targets[0], targets[1]))
+        if game.ended:
+            break
+    worst = max(times)
+    print(f"decision time incl. start-up: max {worst * 1000:.0f} ms over {len(times)} runs")
+    assert worst < 1.0
+
+
+# --------------------------------------------------------------------------
+# Strength
+# --------------------------------------------------------------------------
+
+def test_beats_greedy_in_most_rounds() -> None:
+    rng = random.Random(5)
+    wins = losses = 0
+    for r in range(10):
+        size = rng.choice([7, 9, 11])
+        k = 2 * rng.randint(8, 20)
+        seed = rng.randrange(10**6)
+        gm = generate_map(size, size, k, seed=seed)
+        ref, other = harness.RefBot(), harness.make_bot("greedy")
+        seat = r % 2
+        bots = [ref, other] if seat == 0 else [other, ref]
+        g = harness.play(gm, bots, seed)
+        other.close()
+        if g.gold[seat] > g.gold[1 - seat]:
+            wins += 1
+        elif g.gold[seat] < g.gold[1 - seat]:
+            losses += 1
+    print(f"vs greedy: {wins} wins, {losses} losses, {10 - wins - losses} draws")
+    assert wins > losses
