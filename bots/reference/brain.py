@@ -52,7 +52,7 @@ RHO_MAX = 1.0        # is plentiful ... and when every cell will be taken by som
 RATE = 1.0           # gold a boat collects per turn, roughly (for the above)
 LAM = 0.97           # a cell the opponent could reach first survives a turn with this
 MU = 0.9             # denial weight per turn the opponent would arrive after us
-PRED_T = 1000        # the opponent model's takes are trusted this many turns ahead
+VARIANTS = 3         # opponent predictions averaged (1: the greedy model alone)
 HALF_W = 30.0        # value (in gold) of ending the round at half time
 HALF_S0 = 2.0        # uncertainty of the half-time gap: S0 + S1 * sqrt(turns to go)
 HALF_S1 = 1.0
@@ -299,14 +299,16 @@ class Situation(object):
 # Opponent model
 # --------------------------------------------------------------------------
 
-def predict_opponent(sit, H, t_half, t_pred, our_take, our_at=None):
+def predict_opponent(sit, H, t_half, t_pred, our_take, our_at=None, variant=0):
     """Simulate a greedy opponent for H moves.
 
     Returns (take, gain_by, pos_at): the move index at which it collects each
     cell, its cumulative gain after each move, and its position after each move.
     ``our_take`` maps cells to the move at which our plan collects them;
     ``our_at`` (our position after each move), when given, makes it keep out
-    of our reach, as a boat that avoids collisions does.
+    of our reach, as a boat that avoids collisions does.  ``variant`` 1 and 2
+    are other plausible collectors (ties the other way and value first;
+    nearest first), so that the planner does not trust one guess too much.
     """
     sea = sit.sea
     pos = sea.opp
@@ -343,14 +345,17 @@ def predict_opponent(sit, H, t_half, t_pred, our_take, our_at=None):
                 d = paths.dist(c, sh)[pos]
                 if d <= 0 or d > left:
                     continue
-                if our_d is not None:
-                    od = our_d[c]
-                    if od < t - 1 + d:
-                        v = v * RACE_LOST
-                    elif od == t - 1 + d:
-                        v = v * 0.75
-                sc = v / d
-                if sc > best:
+                if variant == 2:
+                    sc = v / (d * d)
+                else:
+                    if our_d is not None:
+                        od = our_d[c]
+                        if od < t - 1 + d:
+                            v = v * RACE_LOST
+                        elif od == t - 1 + d:
+                            v = v * 0.75
+                    sc = v / d if variant == 0 else v / (d + 0.5)
+                if sc > best or (variant == 1 and sc == best):
                     best, target = sc, c
         if target < 0:
             gain_by[t] = gain
@@ -427,7 +432,9 @@ class Planner(object):
         self.paths = sit.paths
         self.H, self.t_half = H, t_half
         self.my_gold = my_gold
-        take, gain_by, _ = opp
+        take, gain_by = opp[0], opp[1]
+        takes = opp[3] if len(opp) > 3 else [take]
+        self.nvar = float(len(takes))
         opp_total = gain_by[H] if H < len(gain_by) else gain_by[-1]
         opp_half = gain_by[t_half] if 1 <= t_half < len(gain_by) else 0
         # The opponent's gold at half time and at the end, as the model says;
@@ -443,7 +450,6 @@ class Planner(object):
         self.half_scale = HALF_S0 + HALF_S1 * (t_half if t_half > 0 else 0) ** 0.5
         self.future_treasure = t_half >= 1
         kcell, kval, kopp = [], [], []
-        take = dict((c, t) for c, t in take.items() if t <= PRED_T)
         specials = []  # shields and the future treasure: always considered
         self.kshield = set()
         self.centre_key = -1
@@ -451,20 +457,20 @@ class Planner(object):
             if v > 0:
                 kcell.append(u)
                 kval.append(v)
-                kopp.append(take.get(u, INF))
+                kopp.append(tuple(tk.get(u, INF) for tk in takes))
         for u, v in enumerate(grid):
             if v == SHIELD and not sh0:
                 self.kshield.add(len(kcell))
                 specials.append(len(kcell))
                 kcell.append(u)
                 kval.append(0)
-                kopp.append(take.get(u, INF))
+                kopp.append(tuple(tk.get(u, INF) for tk in takes))
         if self.future_treasure and grid[sea.centre] == 0:
             self.centre_key = len(kcell)
             specials.append(len(kcell))
             kcell.append(sea.centre)
             kval.append(0)
-            kopp.append(take.get(sea.centre, INF))
+            kopp.append(tuple(tk.get(sea.centre, INF) for tk in takes))
         self.kcell, self.kval, self.kopp, self.specials = kcell, kval, kopp, specials
         self.kidx = dict((c, k) for k, c in enumerate(kcell))
         odist = None
@@ -501,16 +507,36 @@ class Planner(object):
         return o
 
     def value(self, k, t2, v):
-        """(expected gold, expected denial) of taking key k at move t2."""
+        """(expected gold, expected denial) of taking key k at move t2.
+
+        Each opponent prediction either has taken the cell by then (it is
+        gone), takes it later (taking it denies it), or never does; a cell it
+        could reach before us also survives only LAM per turn of its lead.
+        """
+        alive = later = 0
+        for x in self.kopp[k]:
+            if x > t2:
+                alive += 1
+                if x < INF:
+                    later += 1
+        if not alive:
+            return 0.0, 0.0
         a = self.ka[k]
+        n = self.nvar
         if t2 < a:
-            if self.kopp[k] < INF:
-                return v, v
-            if a - t2 - 1 < len(self.mu):
-                return v, v * self.mu[a - t2 - 1]
-            return v, 0.0
-        ev = v * self.lam[t2 - a + 1] if t2 - a + 1 < len(self.lam) else 0.0
+            i = a - t2 - 1
+            w = self.mu[i] if i < len(self.mu) else 0.0
+            return v * alive / n, v * (later + (alive - later) * w) / n
+        i = t2 - a + 1
+        ev = v * self.lam[i] * alive / n if i < len(self.lam) else 0.0
         return ev, ev
+
+    def gone(self, k, t2):
+        """True when every prediction has the opponent take key k by move t2."""
+        for x in self.kopp[k]:
+            if x > t2:
+                return False
+        return True
 
     def root(self, cell, t, sh, gain=0):
         """A start node: ``cell`` reached at move t (gold on it not yet counted)."""
@@ -589,7 +615,7 @@ class Planner(object):
                     continue
                 t2 = t + d
                 v = kval[k]
-            if t2 > H or t2 >= kopp[k]:
+            if t2 > H or self.gone(k, t2):
                 continue
             if crossing and t2 > t_half:
                 score += self.half(gain, stolen_h)[0]
@@ -618,6 +644,7 @@ class Planner(object):
         specials, centre_key, kshield = self.specials, self.centre_key, self.kshield
         gpow, vmax, lam, mu, rho = self.gpow, self.vmax, self.lam, self.mu, self.rho
         nlam, nmu = len(lam), len(mu)
+        nvar = self.nvar
         future_treasure = self.future_treasure
         paths = self.paths
         buckets = [[] for _ in range(H + 2)]
@@ -663,20 +690,26 @@ class Planner(object):
                         break
                     if len(heap) >= branch and vmax <= heap[0][0] * d:
                         break
-                    if d == 0 or (mask >> k) & 1 or t2 >= kopp[k]:
+                    if d == 0 or (mask >> k) & 1:
+                        continue
+                    alive = later = 0
+                    for x in kopp[k]:
+                        if x > t2:
+                            alive += 1
+                            if x < INF:
+                                later += 1
+                    if not alive:
                         continue
                     v = kval[k]
                     a = ka[k]
                     if t2 < a:
-                        ev = v
+                        ev = v * alive / nvar
                         i = a - t2 - 1
-                        if kopp[k] < INF:
-                            den = v
-                        else:
-                            den = v * mu[i] if i < nmu else 0.0
+                        w = mu[i] if i < nmu else 0.0
+                        den = v * (later + (alive - later) * w) / nvar
                     else:
                         i = t2 - a + 1
-                        ev = den = v * lam[i] if i < nlam else 0.0
+                        ev = den = v * lam[i] * alive / nvar if i < nlam else 0.0
                     r = ev / d
                     if len(heap) < branch:
                         heappush(heap, (r, k, t2, ev, den))
@@ -699,7 +732,7 @@ class Planner(object):
                             if t2 <= t_half:
                                 t2 = t_half + 1
                             v = t_cross if crossing else tv
-                            if v <= 0 or t2 > H or t2 >= kopp[k]:
+                            if v <= 0 or t2 > H or self.gone(k, t2):
                                 continue
                             ev, den = self.value(k, t2, v)
                             cands.append((0.0, k, t2, ev, den))
@@ -891,6 +924,11 @@ def choose_move(sit):
     opp = predict_opponent(sit, H, t_half, t_pred, {})
     if not OPP_MODEL:
         opp = ({}, opp[1], opp[2])
+    elif VARIANTS > 1 and sit.opp_alive:
+        takes = [opp[0]]
+        for v in range(1, VARIANTS):
+            takes.append(predict_opponent(sit, H, t_half, t_pred, {}, None, v)[0])
+        opp = (opp[0], opp[1], opp[2], takes)
     planner = Planner(sit, H, t_half, my_gold, opp_gold, opp, sh)
     top, firsts = planner.search(planner.root(me, 0, sh), WIDTH1)
     evader = False
