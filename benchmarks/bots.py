@@ -43,16 +43,21 @@ def _result_targets(opponent: str, s: dict[str, Any]) -> list[str]:
     if opponent == "greedy":
         rate = res["win_rate"]
         ok = rate is not None and rate >= 0.85
-        lines.append(f"{'ok' if ok else 'MISSED'}: decided rounds won {res['wins']}/{res['decided']}"
-                     f" = {'-' if rate is None else f'{100 * rate:.1f}%'} (target >= 85%; 95% Wilson "
-                     f"{100 * res['wilson95'][0]:.1f}%-{100 * res['wilson95'][1]:.1f}%, counting "
-                     f"each map once {100 * res['wilson95_per_map'][0]:.1f}%-"
-                     f"{100 * res['wilson95_per_map'][1]:.1f}%)")
+        lines.append(
+            f"{'ok' if ok else 'MISSED'}: decided rounds won {res['wins']}/{res['decided']}"
+            f" = {'-' if rate is None else f'{100 * rate:.1f}%'} (target >= 85%; 95% Wilson "
+            f"{100 * res['wilson95'][0]:.1f}%-{100 * res['wilson95'][1]:.1f}%, counting "
+            f"each map once {100 * res['wilson95_per_map'][0]:.1f}%-"
+            f"{100 * res['wilson95_per_map'][1]:.1f}%)"
+        )
     elif opponent == "random":
-        lines.append(f"{'ok' if res['losses'] == 0 else 'MISSED'}: {res['losses']} rounds lost "
-                     "(target 0)")
-    lines.append(f"{'ok' if a['peak_mem_mb'] < 128 else 'MISSED'}: peak memory "
-                 f"{a['peak_mem_mb']:.1f} MiB (target < 128)")
+        lines.append(
+            f"{'ok' if res['losses'] == 0 else 'MISSED'}: {res['losses']} rounds lost (target 0)"
+        )
+    lines.append(
+        f"{'ok' if a['peak_mem_mb'] < 128 else 'MISSED'}: peak memory "
+        f"{a['peak_mem_mb']:.1f} MiB (target < 128)"
+    )
     if a["failed_total"]:
         lines.append(f"MISSED: failed runs {a['failed_runs']}")
     return lines
@@ -62,21 +67,31 @@ def _time_targets(s: dict[str, Any]) -> list[str]:
     t = s["a"]["time_ms"]
     if t["p99"] is None:
         return ["MISSED: no timed runs"]
-    return [f"{'ok' if t['p99'] < 300 else 'MISSED'}: time p99 {t['p99']:.0f} ms (target < 300)",
-            f"{'ok' if t['max'] < 1000 else 'MISSED'}: time max {t['max']:.0f} ms (target < 1000)",
-            f"{'ok' if s['a']['peak_mem_mb'] < 128 else 'MISSED'}: peak memory "
-            f"{s['a']['peak_mem_mb']:.1f} MiB (target < 128)"]
+    return [
+        f"{'ok' if t['p99'] < 300 else 'MISSED'}: time p99 {t['p99']:.0f} ms (target < 300)",
+        f"{'ok' if t['max'] < 1000 else 'MISSED'}: time max {t['max']:.0f} ms (target < 1000)",
+        f"{'ok' if s['a']['peak_mem_mb'] < 128 else 'MISSED'}: peak memory "
+        f"{s['a']['peak_mem_mb']:.1f} MiB (target < 128)",
+    ]
 
 
 def main() -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--rounds", type=int, default=96, help="rounds per pairing (default 96 = 48 maps x 2)")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--rounds", type=int, default=96, help="rounds per pairing (default 96 = 48 maps x 2)"
+    )
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--sizes", default=SIZES)
     ap.add_argument("--opponents", default=",".join(OPPONENTS))
-    ap.add_argument("--timing-rounds", type=int, default=4,
-                    help="rounds on 15x15 with K = 100, one at a time, for the time targets (default 4)")
+    ap.add_argument(
+        "--timing-rounds",
+        type=int,
+        default=4,
+        help="rounds on 15x15 with K = 100, one at a time, for the time targets (default 4)",
+    )
     args = ap.parse_args()
     console = Console()
     bots_dir = ROOT / "bots"
@@ -85,7 +100,9 @@ def main() -> int:
         return 0
     try:
         ref = resolve_bot("reference", bots_dir)
-        opponents = [resolve_bot(o.strip(), bots_dir) for o in args.opponents.split(",") if o.strip()]
+        opponents = [
+            resolve_bot(o.strip(), bots_dir) for o in args.opponents.split(",") if o.strip()
+        ]
     except BotError as exc:
         console.print(f"[bold red]benchmark:[/] {exc}")
         return 2
@@ -93,20 +110,42 @@ def main() -> int:
     summary_lines: list[tuple[str, list[str]]] = []
     with Sandbox() as sandbox, tempfile.TemporaryDirectory(prefix="bench-bots-") as tmp:
         for opp in opponents:
-            req = EvalRequest([ref, opp], ["reference", opp.name], args.rounds, sizes, None,
-                              args.seed, args.jobs, Limits())
-            console.print(f"reference vs {opp.name}: {2 * req.n_maps} rounds, seed {args.seed}, "
-                          f"sizes {args.sizes}, K varied, {args.jobs} at once", highlight=False)
+            req = EvalRequest(
+                [ref, opp],
+                ["reference", opp.name],
+                args.rounds,
+                sizes,
+                None,
+                args.seed,
+                args.jobs,
+                Limits(),
+            )
+            console.print(
+                f"reference vs {opp.name}: {2 * req.n_maps} rounds, seed {args.seed}, "
+                f"sizes {args.sizes}, K varied, {args.jobs} at once",
+                highlight=False,
+            )
             s = evaluate(req, sandbox, Path(tmp) / opp.name, keep_out=False)
             for item in render(s):
                 console.print(item)
             summary_lines.append((f"vs {opp.name}", _result_targets(opp.name, s)))
         if args.timing_rounds > 0:
             # The time targets are per turn on a 15 x 15 map with K = 100, one program at a time.
-            req = EvalRequest([ref, opponents[0]], ["reference", opponents[0].name],
-                              args.timing_rounds, [(15, 15)], [100], args.seed, 1, Limits())
-            console.print(f"timing: reference vs {opponents[0].name} on 15x15, K = 100, "
-                          f"{2 * req.n_maps} rounds, one at a time", highlight=False)
+            req = EvalRequest(
+                [ref, opponents[0]],
+                ["reference", opponents[0].name],
+                args.timing_rounds,
+                [(15, 15)],
+                [100],
+                args.seed,
+                1,
+                Limits(),
+            )
+            console.print(
+                f"timing: reference vs {opponents[0].name} on 15x15, K = 100, "
+                f"{2 * req.n_maps} rounds, one at a time",
+                highlight=False,
+            )
             s = evaluate(req, sandbox, Path(tmp) / "timing", keep_out=False)
             for item in render(s)[1:2]:
                 console.print(item)

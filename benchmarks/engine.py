@@ -48,7 +48,10 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args()
-    for api, label in (("flat", "Game.step_flat (flat cells)"), ("pos", "Game.step ((i, j) moves)")):
+    for api, label in (
+        ("flat", "Game.step_flat (flat cells)"),
+        ("pos", "Game.step ((i, j) moves)"),
+    ):
         turns, rounds, elapsed = run(args.seconds, args.seed, api)
         print(f"{label}:")
         print(f"  rounds played       : {rounds}")

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import statistics
 import subprocess
@@ -44,7 +43,9 @@ def build_trivial(folder: Path) -> Path:
     return exe
 
 
-def _median_run_ms(sb: Sandbox, work: Path, exe: Path, inputs: dict[str, bytes], runs: int) -> float:
+def _median_run_ms(
+    sb: Sandbox, work: Path, exe: Path, inputs: dict[str, bytes], runs: int
+) -> float:
     with sb.seat("bench", work) as seat:
         assert seat.program_dir is not None
         argv = [str(seat.program_dir / exe.name)]
@@ -65,11 +66,17 @@ def breakdown(work: Path, exe: Path, inputs: dict[str, bytes], runs: int) -> Non
             t0 = time.perf_counter()
             sb.seat("bench", work).close()
             t.append(time.perf_counter() - t0)
-        print(f"seat create+close median (uid lease, folders, program copy, namespaces): "
-              f"{statistics.median(t) * 1000:.2f} ms")
+        print(
+            f"seat create+close median (uid lease, folders, program copy, namespaces): "
+            f"{statistics.median(t) * 1000:.2f} ms"
+        )
         full = _median_run_ms(sb, work, exe, inputs, runs)
-    configs = [("all protections", None), ("no namespaces (no setns)", {"namespaces": False}),
-               ("no cgroups", {"cgroup": "none"}), ("Python helper", {"helper": "python"})]
+    configs = [
+        ("all protections", None),
+        ("no namespaces (no setns)", {"namespaces": False}),
+        ("no cgroups", {"cgroup": "none"}),
+        ("Python helper", {"helper": "python"}),
+    ]
     for label, kw in configs:
         if kw is None:
             ms = full
@@ -81,12 +88,19 @@ def breakdown(work: Path, exe: Path, inputs: dict[str, bytes], runs: int) -> Non
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print both medians and their difference."""
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--runs", type=int, default=300, help="measured runs of each kind (default 300)")
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument(
+        "--runs", type=int, default=300, help="measured runs of each kind (default 300)"
+    )
     ap.add_argument("--warmup", type=int, default=20)
     ap.add_argument("--json", action="store_true", help="also print the figures as one JSON line")
-    ap.add_argument("--breakdown", action="store_true",
-                    help="also measure seat creation and runs with namespaces / cgroups switched off")
+    ap.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="also measure seat creation and runs with namespaces / cgroups switched off",
+    )
     args = ap.parse_args(argv)
 
     work = Path(tempfile.mkdtemp(prefix="sandbox-bench-"))
@@ -102,13 +116,20 @@ def main(argv: list[str] | None = None) -> int:
             bare, judged = [], []
             for i in range(args.warmup + args.runs):
                 t0 = time.perf_counter()
-                subprocess.run([str(exe)], cwd=bare_dir, stdin=subprocess.DEVNULL,
-                               capture_output=True, check=False)
+                subprocess.run(
+                    [str(exe)],
+                    cwd=bare_dir,
+                    stdin=subprocess.DEVNULL,
+                    capture_output=True,
+                    check=False,
+                )
                 t1 = time.perf_counter()
                 run = seat.run_turn(argv_seat, inputs, ["MOVE.OUT"], limits)
                 t2 = time.perf_counter()
                 if run.result.verdict is not Verdict.OK:
-                    raise SystemExit(f"sandbox run {i} was {run.result.verdict.value}: {run.result.message}")
+                    raise SystemExit(
+                        f"sandbox run {i} was {run.result.verdict.value}: {run.result.message}"
+                    )
                 if i >= args.warmup:
                     bare.append(t1 - t0)
                     judged.append(t2 - t1)
@@ -121,16 +142,26 @@ def main(argv: list[str] | None = None) -> int:
         print(f"runs: {args.runs} of each, interleaved (after {args.warmup} warm-up)")
         print(f"bare subprocess.run median:  {bare_ms:7.3f} ms")
         print(f"sandbox run_turn median:     {judged_ms:7.3f} ms")
-        print(f"overhead (median difference): {overhead:6.3f} ms   target <= {TARGET_MS:g} ms: "
-              f"{'met' if overhead <= TARGET_MS else 'NOT met'}")
+        print(
+            f"overhead (median difference): {overhead:6.3f} ms   target <= {TARGET_MS:g} ms: "
+            f"{'met' if overhead <= TARGET_MS else 'NOT met'}"
+        )
         print(f"protections on:  {', '.join(on)}")
         print(f"protections off: {', '.join(off) or 'none'}")
         if args.breakdown:
             breakdown(work, exe, inputs, args.runs // 2)
         if args.json:
-            print(json.dumps({"bare_ms": round(bare_ms, 3), "sandbox_ms": round(judged_ms, 3),
-                              "overhead_ms": round(overhead, 3), "runs": args.runs,
-                              "protections_off": off}))
+            print(
+                json.dumps(
+                    {
+                        "bare_ms": round(bare_ms, 3),
+                        "sandbox_ms": round(judged_ms, 3),
+                        "overhead_ms": round(overhead, 3),
+                        "runs": args.runs,
+                        "protections_off": off,
+                    }
+                )
+            )
         return 0 if overhead <= TARGET_MS else 1
     finally:
         shutil.rmtree(work, ignore_errors=True)

@@ -25,7 +25,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import yaml
 
@@ -48,10 +48,10 @@ class BotSpec:
 
     name: str
     source: str  # what the user typed
-    program_dir: Optional[Path]  # copied privately for each seat; None = nothing to copy
+    program_dir: Path | None  # copied privately for each seat; None = nothing to copy
     command: tuple[str, ...]  # tokens; relative ones naming files of program_dir get rewritten
 
-    def argv_for(self, seat_program_dir: Optional[Path]) -> list[str]:
+    def argv_for(self, seat_program_dir: Path | None) -> list[str]:
         """The command with the bot's own files pointing into the seat's private copy."""
         if self.program_dir is None or seat_program_dir is None:
             return list(self.command)
@@ -104,7 +104,9 @@ def _from_executable(path: Path, spec: str) -> BotSpec:
         command = (path.name,)
     folder = path.parent
     if _is_system_dir(folder):
-        return BotSpec(name, spec, None, (str(path),) if len(command) == 1 else command[:1] + (str(path),))
+        return BotSpec(
+            name, spec, None, (str(path),) if len(command) == 1 else command[:1] + (str(path),)
+        )
     count = 0
     for _root, dirs, files in os.walk(folder):
         count += len(files) + len(dirs)
@@ -188,7 +190,10 @@ def _build(folder: Path, cfg: Any, spec: str) -> None:
             return
     try:
         proc = subprocess.run(
-            list(command), cwd=folder, capture_output=True, timeout=BUILD_TIMEOUT_S,
+            list(command),
+            cwd=folder,
+            capture_output=True,
+            timeout=BUILD_TIMEOUT_S,
             stdin=subprocess.DEVNULL,
         )
     except FileNotFoundError:
@@ -197,9 +202,7 @@ def _build(folder: Path, cfg: Any, spec: str) -> None:
         raise BotError(f"bot {spec!r}: build took over {BUILD_TIMEOUT_S} s") from None
     if proc.returncode != 0 or not output.exists():
         tail = (proc.stderr or proc.stdout).decode("utf-8", "replace")[-1500:]
-        raise BotError(
-            f"bot {spec!r}: build failed (exit {proc.returncode}) in {folder}:\n{tail}"
-        )
+        raise BotError(f"bot {spec!r}: build failed (exit {proc.returncode}) in {folder}:\n{tail}")
 
 
 def unique_names(names: list[str]) -> list[str]:

@@ -36,10 +36,11 @@ import hashlib
 import math
 import random
 import threading
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any
 
 from judge.bots import BotSpec
 from judge.mapgen import generate_map
@@ -84,7 +85,7 @@ def wilson_interval(successes: float, trials: float, z: float = Z95) -> tuple[fl
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def percentile(sorted_values: Sequence[float], q: float) -> Optional[float]:
+def percentile(sorted_values: Sequence[float], q: float) -> float | None:
     """Nearest-rank percentile (an observed value, never an interpolation); None when empty.
 
     p99 of 100 runs is then the 99th slowest run, a time that really happened.
@@ -115,7 +116,9 @@ def parse_sizes(text: str) -> list[Size]:
             raise EvalError(f"--sizes: {tok!r} is not N or RxC (e.g. 9 or 7x11)")
         for d in dims:
             if not MIN_SIZE <= d <= MAX_SIZE or d % 2 == 0:
-                raise EvalError(f"--sizes: {tok!r}: sizes must be odd, from {MIN_SIZE} to {MAX_SIZE}")
+                raise EvalError(
+                    f"--sizes: {tok!r}: sizes must be odd, from {MIN_SIZE} to {MAX_SIZE}"
+                )
         size = (dims[0], dims[1])
         if size not in sizes:
             sizes.append(size)
@@ -169,12 +172,13 @@ class MapPlan:
         return f"gen-{self.rows}x{self.cols}-k{self.turns}-s{self.map_seed}"
 
 
-def plan_maps(n_maps: int, sizes: Sequence[Size], turns: Optional[Sequence[int]],
-              seed: int) -> list[MapPlan]:
+def plan_maps(
+    n_maps: int, sizes: Sequence[Size], turns: Sequence[int] | None, seed: int
+) -> list[MapPlan]:
     """The maps of an evaluation, fully determined by the arguments."""
     if n_maps < 1:
         raise EvalError("--rounds: play at least 2 rounds (one map, both seat orders)")
-    combos: list[tuple[Size, Optional[int]]]
+    combos: list[tuple[Size, int | None]]
     if turns:
         combos = [(s, k) for s in sizes for k in turns]
     else:
@@ -184,8 +188,9 @@ def plan_maps(n_maps: int, sizes: Sequence[Size], turns: Optional[Sequence[int]]
         (rows, cols), k = combos[i % len(combos)]
         if k is None:
             k = random.Random(derive_seed("turns", seed, i)).choice(ALL_TURNS)
-        plans.append(MapPlan(i, rows, cols, k, derive_seed("map", seed, i),
-                             derive_seed("round", seed, i)))
+        plans.append(
+            MapPlan(i, rows, cols, k, derive_seed("map", seed, i), derive_seed("round", seed, i))
+        )
     return plans
 
 
@@ -215,8 +220,8 @@ class RoundOutcome:
     """A played round seen from BOT_A: ``result`` itself stays in seat order."""
 
     spec: RoundSpec
-    result: Optional[RoundResult]  # None when the judge had to abandon the round
-    error: Optional[str] = None
+    result: RoundResult | None  # None when the judge had to abandon the round
+    error: str | None = None
 
     @property
     def a(self) -> int:
@@ -227,8 +232,8 @@ class RoundOutcome:
         return 1 - self.spec.a_seat
 
     @property
-    def outcome(self) -> Optional[str]:
-        """"win", "draw" or "loss" for BOT_A; None for an abandoned round."""
+    def outcome(self) -> str | None:
+        """ "win", "draw" or "loss" for BOT_A; None for an abandoned round."""
         r = self.result
         if r is None:
             return None
@@ -249,7 +254,7 @@ def play_rounds(
     limits: Limits,
     out_dir: Path,
     jobs: int,
-    on_done: Optional[Callable[[RoundOutcome], None]] = None,
+    on_done: Callable[[RoundOutcome], None] | None = None,
 ) -> list[RoundOutcome]:
     """Play every round, ``jobs`` at a time; outcomes come back in round order.
 
@@ -269,12 +274,19 @@ def play_rounds(
         p = spec.plan
         gm = generate_map(p.rows, p.cols, p.turns, seed=p.map_seed, name=p.label)
         order = (0, 1) if spec.a_seat == 0 else (1, 0)
-        cfg = RoundConfig(game_map=gm, map_label=p.label, seed=p.round_seed, limits=limits,
-                          sequential=True)
+        cfg = RoundConfig(
+            game_map=gm, map_label=p.label, seed=p.round_seed, limits=limits, sequential=True
+        )
         rel = f"round-{spec.number:04d}"
         try:
-            rr = play_round(cfg, [bots[i] for i in order], [names[i] for i in order], sandbox,
-                            out_dir / rel, replay_rel=f"{rel}/replay.jsonl")
+            rr = play_round(
+                cfg,
+                [bots[i] for i in order],
+                [names[i] for i in order],
+                sandbox,
+                out_dir / rel,
+                replay_rel=f"{rel}/replay.jsonl",
+            )
         except RoundAborted as exc:
             return RoundOutcome(spec, None, str(exc))
         return RoundOutcome(spec, rr)
@@ -322,7 +334,10 @@ def _wdl(outcomes: Sequence[RoundOutcome]) -> dict[str, Any]:
     ci = wilson_interval(w, decided)
     ci_map = wilson_interval(w / 2, decided / 2)
     return {
-        "wins": w, "draws": d, "losses": lo, "decided": decided,
+        "wins": w,
+        "draws": d,
+        "losses": lo,
+        "decided": decided,
         "win_rate": (w / decided) if decided else None,
         "wilson95": [round(ci[0], 4), round(ci[1], 4)],
         "wilson95_per_map": [round(ci_map[0], 4), round(ci_map[1], 4)],
@@ -376,8 +391,11 @@ def _bot_stats(outcomes: Sequence[RoundOutcome], who: str) -> dict[str, Any]:
         "mean_gold": round(gold / played, 2) if played else None,
         "mean_points": round(points / played, 2) if played else None,
         "runs": runs,
-        "time_ms": {"p50": percentile(walls, 50), "p99": percentile(walls, 99),
-                    "max": walls[-1] if walls else None},
+        "time_ms": {
+            "p50": percentile(walls, 50),
+            "p99": percentile(walls, 99),
+            "max": walls[-1] if walls else None,
+        },
         "cpu_ms_max": cpus[-1] if cpus else None,
         "peak_mem_mb": round(peak, 1),
         "failed_runs": failed,
@@ -393,10 +411,10 @@ def summarize(
     seed: int,
     plans: Sequence[MapPlan],
     sizes: Sequence[Size],
-    turns: Optional[Sequence[int]],
+    turns: Sequence[int] | None,
     limits: Limits,
     jobs: int,
-    out_dir: Optional[Path],
+    out_dir: Path | None,
 ) -> dict[str, Any]:
     """The evaluation as one JSON-ready object (``judge eval --json`` prints it as is)."""
     played = [o for o in outcomes if o.result is not None]
@@ -414,36 +432,46 @@ def summarize(
     for o in outcomes:
         p = o.spec.plan
         entry: dict[str, Any] = {
-            "round": o.spec.number, "map": p.label, "size": p.size_label, "turns": p.turns,
-            "map_seed": p.map_seed, "seed": p.round_seed, "a_seat": o.a,
+            "round": o.spec.number,
+            "map": p.label,
+            "size": p.size_label,
+            "turns": p.turns,
+            "map_seed": p.map_seed,
+            "seed": p.round_seed,
+            "a_seat": o.a,
         }
         if o.result is None:
             entry.update({"outcome": None, "error": o.error})
         else:
             r = o.result
-            entry.update({
-                "outcome": o.outcome,
-                "gold": [r.gold[o.a], r.gold[o.b]],
-                "points": [r.points[o.a], r.points[o.b]],
-                "end_reason": r.end_reason.value,
-                "turns_played": r.turns_played,
-                "replay": r.replay,
-            })
+            entry.update(
+                {
+                    "outcome": o.outcome,
+                    "gold": [r.gold[o.a], r.gold[o.b]],
+                    "points": [r.points[o.a], r.points[o.b]],
+                    "end_reason": r.end_reason.value,
+                    "turns_played": r.turns_played,
+                    "replay": r.replay,
+                }
+            )
         rounds.append(entry)
     return {
-        "bots": {"a": {"name": names[0], "source": sources[0]},
-                 "b": {"name": names[1], "source": sources[1]}},
+        "bots": {
+            "a": {"name": names[0], "source": sources[0]},
+            "b": {"name": names[1], "source": sources[1]},
+        },
         "seed": seed,
         "rounds_planned": 2 * len(plans),
         "rounds_played": len(played),
-        "rounds_aborted": [{"round": o.spec.number, "error": o.error}
-                           for o in outcomes if o.result is None],
+        "rounds_aborted": [
+            {"round": o.spec.number, "error": o.error} for o in outcomes if o.result is None
+        ],
         "sizes": [f"{r}x{c}" for r, c in sizes],
         "turns": list(turns) if turns else "varied",
         "jobs": jobs,
         "limits": {"time_s": limits.time_s, "memory_mb": limits.memory_bytes // 2**20},
         "result": _wdl(played),
-        "mirrored_maps": dict(zip(("same_result", "of"), mirrored_maps(outcomes))),
+        "mirrored_maps": dict(zip(("same_result", "of"), mirrored_maps(outcomes), strict=False)),
         "by_seat": {f"a_in_seat_{s}": _wdl([o for o in played if o.a == s]) for s in (0, 1)},
         "by_size": by_size,
         "end_reasons": dict(sorted(reasons.items())),
@@ -457,11 +485,11 @@ def summarize(
 # ------------------------------------------------------------------ the tables
 
 
-def _pct(x: Optional[float]) -> str:
+def _pct(x: float | None) -> str:
     return "-" if x is None else f"{100 * x:.1f}%"
 
 
-def _ms(x: Optional[float]) -> str:
+def _ms(x: float | None) -> str:
     return "-" if x is None else f"{x:.0f}"
 
 
@@ -472,15 +500,23 @@ def render(summary: dict[str, Any]) -> list[Any]:
     a, b = summary["bots"]["a"]["name"], summary["bots"]["b"]["name"]
     res = summary["result"]
     maps = summary["rounds_planned"] // 2
-    head = Table(title=f"{a} vs {b}: {summary['rounds_played']} rounds "
-                       f"({maps} map{'' if maps == 1 else 's'} x 2 seat orders), seed {summary['seed']}")
+    head = Table(
+        title=f"{a} vs {b}: {summary['rounds_played']} rounds "
+        f"({maps} map{'' if maps == 1 else 's'} x 2 seat orders), seed {summary['seed']}"
+    )
     for col in ("", "wins", "draws", "losses", f"{a} win rate (decided)", "95% Wilson"):
         head.add_column(col, justify="right" if col else "left")
 
     def row(label: str, d: dict[str, Any]) -> None:
         lo, hi = d["wilson95"]
-        head.add_row(label, str(d["wins"]), str(d["draws"]), str(d["losses"]),
-                     _pct(d["win_rate"]), f"{100 * lo:.1f}% - {100 * hi:.1f}%" if d["decided"] else "-")
+        head.add_row(
+            label,
+            str(d["wins"]),
+            str(d["draws"]),
+            str(d["losses"]),
+            _pct(d["win_rate"]),
+            f"{100 * lo:.1f}% - {100 * hi:.1f}%" if d["decided"] else "-",
+        )
 
     row(f"{a} (all)", res)
     for s in (0, 1):
@@ -492,7 +528,7 @@ def render(summary: dict[str, Any]) -> list[Any]:
     bots.add_column(b, justify="right")
     sa, sb = summary["a"], summary["b"]
 
-    def num(x: Optional[float], fmt: str = "{:.1f}") -> str:
+    def num(x: float | None, fmt: str = "{:.1f}") -> str:
         return "-" if x is None else fmt.format(x)
 
     def failed(st: dict[str, Any]) -> str:
@@ -511,15 +547,23 @@ def render(summary: dict[str, Any]) -> list[Any]:
     ):
         bots.add_row(label, fn(sa), fn(sb))
 
-    sizes = Table(title=f"by map size ({a}'s view); end reasons: " + (
-        ", ".join(f"{k} {v}" for k, v in summary["end_reasons"].items()) or "none"))
+    sizes = Table(
+        title=f"by map size ({a}'s view); end reasons: "
+        + (", ".join(f"{k} {v}" for k, v in summary["end_reasons"].items()) or "none")
+    )
     sizes.add_column("size")
     for col in ("wins", "draws", "losses", "win rate", "95% Wilson"):
         sizes.add_column(col, justify="right")
     for label, d in summary["by_size"].items():
         lo, hi = d["wilson95"]
-        sizes.add_row(label, str(d["wins"]), str(d["draws"]), str(d["losses"]), _pct(d["win_rate"]),
-                      f"{100 * lo:.1f}% - {100 * hi:.1f}%" if d["decided"] else "-")
+        sizes.add_row(
+            label,
+            str(d["wins"]),
+            str(d["draws"]),
+            str(d["losses"]),
+            _pct(d["win_rate"]),
+            f"{100 * lo:.1f}% - {100 * hi:.1f}%" if d["decided"] else "-",
+        )
     out: list[Any] = [head]
     mirrored = summary["mirrored_maps"]
     if mirrored["of"] and res["decided"]:
@@ -527,9 +571,13 @@ def render(summary: dict[str, Any]) -> list[Any]:
         out.append(
             f"same result in both seat orders on {mirrored['same_result']} of {mirrored['of']} "
             f"map{'' if mirrored['of'] == 1 else 's'}"
-            + (" (deterministic bots replay the same game)" if mirrored["same_result"] == mirrored["of"]
-               else "")
-            + f"; counting each map once: 95% Wilson {100 * lo:.1f}% - {100 * hi:.1f}%")
+            + (
+                " (deterministic bots replay the same game)"
+                if mirrored["same_result"] == mirrored["of"]
+                else ""
+            )
+            + f"; counting each map once: 95% Wilson {100 * lo:.1f}% - {100 * hi:.1f}%"
+        )
     out += [bots, sizes]
     for ab in summary["rounds_aborted"]:
         out.append(f"[bold red]round {ab['round']} abandoned by the judge:[/] {ab['error']}")
@@ -544,7 +592,7 @@ class EvalRequest:
     names: Sequence[str]
     rounds: int
     sizes: Sequence[Size]
-    turns: Optional[Sequence[int]]
+    turns: Sequence[int] | None
     seed: int
     jobs: int
     limits: Limits = field(default_factory=Limits)
@@ -555,12 +603,27 @@ class EvalRequest:
         return max(1, (self.rounds + 1) // 2)
 
 
-def evaluate(req: EvalRequest, sandbox: Sandbox, out_dir: Path,
-             on_done: Optional[Callable[[RoundOutcome], None]] = None,
-             keep_out: bool = True) -> dict[str, Any]:
+def evaluate(
+    req: EvalRequest,
+    sandbox: Sandbox,
+    out_dir: Path,
+    on_done: Callable[[RoundOutcome], None] | None = None,
+    keep_out: bool = True,
+) -> dict[str, Any]:
     """Plan, play and summarise (the one call a benchmark needs)."""
     plans = plan_maps(req.n_maps, req.sizes, req.turns, req.seed)
-    outcomes = play_rounds(req.bots, req.names, round_specs(plans), sandbox, req.limits,
-                           out_dir, req.jobs, on_done)
-    return summarize(outcomes, req.names, [b.source for b in req.bots], req.seed, plans,
-                     req.sizes, req.turns, req.limits, req.jobs, out_dir if keep_out else None)
+    outcomes = play_rounds(
+        req.bots, req.names, round_specs(plans), sandbox, req.limits, out_dir, req.jobs, on_done
+    )
+    return summarize(
+        outcomes,
+        req.names,
+        [b.source for b in req.bots],
+        req.seed,
+        plans,
+        req.sizes,
+        req.turns,
+        req.limits,
+        req.jobs,
+        out_dir if keep_out else None,
+    )

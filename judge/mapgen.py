@@ -12,7 +12,6 @@ result stays deterministic.
 from __future__ import annotations
 
 import random
-from typing import Optional
 
 from judge.maps import (
     MAX_GOLD_CELL,
@@ -24,8 +23,8 @@ from judge.maps import (
     SHIELD,
     TOTAL_GOLD,
     GameMap,
-    validate_text,
     format_map,
+    validate_text,
 )
 
 AXIS_CHOICES = ("row", "col")
@@ -40,9 +39,7 @@ def check_request(rows: int, cols: int, turns: int, danger: float) -> None:
         if not (MIN_SIZE <= v <= MAX_SIZE) or v % 2 == 0:
             raise GenerateError(f"{name} {v}: map sizes must be odd, from {MIN_SIZE} to {MAX_SIZE}")
     if not (MIN_TURNS <= turns <= MAX_TURNS) or turns % 2:
-        raise GenerateError(
-            f"--turns {turns}: K must be even, from {MIN_TURNS} to {MAX_TURNS}"
-        )
+        raise GenerateError(f"--turns {turns}: K must be even, from {MIN_TURNS} to {MAX_TURNS}")
     if not (0.0 <= danger <= 0.4):
         raise GenerateError(f"--danger {danger}: the reef share must be from 0 to 0.4")
 
@@ -53,7 +50,7 @@ def generate_map(
     turns: int = 40,
     seed: int = 0,
     danger: float = 0.12,
-    axis: Optional[str] = None,
+    axis: str | None = None,
     name: str = "",
 ) -> GameMap:
     """A valid map of ``rows`` x ``cols`` with ``turns`` turns, determined by ``seed``."""
@@ -82,7 +79,7 @@ def _mirror(ax: str, rows: int, cols: int, f: int) -> int:
     return r * cols + (cols - 1 - c)
 
 
-def _attempt(rows: int, cols: int, ax: str, share: float, rng: random.Random) -> Optional[list[int]]:
+def _attempt(rows: int, cols: int, ax: str, share: float, rng: random.Random) -> list[int] | None:
     size = rows * cols
     centre = (rows // 2) * cols + cols // 2
     grid = [0] * size

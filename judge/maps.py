@@ -14,9 +14,9 @@ naming the row or cell, so that ``judge validate`` can print them all at once.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 #: Cell codes.  Gold is the number itself (0 = empty water).
 REEF = -1
@@ -68,7 +68,7 @@ class GameMap:
     def centre(self) -> tuple[int, int]:
         return ((self.rows + 1) // 2, (self.cols + 1) // 2)
 
-    def with_turns(self, turns: int) -> "GameMap":
+    def with_turns(self, turns: int) -> GameMap:
         return GameMap(self.rows, self.cols, turns, self.cells, self.name)
 
     def row_tokens(self, reef_symbol: str = "D") -> Iterator[list[str]]:

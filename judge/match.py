@@ -8,9 +8,10 @@ are (ruling R18): points, then rounds won, then total gold.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any
 
 from judge import atomic
 from judge.bots import BotSpec
@@ -40,7 +41,7 @@ class MatchResult:
     rounds: list[RoundResult] = field(default_factory=list)
     extra: dict[str, Any] = field(default_factory=dict)
     #: rounds the match was to have; result.json says ``complete: false`` until all are in
-    planned: Optional[int] = None
+    planned: int | None = None
 
     @property
     def complete(self) -> bool:
@@ -51,15 +52,17 @@ class MatchResult:
         return (sum(r.points[0] for r in self.rounds), sum(r.points[1] for r in self.rounds))
 
     @property
-    def winner(self) -> Optional[int]:
+    def winner(self) -> int | None:
         """R18 order between the two teams; None when they are level on all of it."""
         keys = []
         for s in (0, 1):
-            keys.append((
-                self.points[s],
-                sum(1 for r in self.rounds if r.winner == s),
-                sum(r.gold[s] for r in self.rounds),
-            ))
+            keys.append(
+                (
+                    self.points[s],
+                    sum(1 for r in self.rounds if r.winner == s),
+                    sum(r.gold[s] for r in self.rounds),
+                )
+            )
         if keys[0] == keys[1]:
             return None
         return 0 if keys[0] > keys[1] else 1
@@ -90,10 +93,10 @@ def play_match(
     out_dir: Path,
     sandbox: Sandbox,
     limits: Limits,
-    turns: Optional[int] = None,
+    turns: int | None = None,
     sequential: bool = False,
-    observer_for: Optional[Callable[[int, RoundPlan], Optional[RoundObserver]]] = None,
-    extra: Optional[dict[str, Any]] = None,
+    observer_for: Callable[[int, RoundPlan], RoundObserver | None] | None = None,
+    extra: dict[str, Any] | None = None,
 ) -> MatchResult:
     """Play every round in order; ``result.json`` is rewritten (atomically) after each one.
 
@@ -104,12 +107,23 @@ def play_match(
     write_result(out_dir, result)
     for idx, plan in enumerate(rounds, start=1):
         cfg = RoundConfig(
-            game_map=plan.game_map, map_label=plan.map_label, seed=round_seed(seed, idx),
-            limits=limits, turns=turns, sequential=sequential,
+            game_map=plan.game_map,
+            map_label=plan.map_label,
+            seed=round_seed(seed, idx),
+            limits=limits,
+            turns=turns,
+            sequential=sequential,
         )
         observer = observer_for(idx, plan) if observer_for else None
-        rr = play_round(cfg, bots, names, sandbox, out_dir / f"round-{idx}",
-                        replay_rel=f"round-{idx}/replay.jsonl", observer=observer)
+        rr = play_round(
+            cfg,
+            bots,
+            names,
+            sandbox,
+            out_dir / f"round-{idx}",
+            replay_rel=f"round-{idx}/replay.jsonl",
+            observer=observer,
+        )
         result.rounds.append(rr)
         write_result(out_dir, result)
     return result

@@ -7,7 +7,6 @@ the referee decides what a failed run means).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Optional
 
 from judge.maps import cell_token
 from judge.rules import Game, MoveStatus, Pos
@@ -39,12 +38,12 @@ def render_map_inp(game: Game, seat: int, reef_symbol: str = "D") -> str:
 class ParsedMove:
     """MOVE.OUT read under ruling R10: a target, or why there is none."""
 
-    target: Optional[Pos]
-    status: Optional[MoveStatus]  # None when the target is usable; else the reason it is void
-    raw: Optional[str]  # the first line, capped (None when there was no file)
+    target: Pos | None
+    status: MoveStatus | None  # None when the target is usable; else the reason it is void
+    raw: str | None  # the first line, capped (None when there was no file)
 
 
-def parse_move_out(data: Optional[bytes]) -> ParsedMove:
+def parse_move_out(data: bytes | None) -> ParsedMove:
     """Exactly two integers on the first line; whitespace, tabs, CRLF and a BOM are fine."""
     if data is None:
         return ParsedMove(None, MoveStatus.NO_MOVE_OUT, None)

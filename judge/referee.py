@@ -12,16 +12,17 @@ from __future__ import annotations
 import json
 import os
 import random
+from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional, Protocol, Sequence
+from typing import Any, Protocol
 
 from judge import atomic
 from judge.bots import BotSpec
 from judge.maps import GameMap
 from judge.protocol import parse_move_out, render_map_inp
-from judge.rules import EndReason, Event, Game, MoveStatus, Move
+from judge.rules import EndReason, Event, Game, Move, MoveStatus
 from judge.sandbox import Limits, Sandbox, TurnRun, Verdict
 
 REPLAY_SCHEMA = 1
@@ -42,7 +43,7 @@ class RoundObserver(Protocol):
 
     def turn(self, record: dict[str, Any]) -> None: ...
 
-    def end(self, result: "RoundResult") -> None: ...
+    def end(self, result: RoundResult) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,7 @@ class RoundConfig:
     map_label: str
     seed: int
     limits: Limits = field(default_factory=Limits)
-    turns: Optional[int] = None  # overrides the map's K
+    turns: int | None = None  # overrides the map's K
     sequential: bool = False
     reef_symbol: str = "D"
 
@@ -107,9 +108,9 @@ class RoundResult:
     gold: tuple[int, int]
     sunk: tuple[bool, bool]
     shield: tuple[bool, bool]
-    positions: tuple[Optional[tuple[int, int]], Optional[tuple[int, int]]]
-    treasure: Optional[dict[str, Any]]
-    winner: Optional[int]
+    positions: tuple[tuple[int, int] | None, tuple[int, int] | None]
+    treasure: dict[str, Any] | None
+    winner: int | None
     points: tuple[int, int]
     replay: str
     stats: tuple[SeatStats, SeatStats]
@@ -134,7 +135,7 @@ class RoundResult:
         }
 
 
-def _pos(p: Optional[tuple[int, int]]) -> Optional[list[int]]:
+def _pos(p: tuple[int, int] | None) -> list[int] | None:
     return list(p) if p is not None else None
 
 
@@ -159,7 +160,7 @@ class _Round:
         sandbox: Sandbox,
         out_dir: Path,
         replay_rel: str,
-        observer: Optional[RoundObserver],
+        observer: RoundObserver | None,
     ):
         self.cfg, self.bots, self.names = cfg, bots, list(names)
         self.sandbox, self.out_dir, self.observer = sandbox, out_dir, observer
@@ -180,8 +181,13 @@ class _Round:
         return {
             "type": "header",
             "schema": REPLAY_SCHEMA,
-            "map": {"path": self.cfg.map_label, "rows": gm.rows, "cols": gm.cols,
-                    "turns": gm.turns, "grid": _grid_rows(self.game)},
+            "map": {
+                "path": self.cfg.map_label,
+                "rows": gm.rows,
+                "cols": gm.cols,
+                "turns": gm.turns,
+                "grid": _grid_rows(self.game),
+            },
             "turns": self.cfg.k,
             "seed": self.cfg.seed,
             "teams": self.names,
@@ -213,18 +219,18 @@ class _Round:
         }
 
     # -------------------------------------------------------------- running
-    def run_seats(self, seats: Sequence[Any], argvs: Sequence[list[str]],
-                  active: Sequence[bool], turn: int) -> list[Optional[TurnRun]]:
+    def run_seats(
+        self, seats: Sequence[Any], argvs: Sequence[list[str]], active: Sequence[bool], turn: int
+    ) -> list[TurnRun | None]:
         """Run the active seats (both at once unless sequential) on the current state."""
         inputs = [
-            {MAP_INP: render_map_inp(self.game, s, self.cfg.reef_symbol).encode()}
-            for s in (0, 1)
+            {MAP_INP: render_map_inp(self.game, s, self.cfg.reef_symbol).encode()} for s in (0, 1)
         ]
 
-        def one(s: int) -> Optional[TurnRun]:
+        def one(s: int) -> TurnRun | None:
             if not active[s]:
                 return None
-            for attempt in range(IE_RETRIES + 1):
+            for _attempt in range(IE_RETRIES + 1):
                 run = seats[s].run_turn(argvs[s], inputs[s], [MOVE_OUT], self.cfg.limits)
                 if run.result.verdict is not Verdict.IE:
                     return run
@@ -249,12 +255,18 @@ class _Round:
                     )
         return runs
 
-    def read_moves(self, runs: Sequence[Optional[TurnRun]]) -> dict[str, list[Any]]:
+    def read_moves(self, runs: Sequence[TurnRun | None]) -> dict[str, list[Any]]:
         """R10: a move counts only from a run that ended OK with two integers."""
         out: dict[str, list[Any]] = {
-            "targets": [None, None], "status": [None, None], "raw": [None, None],
-            "verdicts": [None, None], "wall_ms": [None, None], "cpu_ms": [None, None],
-            "mem_mb": [None, None], "discarded": [[], []], "messages": [None, None],
+            "targets": [None, None],
+            "status": [None, None],
+            "raw": [None, None],
+            "verdicts": [None, None],
+            "wall_ms": [None, None],
+            "cpu_ms": [None, None],
+            "mem_mb": [None, None],
+            "discarded": [[], []],
+            "messages": [None, None],
         }
         for s, run in enumerate(runs):
             if run is None:
@@ -278,8 +290,14 @@ class _Round:
                 out["targets"][s] = parsed.target
         return out
 
-    def record_common(self, turn: int, k_left: int, mv: dict[str, list[Any]],
-                      statuses: Sequence[Optional[MoveStatus]], events: list[Event]) -> dict[str, Any]:
+    def record_common(
+        self,
+        turn: int,
+        k_left: int,
+        mv: dict[str, list[Any]],
+        statuses: Sequence[MoveStatus | None],
+        events: list[Event],
+    ) -> dict[str, Any]:
         return {
             "turn": turn,
             "turns_left": k_left,
@@ -357,7 +375,7 @@ class _Round:
         runs = self.run_seats(seats, argvs, active, turn)
         mv = self.read_moves(runs)
         targets: tuple[Move, Move] = (mv["targets"][0], mv["targets"][1])
-        statuses: list[Optional[MoveStatus]] = []
+        statuses: list[MoveStatus | None] = []
         for s in (0, 1):
             st: MoveStatus = mv["status"][s] or g.classify(s, targets[s])
             statuses.append(st)
@@ -374,15 +392,23 @@ class _Round:
         if g.treasure is not None:
             treasure = {"value": g.treasure, "collected_by": g.treasure_by}
         return RoundResult(
-            map_label=self.cfg.map_label, turns=g.turns, turns_played=g.turn,
-            end_reason=g.reason, gold=(g.gold[0], g.gold[1]),
-            sunk=(g.sunk[0], g.sunk[1]), shield=(g.shield[0], g.shield[1]),
-            positions=(g.position(0), g.position(1)), treasure=treasure,
-            winner=outcome.winner, points=outcome.points, replay=self.replay_rel,
-            stats=self.stats, seed=self.cfg.seed,
+            map_label=self.cfg.map_label,
+            turns=g.turns,
+            turns_played=g.turn,
+            end_reason=g.reason,
+            gold=(g.gold[0], g.gold[1]),
+            sunk=(g.sunk[0], g.sunk[1]),
+            shield=(g.shield[0], g.shield[1]),
+            positions=(g.position(0), g.position(1)),
+            treasure=treasure,
+            winner=outcome.winner,
+            points=outcome.points,
+            replay=self.replay_rel,
+            stats=self.stats,
+            seed=self.cfg.seed,
         )
 
-    def write_logs(self, result: Optional[RoundResult], error: Optional[str]) -> None:
+    def write_logs(self, result: RoundResult | None, error: str | None) -> None:
         for s in (0, 1):
             atomic.write_text(
                 self.out_dir / self.names[s] / "stderr.log",
@@ -404,13 +430,18 @@ class _Round:
                 EndReason.BOTH_SUNK: "both boats sank",
                 EndReason.GOLD_GAP: "the gold gap at half time was over 20",
             }[result.end_reason]
-            head.append(f"{result.turns_played} of {result.turns} turns played; ended because {reason}")
+            head.append(
+                f"{result.turns_played} of {result.turns} turns played; ended because {reason}"
+            )
         if error:
             head.append(f"ROUND ABANDONED: {error}")
-        head.append(f"map {self.cfg.map_label}, seed {self.cfg.seed}, seat 0 = {self.names[0]}, "
-                    f"seat 1 = {self.names[1]}")
-        atomic.write_text(self.out_dir / "log.txt",
-                          "\n".join(head) + "\n\n" + "\n\n".join(self.log_turns) + "\n")
+        head.append(
+            f"map {self.cfg.map_label}, seed {self.cfg.seed}, seat 0 = {self.names[0]}, "
+            f"seat 1 = {self.names[1]}"
+        )
+        atomic.write_text(
+            self.out_dir / "log.txt", "\n".join(head) + "\n\n" + "\n\n".join(self.log_turns) + "\n"
+        )
 
 
 def play_round(
@@ -420,7 +451,7 @@ def play_round(
     sandbox: Sandbox,
     out_dir: Path,
     replay_rel: str = "replay.jsonl",
-    observer: Optional[RoundObserver] = None,
+    observer: RoundObserver | None = None,
 ) -> RoundResult:
     """Play one round and write its replay and logs into ``out_dir``.
 
@@ -429,8 +460,8 @@ def play_round(
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     rnd = _Round(cfg, bots, names, sandbox, out_dir, replay_rel, observer)
-    result: Optional[RoundResult] = None
-    error: Optional[str] = None
+    result: RoundResult | None = None
+    error: str | None = None
     seats: list[Any] = []
     try:
         for s in (0, 1):

@@ -16,14 +16,14 @@ from __future__ import annotations
 import enum
 import functools
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Sequence
 
 from judge.maps import REEF, SHIELD, GameMap
 
 Pos = tuple[int, int]
 #: A move as the referee hands it over: the asked target cell, or None for "no valid move".
-Move = Optional[Pos]
+Move = Pos | None
 
 NO_POS = -1
 
@@ -83,11 +83,11 @@ class Event:
     """Something that happened in a turn, for logs, replays and views."""
 
     kind: EventKind
-    seat: Optional[int] = None
-    pos: Optional[Pos] = None
+    seat: int | None = None
+    pos: Pos | None = None
     value: int = 0
-    cause: Optional[SinkCause] = None
-    other: Optional[Pos] = None  # MOVED: the cell left
+    cause: SinkCause | None = None
+    other: Pos | None = None  # MOVED: the cell left
 
     def as_dict(self) -> dict[str, object]:
         d: dict[str, object] = {"kind": self.kind.value}
@@ -139,7 +139,7 @@ class Event:
 class Outcome:
     """The result of a finished round (win 20, draw 10 each if both have >= 1 gold, loss 0)."""
 
-    winner: Optional[int]
+    winner: int | None
     points: tuple[int, int]
     reason: EndReason
 
@@ -200,7 +200,7 @@ class Placement:
     """The decision of one placement attempt (§2, R12, R13)."""
 
     reask: bool
-    positions: Optional[tuple[Pos, Pos]]
+    positions: tuple[Pos, Pos] | None
     statuses: tuple[MoveStatus, MoveStatus]
     random_placed: tuple[bool, bool]
     events: tuple[Event, ...]
@@ -232,7 +232,7 @@ class Game:
         "reason",
     )
 
-    def __init__(self, game_map: GameMap, turns: Optional[int] = None):
+    def __init__(self, game_map: GameMap, turns: int | None = None):
         self.map = game_map
         self.board = board_for(game_map.rows, game_map.cols)
         self.grid: list[int] = list(game_map.cells)
@@ -243,13 +243,13 @@ class Game:
         #: turns played so far (0 before placement; placement is turn 1)
         self.turn = 0
         self.turns = game_map.turns if turns is None else turns
-        self.treasure: Optional[int] = None  # value, once it has appeared
-        self.treasure_by: Optional[int] = None
+        self.treasure: int | None = None  # value, once it has appeared
+        self.treasure_by: int | None = None
         self.ended = False
-        self.reason: Optional[EndReason] = None
+        self.reason: EndReason | None = None
 
     # ----------------------------------------------------------------- views
-    def copy(self) -> "Game":
+    def copy(self) -> Game:
         g = Game.__new__(Game)
         g.map, g.board = self.map, self.board
         g.grid = self.grid[:]
@@ -269,7 +269,7 @@ class Game:
     def placed(self) -> bool:
         return self.pos[0] != NO_POS
 
-    def position(self, seat: int) -> Optional[Pos]:
+    def position(self, seat: int) -> Pos | None:
         p = self.pos[seat]
         return None if p == NO_POS else self.board.pos(p)
 
@@ -279,7 +279,7 @@ class Game:
     def gold_on_map(self) -> int:
         return sum(v for v in self.grid if v > 0)
 
-    def outcome(self) -> Optional[Outcome]:
+    def outcome(self) -> Outcome | None:
         if not self.ended or self.reason is None:
             return None
         return score(self.gold, self.reason)
@@ -308,12 +308,13 @@ class Game:
             assert a0 is not None
             if reasks_done < MAX_REASKS:
                 ev = Event(EventKind.REASK, None, a0, reasks_done + 1)
-                return Placement(True, None, (MoveStatus.PLACED, MoveStatus.PLACED),
-                                 (False, False), (ev,))
+                return Placement(
+                    True, None, (MoveStatus.PLACED, MoveStatus.PLACED), (False, False), (ev,)
+                )
             valid = [False, False]
             statuses = (MoveStatus.REASKS_EXHAUSTED, MoveStatus.REASKS_EXHAUSTED)
         cells = self.start_cells()
-        chosen: list[Optional[Pos]] = [a0 if valid[0] else None, a1 if valid[1] else None]
+        chosen: list[Pos | None] = [a0 if valid[0] else None, a1 if valid[1] else None]
         randomised = (not valid[0], not valid[1])
         if not valid[0] and not valid[1]:
             if len(cells) < 2:

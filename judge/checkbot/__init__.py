@@ -2,15 +2,25 @@
 
 * :mod:`judge.checkbot.situations`: the hand-made game states (pure);
 * :mod:`judge.checkbot.diagnose`: from one run's facts to findings with likely causes (pure);
-* :mod:`judge.checkbot.runner`: one run per situation through the real sandbox;
+* :mod:`judge.checkbot.trials`: one run per situation through the real sandbox;
 * :mod:`judge.checkbot.report`: the table, the explanations, the JSON.
 """
 
 from judge.checkbot.diagnose import ADVICE, ERROR, WARNING, Finding, RunFacts, diagnose
-from judge.checkbot.runner import CheckAborted, SituationResult, check_bot, passed
 from judge.checkbot.situations import Situation, battery
+from judge.checkbot.trials import CheckAborted, SituationResult, check_bot, passed
 
 __all__ = [
-    "ADVICE", "ERROR", "WARNING", "CheckAborted", "Finding", "RunFacts", "Situation",
-    "SituationResult", "battery", "check_bot", "diagnose", "passed",
+    "ADVICE",
+    "ERROR",
+    "WARNING",
+    "CheckAborted",
+    "Finding",
+    "RunFacts",
+    "Situation",
+    "SituationResult",
+    "battery",
+    "check_bot",
+    "diagnose",
+    "passed",
 ]

@@ -1,6 +1,6 @@
 """From what one run did to findings in plain words, each with its likely cause.
 
-Pure: no files, no processes.  :class:`RunFacts` is everything the runner
+Pure: no files, no processes.  :class:`RunFacts` is everything the trials
 learnt from the sandbox; :func:`diagnose` judges it against the situation.
 
 Levels:
@@ -20,16 +20,15 @@ was seen (e.g. "(1, 6), one more in both, is a valid start").
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Optional
 
+from judge.checkbot.situations import AVOID_REEF, AVOID_WRECK, NEW_START, TAKE_GOLD, Situation
+from judge.maps import REEF
 from judge.protocol import parse_move_out
 from judge.rules import EventKind, Game, MoveStatus, Pos, SinkCause
 from judge.sandbox import Limits
 from judge.sandbox.verdicts import fmt_bytes
-
-from judge.checkbot.situations import AVOID_REEF, AVOID_WRECK, NEW_START, TAKE_GOLD, Situation
-from judge.maps import REEF
 
 ERROR, WARNING, ADVICE = "error", "warning", "advice"
 LEVELS = (ERROR, WARNING, ADVICE)
@@ -38,12 +37,26 @@ LIMIT_SHARE = 0.5
 
 MOVE_OUT = "MOVE.OUT"
 STATE_OUT = "STATE.OUT"
-#: Names a bot may write by mistake instead of MOVE.OUT; the runner asks the
+#: Names a bot may write by mistake instead of MOVE.OUT; the trials ask the
 #: sandbox for these too (file names are case-sensitive on the judge's machine).
 MISNAMED_MOVE_FILES = (
-    "move.out", "Move.out", "Move.Out", "MOVE.out", "move.OUT", "MOVE.OUT.txt", "MOVE.OUT\r",
-    "MOVE.OUT ", "MOVE.TXT", "move.txt", "MOVE", "OUTPUT.TXT", "output.txt", "MOVE.OUTPUT",
-    "MAP.OUT", "map.out", "OUT.TXT",
+    "move.out",
+    "Move.out",
+    "Move.Out",
+    "MOVE.out",
+    "move.OUT",
+    "MOVE.OUT.txt",
+    "MOVE.OUT\r",
+    "MOVE.OUT ",
+    "MOVE.TXT",
+    "move.txt",
+    "MOVE",
+    "OUTPUT.TXT",
+    "output.txt",
+    "MOVE.OUTPUT",
+    "MAP.OUT",
+    "map.out",
+    "OUT.TXT",
 )
 
 
@@ -51,7 +64,7 @@ MISNAMED_MOVE_FILES = (
 class Finding:
     level: str
     reason: str
-    cause: Optional[str] = None
+    cause: str | None = None
     #: machine tag for tests and tools (e.g. "zero_based", "swapped", "stdout")
     tag: str = ""
 
@@ -64,12 +77,12 @@ class RunFacts:
     wall_s: float
     cpu_s: float
     peak_memory_bytes: int
-    exit_code: Optional[int]
-    signal: Optional[int]
+    exit_code: int | None
+    signal: int | None
     message: str
     stdout: bytes
     stderr: bytes
-    move_out: Optional[bytes]
+    move_out: bytes | None
     misnamed: dict[str, bytes] = field(default_factory=dict)
     wrote_state: bool = False
     discarded: tuple[str, ...] = ()
@@ -77,8 +90,8 @@ class RunFacts:
 
 @dataclass(frozen=True)
 class Diagnosis:
-    target: Optional[Pos]
-    raw: Optional[str]
+    target: Pos | None
+    raw: str | None
     findings: list[Finding]
 
 
@@ -99,41 +112,66 @@ def _crash_cause(facts: RunFacts) -> tuple[str, str]:
     err = facts.stderr.decode("utf-8", "replace")
     last = _last_line(facts.stderr)
     if "EOFError" in err or re.search(r"\bstdin\b|\binput\(\)|\bcin\b|\bscanf\b", err):
-        return "stdin", ("it reads the map from standard input, which is empty: the map is in the "
-                         "file MAP.INP in the current folder")
-    if re.search(r"MAP\.INP|map\.inp", err) and re.search(r"No such file|FileNotFound|not found", err):
-        return "map_inp_not_found", ("it cannot find MAP.INP: open it in the current folder (the "
-                                     "judge runs the program there), by exactly that name")
+        return "stdin", (
+            "it reads the map from standard input, which is empty: the map is in the "
+            "file MAP.INP in the current folder"
+        )
+    if re.search(r"MAP\.INP|map\.inp", err) and re.search(
+        r"No such file|FileNotFound|not found", err
+    ):
+        return "map_inp_not_found", (
+            "it cannot find MAP.INP: open it in the current folder (the "
+            "judge runs the program there), by exactly that name"
+        )
     if "Permission denied" in err or "Read-only file system" in err:
-        return "writes_elsewhere", ("it writes outside its working folder (its program folder is "
-                                    "read-only): write MOVE.OUT and STATE.OUT in the current folder")
+        return "writes_elsewhere", (
+            "it writes outside its working folder (its program folder is "
+            "read-only): write MOVE.OUT and STATE.OUT in the current folder"
+        )
     if "ModuleNotFoundError" in err or "ImportError" in err:
-        return "import", (f"a module it imports is not installed for the judge's python ({last}); "
-                          "use the standard library only")
+        return "import", (
+            f"a module it imports is not installed for the judge's python ({last}); "
+            "use the standard library only"
+        )
     if last:
         return "crash", f"its error output ends with: {last}"
     if facts.signal is not None:
-        return "crash", "it was killed by a signal (a crash in native code, e.g. an out-of-range index)"
-    return "crash", ("it exits with a non-zero status without an error message (exit(1) on a path "
-                     "it did not expect?)")
+        return (
+            "crash",
+            "it was killed by a signal (a crash in native code, e.g. an out-of-range index)",
+        )
+    return "crash", (
+        "it exits with a non-zero status without an error message (exit(1) on a path "
+        "it did not expect?)"
+    )
 
 
 def _failed_run(sit: Situation, facts: RunFacts, limits: Limits) -> Finding:
     v = facts.verdict
     if v == "TLE":
         big = "largest" in sit.key
-        cause = ("too slow on the largest map: its work grows with the map or K; "
-                 "bound the search or stop it on a clock" if big else
-                 "an endless loop, waiting for input that never comes, or a search too deep for "
-                 "this situation")
+        cause = (
+            "too slow on the largest map: its work grows with the map or K; "
+            "bound the search or stop it on a clock"
+            if big
+            else "an endless loop, waiting for input that never comes, or a search too deep for "
+            "this situation"
+        )
         return Finding(ERROR, f"the run did not finish in time: {facts.message}", cause, "tle")
     if v == "MLE":
-        return Finding(ERROR, f"the run used too much memory: {facts.message}",
-                       "big tables (per cell and per turn, or copied game states); size them "
-                       "from M, N and K", "mle")
+        return Finding(
+            ERROR,
+            f"the run used too much memory: {facts.message}",
+            "big tables (per cell and per turn, or copied game states); size them from M, N and K",
+            "mle",
+        )
     if v == "OLE":
-        return Finding(ERROR, f"a file grew too big: {facts.message}",
-                       "it writes in a loop (STATE.OUT appended forever?)", "ole")
+        return Finding(
+            ERROR,
+            f"a file grew too big: {facts.message}",
+            "it writes in a loop (STATE.OUT appended forever?)",
+            "ole",
+        )
     if v == "RE":
         tag, cause = _crash_cause(facts)
         return Finding(ERROR, f"the program crashed: {facts.message}", cause, tag)
@@ -148,71 +186,118 @@ def _no_move_out(facts: RunFacts) -> Finding:
     if facts.misnamed:
         name = sorted(facts.misnamed)[0]
         shown = name.replace("\r", "\\r")
-        return Finding(ERROR, reason,
-                       f"it wrote {shown!r} instead: the name must be exactly MOVE.OUT, in capitals "
-                       "(file names are case-sensitive on the judge's machine)", "misnamed")
+        return Finding(
+            ERROR,
+            reason,
+            f"it wrote {shown!r} instead: the name must be exactly MOVE.OUT, in capitals "
+            "(file names are case-sensitive on the judge's machine)",
+            "misnamed",
+        )
     out = facts.stdout.decode("utf-8", "replace")
     if parse_move_out(facts.stdout).target is not None or re.match(r"\s*-?\d+\s+-?\d+", out):
         first = out.strip().splitlines()[0][:40] if out.strip() else ""
-        return Finding(ERROR, reason,
-                       f"it printed the move on standard output ({first!r}): the judge reads only "
-                       "the file MOVE.OUT", "stdout")
-    return Finding(ERROR, reason,
-                   "it exits before writing, or writes MOVE.OUT somewhere else than the current "
-                   "folder (the judge runs the program in its team folder)", "no_move_out")
+        return Finding(
+            ERROR,
+            reason,
+            f"it printed the move on standard output ({first!r}): the judge reads only "
+            "the file MOVE.OUT",
+            "stdout",
+        )
+    return Finding(
+        ERROR,
+        reason,
+        "it exits before writing, or writes MOVE.OUT somewhere else than the current "
+        "folder (the judge runs the program in its team folder)",
+        "no_move_out",
+    )
 
 
 def _bad_move_out(data: bytes, status: MoveStatus) -> Finding:
     """MOVE.OUT exists but is not two integers on its first line: say what it holds instead."""
     if not data.strip():
-        return Finding(ERROR, "MOVE.OUT is empty",
-                       "the file was opened but nothing was written (or not flushed/closed "
-                       "before the program ended)", "empty")
+        return Finding(
+            ERROR,
+            "MOVE.OUT is empty",
+            "the file was opened but nothing was written (or not flushed/closed "
+            "before the program ended)",
+            "empty",
+        )
     if data[:2] in (b"\xff\xfe", b"\xfe\xff") or b"\x00" in data[:64]:
-        return Finding(ERROR, "MOVE.OUT is UTF-16 text",
-                       "written by a tool that defaults to UTF-16 (e.g. PowerShell's '>' or "
-                       "Out-File); write plain ASCII", "utf16")
+        return Finding(
+            ERROR,
+            "MOVE.OUT is UTF-16 text",
+            "written by a tool that defaults to UTF-16 (e.g. PowerShell's '>' or "
+            "Out-File); write plain ASCII",
+            "utf16",
+        )
     if status is MoveStatus.UNREADABLE:
-        return Finding(ERROR, "MOVE.OUT is not text (not UTF-8)",
-                       "binary data written (an int written as bytes?); write the numbers as text",
-                       "unreadable")
+        return Finding(
+            ERROR,
+            "MOVE.OUT is not text (not UTF-8)",
+            "binary data written (an int written as bytes?); write the numbers as text",
+            "unreadable",
+        )
     text = data.decode("utf-8").lstrip("\ufeff")
     first = text.split("\n", 1)[0]
     shown = first[:60].replace("\r", "\\r")
     reason = f"MOVE.OUT's first line is {shown!r}, not two integers"
     if "\r" in first.rstrip("\r"):
-        return Finding(ERROR, reason,
-                       "lines end with a bare CR (\\r, old Mac style) so everything is one line: "
-                       "end lines with \\n", "bare_cr")
+        return Finding(
+            ERROR,
+            reason,
+            "lines end with a bare CR (\\r, old Mac style) so everything is one line: "
+            "end lines with \\n",
+            "bare_cr",
+        )
     if not first.strip():
         rest = text.split("\n", 1)[1] if "\n" in text else ""
-        return Finding(ERROR, reason + " (it is empty)",
-                       "the move must be on line 1; here it starts with an empty line"
-                       + (f" (the move seems to be below: {rest.strip()[:30]!r})" if rest.strip() else ""),
-                       "empty_first_line")
+        return Finding(
+            ERROR,
+            reason + " (it is empty)",
+            "the move must be on line 1; here it starts with an empty line"
+            + (f" (the move seems to be below: {rest.strip()[:30]!r})" if rest.strip() else ""),
+            "empty_first_line",
+        )
     toks = first.split()
     if len(toks) == 1 and re.fullmatch(r"[+-]?\d+", toks[0]):
-        return Finding(ERROR, reason,
-                       "the two integers are on separate lines: write 'i j' on line 1, "
-                       "separated by a space", "two_lines")
+        return Finding(
+            ERROR,
+            reason,
+            "the two integers are on separate lines: write 'i j' on line 1, separated by a space",
+            "two_lines",
+        )
     m = re.match(r"\s*([+-]?\d+)\s+([+-]?\d+)(.*)$", first.rstrip("\r"))
     if m and m.group(3).strip():
         extra = m.group(3)
         glued = not extra[:1].isspace()
-        return Finding(ERROR, reason,
-                       f"text after the two integers ({extra.strip()[:30]!r})"
-                       + (", glued to the second one: no newline or space after the move"
-                          if glued else ": debug output on the same line?")
-                       + "; line 1 must hold exactly the two integers, then a newline",
-                       "trailing")
+        return Finding(
+            ERROR,
+            reason,
+            f"text after the two integers ({extra.strip()[:30]!r})"
+            + (
+                ", glued to the second one: no newline or space after the move"
+                if glued
+                else ": debug output on the same line?"
+            )
+            + "; line 1 must hold exactly the two integers, then a newline",
+            "trailing",
+        )
     if re.search(r"\d\s*[,;]\s*\d", first) or re.search(r"[()\[\]]", first):
-        return Finding(ERROR, reason,
-                       "separate the two integers with a space: no commas, brackets or tuples "
-                       "(print(i, j) in Python, not print((i, j)))", "punctuation")
+        return Finding(
+            ERROR,
+            reason,
+            "separate the two integers with a space: no commas, brackets or tuples "
+            "(print(i, j) in Python, not print((i, j)))",
+            "punctuation",
+        )
     if re.search(r"\d\.\d", first):
         return Finding(ERROR, reason, "write integers, not decimals (3, not 3.0)", "decimals")
-    return Finding(ERROR, reason, "line 1 must be exactly two integers, the row then the column",
-                   "not_two_integers")
+    return Finding(
+        ERROR,
+        reason,
+        "line 1 must be exactly two integers, the row then the column",
+        "not_two_integers",
+    )
 
 
 # ---------------------------------------------------------------- wrong cells
@@ -222,16 +307,28 @@ def _shifted(t: Pos) -> list[tuple[str, Pos, str]]:
     """Cells the bot may have meant, with the mistake that turns them into ``t``."""
     i, j = t
     return [
-        ("zero_based", (i + 1, j + 1),
-         "0-based coordinates: {c}, one more in both, would have been {ok}. Rows and columns "
-         "are numbered from 1; add 1 to each before writing"),
-        ("swapped", (j, i),
-         "i and j swapped: {c}, the same two numbers the other way round, would have been {ok}. "
-         "Write the row (i) first, then the column (j)"),
-        ("zero_based_swapped", (j + 1, i + 1),
-         "0-based and swapped: {c} would have been {ok}; add 1 to each and write the row first"),
-        ("one_too_many", (i - 1, j - 1),
-         "1 added twice: {c}, one less in both, would have been {ok}"),
+        (
+            "zero_based",
+            (i + 1, j + 1),
+            "0-based coordinates: {c}, one more in both, would have been {ok}. Rows and columns "
+            "are numbered from 1; add 1 to each before writing",
+        ),
+        (
+            "swapped",
+            (j, i),
+            "i and j swapped: {c}, the same two numbers the other way round, would have been {ok}. "
+            "Write the row (i) first, then the column (j)",
+        ),
+        (
+            "zero_based_swapped",
+            (j + 1, i + 1),
+            "0-based and swapped: {c} would have been {ok}; add 1 to each and write the row first",
+        ),
+        (
+            "one_too_many",
+            (i - 1, j - 1),
+            "1 added twice: {c}, one less in both, would have been {ok}",
+        ),
     ]
 
 
@@ -247,7 +344,9 @@ def _likely(t: Pos, fits: Callable[[Pos], bool], ok: str) -> list[tuple[str, str
         if c in seen or not fits(c):
             continue
         seen.add(c)
-        (combined if tag == "zero_based_swapped" else single).append((tag, text.format(c=_p(c), ok=ok)))
+        (combined if tag == "zero_based_swapped" else single).append(
+            (tag, text.format(c=_p(c), ok=ok))
+        )
     return single or combined
 
 
@@ -276,11 +375,25 @@ def _bad_start(game: Game, t: Pos) -> list[Finding]:
     reason += "; the boat is placed at random"
     causes = _likely(t, game.valid_start, "a valid start")
     if not causes and game.board.inside(t) and game.cell(t) == REEF:
-        return [Finding(ERROR, reason, "it seems to take D for open water: the judge writes "
-                        "reefs as D (ruling R1); read both D and W as a reef", "expects_w")]
+        return [
+            Finding(
+                ERROR,
+                reason,
+                "it seems to take D for open water: the judge writes "
+                "reefs as D (ruling R1); read both D and W as a reef",
+                "expects_w",
+            )
+        ]
     if not causes:
-        return [Finding(ERROR, reason, "it does not check the cell: a start must be inside the map "
-                        "and hold the number 0 (not gold, D or S)", "bad_start")]
+        return [
+            Finding(
+                ERROR,
+                reason,
+                "it does not check the cell: a start must be inside the map "
+                "and hold the number 0 (not gold, D or S)",
+                "bad_start",
+            )
+        ]
     return [Finding(ERROR, reason, text, tag) for tag, text in causes]
 
 
@@ -299,17 +412,30 @@ def _bad_move(game: Game, t: Pos, status: MoveStatus) -> list[Finding]:
     reason += ": the boat stays where it is"
     causes = _likely(t, lambda c: _legal(game, c), "a legal move")
     if not causes and opp is not None and abs(t[0] - opp[0]) + abs(t[1] - opp[1]) <= 1:
-        causes.append(("own_is_opp",
-                       f"it moves the other boat: {_p(t)} is next to {_p(opp)}, the second pair on "
-                       "line 2. Line 2 is own boat (i1 j1) first, then the other boat"))
+        causes.append(
+            (
+                "own_is_opp",
+                f"it moves the other boat: {_p(t)} is next to {_p(opp)}, the second pair on "
+                "line 2. Line 2 is own boat (i1 j1) first, then the other boat",
+            )
+        )
     if not causes and game.board.inside(t) and game.valid_start(t):
-        causes.append(("placement_again",
-                       "it answers with a start cell as if this were the placement turn: "
-                       "placement is only when line 2 reads 0 0 0 0"))
+        causes.append(
+            (
+                "placement_again",
+                "it answers with a start cell as if this were the placement turn: "
+                "placement is only when line 2 reads 0 0 0 0",
+            )
+        )
     if not causes:
-        causes.append(("bad_move", "a move goes to one of the 4 cells sharing an edge with the "
-                       "boat's cell (or names the boat's own cell to stay); read the boat's "
-                       "position from line 2"))
+        causes.append(
+            (
+                "bad_move",
+                "a move goes to one of the 4 cells sharing an edge with the "
+                "boat's cell (or names the boat's own cell to stay); read the boat's "
+                "position from line 2",
+            )
+        )
     return [Finding(ERROR, reason, text, tag) for tag, text in causes]
 
 
@@ -319,32 +445,50 @@ def _bad_move(game: Game, t: Pos, status: MoveStatus) -> list[Finding]:
 def _limits(facts: RunFacts, limits: Limits) -> list[Finding]:
     out = []
     if limits.time_s is not None and facts.wall_s > LIMIT_SHARE * limits.time_s:
-        out.append(Finding(
-            WARNING, f"it took {facts.wall_s:.2f} s, over half of the {limits.time_s:g} s limit",
-            "a slower or busier machine may time it out: leave a margin (stop searching on a clock)",
-            "slow"))
+        out.append(
+            Finding(
+                WARNING,
+                f"it took {facts.wall_s:.2f} s, over half of the {limits.time_s:g} s limit",
+                "a slower or busier machine may time it out: leave a margin (stop searching on a clock)",
+                "slow",
+            )
+        )
     if facts.peak_memory_bytes > LIMIT_SHARE * limits.memory_bytes:
-        out.append(Finding(
-            WARNING, f"it used {fmt_bytes(facts.peak_memory_bytes)} of memory, over half of the "
-            f"{fmt_bytes(limits.memory_bytes)} limit", "leave a margin: size tables from M, N and K",
-            "memory"))
+        out.append(
+            Finding(
+                WARNING,
+                f"it used {fmt_bytes(facts.peak_memory_bytes)} of memory, over half of the "
+                f"{fmt_bytes(limits.memory_bytes)} limit",
+                "leave a margin: size tables from M, N and K",
+                "memory",
+            )
+        )
     return out
 
 
-def _semantics(sit: Situation, t: Pos, previous: Optional[Pos],
-               previous_wrote_state: bool) -> list[Finding]:
+def _semantics(
+    sit: Situation, t: Pos, previous: Pos | None, previous_wrote_state: bool
+) -> list[Finding]:
     """Legal answers that cost the boat, or leave an obvious gain."""
     g = sit.game
     out: list[Finding] = []
     if sit.placement:
         if NEW_START in sit.expect and previous is not None and t == previous:
-            note = ("" if previous_wrote_state else
-                    " It wrote no STATE.OUT at placement, so it cannot tell a re-ask from a first ask.")
-            out.append(Finding(
-                ADVICE, f"asked again, it named the same start {_p(t)}",
-                "if the other bot insists too, after 3 re-asks both boats are placed at random. "
-                "A re-ask gets the same MAP.INP with STATE.OUT kept (R12): remember the cell "
-                "named and pick another." + note, "same_reask"))
+            note = (
+                ""
+                if previous_wrote_state
+                else " It wrote no STATE.OUT at placement, so it cannot tell a re-ask from a first ask."
+            )
+            out.append(
+                Finding(
+                    ADVICE,
+                    f"asked again, it named the same start {_p(t)}",
+                    "if the other bot insists too, after 3 re-asks both boats are placed at random. "
+                    "A re-ask gets the same MAP.INP with STATE.OUT kept (R12): remember the cell "
+                    "named and pick another." + note,
+                    "same_reask",
+                )
+            )
         return out
     after = g.copy()
     events = after.step((t, None))
@@ -352,16 +496,35 @@ def _semantics(sit: Situation, t: Pos, previous: Optional[Pos],
     if sank:
         cause = sank[0].cause
         if cause is SinkCause.REEF:
-            out.append(Finding(WARNING, f"it moved onto the reef at {_p(t)} without a shield (B = 0 "
-                               "on line 3): the boat sinks", None, "reef_entered"))
+            out.append(
+                Finding(
+                    WARNING,
+                    f"it moved onto the reef at {_p(t)} without a shield (B = 0 "
+                    "on line 3): the boat sinks",
+                    None,
+                    "reef_entered",
+                )
+            )
         elif cause is SinkCause.WRECK:
-            out.append(Finding(WARNING, f"it moved onto the other boat's wreck at {_p(t)}: the boat "
-                               "sinks (a shield does not help)",
-                               "the other boat's cell (line 2, second pair) is never safe to enter: "
-                               "a boat there collides, a wreck sinks", "wreck_entered"))
+            out.append(
+                Finding(
+                    WARNING,
+                    f"it moved onto the other boat's wreck at {_p(t)}: the boat "
+                    "sinks (a shield does not help)",
+                    "the other boat's cell (line 2, second pair) is never safe to enter: "
+                    "a boat there collides, a wreck sinks",
+                    "wreck_entered",
+                )
+            )
         else:
-            out.append(Finding(WARNING, f"it moved onto the other boat at {_p(t)}: both sink if it "
-                               "stays", None, "collision"))
+            out.append(
+                Finding(
+                    WARNING,
+                    f"it moved onto the other boat at {_p(t)}: both sink if it stays",
+                    None,
+                    "collision",
+                )
+            )
         return out
     if TAKE_GOLD in sit.expect:
         own = g.position(0)
@@ -370,16 +533,26 @@ def _semantics(sit: Situation, t: Pos, previous: Optional[Pos],
         best = max((g.grid[n] for n in g.board.neighbours[g.board.flat(own)]), default=0)
         if got < best:
             what = "the treasure" if g.treasure and best == g.treasure else "gold"
-            out.append(Finding(
-                ADVICE, f"{what} worth {best} was next to the boat and it took {got}",
-                "does it read multi-digit cells (the treasure can be over 9)?"
-                if what == "the treasure" else
-                "on the last turn, only what is next to the boat can still be won", "missed_gold"))
+            out.append(
+                Finding(
+                    ADVICE,
+                    f"{what} worth {best} was next to the boat and it took {got}",
+                    "does it read multi-digit cells (the treasure can be over 9)?"
+                    if what == "the treasure"
+                    else "on the last turn, only what is next to the boat can still be won",
+                    "missed_gold",
+                )
+            )
     return out
 
 
-def diagnose(sit: Situation, facts: RunFacts, limits: Limits, previous: Optional[Pos] = None,
-             previous_wrote_state: bool = False) -> Diagnosis:
+def diagnose(
+    sit: Situation,
+    facts: RunFacts,
+    limits: Limits,
+    previous: Pos | None = None,
+    previous_wrote_state: bool = False,
+) -> Diagnosis:
     """Everything wrong (or worth saying) about one run in one situation."""
     parsed = parse_move_out(facts.move_out)
     if facts.verdict != "OK":
@@ -405,7 +578,7 @@ def diagnose(sit: Situation, facts: RunFacts, limits: Limits, previous: Optional
     return Diagnosis(t, parsed.raw, _semantics(sit, t, previous, previous_wrote_state) + findings)
 
 
-def reef_symbol_finding(d_target: Pos, w_target: Optional[Pos], w_sank: bool) -> Finding:
+def reef_symbol_finding(d_target: Pos, w_target: Pos | None, w_sank: bool) -> Finding:
     """The reef situation's verdict once the same sea has been shown with ``W`` for reefs.
 
     Avoiding a W-reef but entering a D-reef means the bot reads D as open
@@ -413,15 +586,23 @@ def reef_symbol_finding(d_target: Pos, w_target: Optional[Pos], w_sank: bool) ->
     strategy problem (a warning).
     """
     if w_target is not None and not w_sank:
-        return Finding(ERROR, f"it moved onto the reef at {_p(d_target)} without a shield: the boat "
-                       "sinks. It reads D as open water",
-                       "it expects W for reefs (as the original example writes): with the same sea "
-                       f"written with W it kept off the reef (answered {_p(w_target)}). MAP.INP "
-                       "writes reefs as D (ruling R1); read both D and W as a reef", "expects_w")
-    return Finding(WARNING, f"it moved onto the reef at {_p(d_target)} without a shield (B = 0 on "
-                   "line 3): the boat sinks",
-                   "it does not keep off reefs: the same sea written with W gave the same move, so "
-                   "it is not the symbol. Without a shield, never enter a D cell", "reef_entered")
+        return Finding(
+            ERROR,
+            f"it moved onto the reef at {_p(d_target)} without a shield: the boat "
+            "sinks. It reads D as open water",
+            "it expects W for reefs (as the original example writes): with the same sea "
+            f"written with W it kept off the reef (answered {_p(w_target)}). MAP.INP "
+            "writes reefs as D (ruling R1); read both D and W as a reef",
+            "expects_w",
+        )
+    return Finding(
+        WARNING,
+        f"it moved onto the reef at {_p(d_target)} without a shield (B = 0 on "
+        "line 3): the boat sinks",
+        "it does not keep off reefs: the same sea written with W gave the same move, so "
+        "it is not the symbol. Without a shield, never enter a D cell",
+        "reef_entered",
+    )
 
 
 #: Short names of the error causes, for the one-line pattern across situations.
@@ -461,7 +642,7 @@ def patterns(per_situation: list[list[Finding]]) -> list[tuple[str, int, int]]:
     return [(CAUSE_NAMES[tag], n, len(failing)) for tag, n in ranked]
 
 
-def worst(findings: list[Finding]) -> Optional[str]:
+def worst(findings: list[Finding]) -> str | None:
     for level in LEVELS:
         if any(f.level == level for f in findings):
             return level
@@ -469,7 +650,18 @@ def worst(findings: list[Finding]) -> Optional[str]:
 
 
 __all__ = [
-    "ADVICE", "AVOID_REEF", "AVOID_WRECK", "CAUSE_NAMES", "Diagnosis", "ERROR", "Finding", "MISNAMED_MOVE_FILES",
-    "RunFacts", "WARNING", "diagnose", "patterns", "reef_symbol_finding",
+    "ADVICE",
+    "AVOID_REEF",
+    "AVOID_WRECK",
+    "CAUSE_NAMES",
+    "Diagnosis",
+    "ERROR",
+    "Finding",
+    "MISNAMED_MOVE_FILES",
+    "RunFacts",
+    "WARNING",
+    "diagnose",
+    "patterns",
+    "reef_symbol_finding",
     "worst",
 ]

@@ -22,8 +22,8 @@ that was too big and discarded (R15).  A bot must cope with that.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 from judge.mapgen import generate_map
 from judge.maps import REEF, SHIELD, GameMap, map_from_text
@@ -66,10 +66,10 @@ LARGEST_TURNS = 100
 LARGEST_SEED = 7
 
 #: Semantic expectations a situation may carry (beyond a valid answer).
-AVOID_REEF = "avoid_reef"          # a reef next to the boat, no shield: entering sinks
-AVOID_WRECK = "avoid_wreck"        # the other boat's wreck next to ours: entering sinks
-TAKE_GOLD = "take_adjacent_gold"   # rich gold next to the boat: taking it is the obvious move
-NEW_START = "different_start"      # a re-ask: a different start avoids random placement
+AVOID_REEF = "avoid_reef"  # a reef next to the boat, no shield: entering sinks
+AVOID_WRECK = "avoid_wreck"  # the other boat's wreck next to ours: entering sinks
+TAKE_GOLD = "take_adjacent_gold"  # rich gold next to the boat: taking it is the obvious move
+NEW_START = "different_start"  # a re-ask: a different start avoids random placement
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ class Situation:
     #: run in the previous situation's folder (its STATE.OUT kept), as a round would
     reuse_seat: bool = False
     #: build the state from the previous situation's answer (a start cell), when given
-    follow_up: Optional[Callable[[Optional[Pos]], Game]] = None
+    follow_up: Callable[[Pos | None], Game] | None = None
 
     @property
     def placement(self) -> bool:
@@ -94,8 +94,9 @@ class Situation:
         return render_map_inp(self.game, 0, reef_symbol)
 
 
-def _sea(text_rows: str, turns: int, edits: dict[Pos, int] | None = None,
-         name: str = "check-bot sea") -> GameMap:
+def _sea(
+    text_rows: str, turns: int, edits: dict[Pos, int] | None = None, name: str = "check-bot sea"
+) -> GameMap:
     """A mid-round sea (not a contest map: gold has been collected) with ``edits`` applied."""
     rows = [r.split() for r in text_rows.strip().splitlines()]
     header = f"{len(rows)} {len(rows[0])} {turns}\n"
@@ -106,8 +107,17 @@ def _sea(text_rows: str, turns: int, edits: dict[Pos, int] | None = None,
     return GameMap(gm.rows, gm.cols, turns, tuple(cells), name)
 
 
-def _mid_game(gm: GameMap, own: Pos, opp: Pos, *, turn: int, gold: int = 0,
-              shield: bool = False, opp_sunk: bool = False, treasure: Optional[int] = None) -> Game:
+def _mid_game(
+    gm: GameMap,
+    own: Pos,
+    opp: Pos,
+    *,
+    turn: int,
+    gold: int = 0,
+    shield: bool = False,
+    opp_sunk: bool = False,
+    treasure: int | None = None,
+) -> Game:
     """A Game as it would stand after ``turn`` turns: boats placed, own gold and shield set."""
     g = Game(gm)
     b = g.board
@@ -137,19 +147,28 @@ def _reef_sea(shield_taken: bool) -> GameMap:
 
 
 def largest_map() -> GameMap:
-    return generate_map(LARGEST_SIZE, LARGEST_SIZE, LARGEST_TURNS, seed=LARGEST_SEED,
-                        name=f"generated {LARGEST_SIZE}x{LARGEST_SIZE}, K={LARGEST_TURNS}")
+    return generate_map(
+        LARGEST_SIZE,
+        LARGEST_SIZE,
+        LARGEST_TURNS,
+        seed=LARGEST_SEED,
+        name=f"generated {LARGEST_SIZE}x{LARGEST_SIZE}, K={LARGEST_TURNS}",
+    )
 
 
-def _largest_move(prev: Optional[Pos]) -> Game:
+def _largest_move(prev: Pos | None) -> Game:
     """The turn after placement on the largest map: the boat where the bot asked, if it could."""
     g = Game(largest_map())
     cells = g.start_cells()
-    own = prev if prev is not None and g.valid_start(prev) else next(
-        c for c in cells if abs(c[0] - c[1]) >= 2)
+    own = (
+        prev
+        if prev is not None and g.valid_start(prev)
+        else next(c for c in cells if abs(c[0] - c[1]) >= 2)
+    )
     # The opponent as far away as possible (ties broken by position: deterministic).
-    opp = max((c for c in cells if c != own),
-              key=lambda c: (abs(c[0] - own[0]) + abs(c[1] - own[1]), c))
+    opp = max(
+        (c for c in cells if c != own), key=lambda c: (abs(c[0] - own[0]) + abs(c[1] - own[1]), c)
+    )
     g.place((own, opp))
     return g
 
@@ -163,56 +182,71 @@ def battery() -> list[Situation]:
     big = largest_map()
     return [
         Situation(
-            "placement", "placement",
+            "placement",
+            "placement",
             "turn 1 (line 2 is 0 0 0 0): the answer must be a cell holding 0",
             placement_game(),
         ),
         Situation(
-            "reask", "re-ask",
+            "reask",
+            "re-ask",
             "the same MAP.INP again with STATE.OUT kept (both bots named the same cell): "
             "a valid start again, ideally a different one",
-            placement_game(), expect=(NEW_START,), reuse_seat=True,
+            placement_game(),
+            expect=(NEW_START,),
+            reuse_seat=True,
         ),
         Situation(
-            "reef", "reef, no shield",
+            "reef",
+            "reef, no shield",
             "a reef (D) next to the boat, gold behind it, no shield (B = 0): "
             "entering the reef sinks the boat",
-            _mid_game(reef, (5, 10), (8, 3), turn=6), expect=(AVOID_REEF,),
+            _mid_game(reef, (5, 10), (8, 3), turn=6),
+            expect=(AVOID_REEF,),
         ),
         Situation(
-            "reef_shield", "reef, with shield",
+            "reef_shield",
+            "reef, with shield",
             "the same sea with a shield (B = 1): crossing the reef is allowed",
             _mid_game(reef_shielded, (5, 10), (8, 3), turn=6, shield=True),
         ),
         Situation(
-            "wreck", "wreck next to the boat",
+            "wreck",
+            "wreck next to the boat",
             "the other boat sank on the reef next to ours; we have a shield, but entering "
             "a wreck's cell sinks the boat",
             _mid_game(reef_shielded, (5, 10), (5, 9), turn=8, shield=True, opp_sunk=True),
             expect=(AVOID_WRECK,),
         ),
         Situation(
-            "treasure", "treasure on the board",
+            "treasure",
+            "treasure on the board",
             "after half time: the treasure (15, a two-digit cell) at the centre, next to the boat",
             _mid_game(treasure_sea, (5, 8), (8, 3), turn=25, gold=30, treasure=15),
             expect=(TAKE_GOLD,),
         ),
         Situation(
-            "last_turn", "last turn (K = 1)",
+            "last_turn",
+            "last turn (K = 1)",
             "line 1 says 1 turn left: still a move to answer (5 gold next to the boat)",
-            _mid_game(last_sea, (4, 11), (8, 3), turn=39, gold=12), expect=(TAKE_GOLD,),
+            _mid_game(last_sea, (4, 11), (8, 3), turn=39, gold=12),
+            expect=(TAKE_GOLD,),
         ),
         Situation(
-            "largest_placement", "largest map: placement",
+            "largest_placement",
+            "largest map: placement",
             f"placement on a generated {LARGEST_SIZE} x {LARGEST_SIZE} map with K = {LARGEST_TURNS}: "
             "the slowest start-up for most bots",
             Game(big),
         ),
         Situation(
-            "largest_move", "largest map: first move",
+            "largest_move",
+            "largest map: first move",
             "the turn after placement on the same map (K = 99 left), in the same folder, "
             "the boat where it asked to start",
-            Game(big), reuse_seat=True, follow_up=_largest_move,
+            Game(big),
+            reuse_seat=True,
+            follow_up=_largest_move,
         ),
     ]
 

@@ -11,7 +11,7 @@ from rich.console import Console
 
 from judge.bots import BotError, resolve_bot
 from judge.checkbot.report import as_json, print_report
-from judge.checkbot.runner import CheckAborted, SituationResult, check_bot, passed
+from judge.checkbot.trials import CheckAborted, SituationResult, check_bot, passed
 from judge.sandbox import Limits, Sandbox
 
 HELP = "run a bot through a battery of situations and explain protocol mistakes"
@@ -52,15 +52,33 @@ examples:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("bot", metavar="BOT", help="a bots/ name or a path")
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of the report")
-    p.add_argument("--strict", action="store_true",
-                   help="warnings (the boat sinks itself, over half a limit) fail too")
-    p.add_argument("--show-input", action="store_true",
-                   help="print the MAP.INP (and error output) of each failing situation")
-    p.add_argument("--time-limit", type=float, default=2.0, metavar="S",
-                   help="seconds per run (default 2, the contest's)")
-    p.add_argument("--memory-limit", type=int, default=512, metavar="MB",
-                   help="peak memory per run in MiB (default 512, the contest's)")
+    p.add_argument(
+        "--json", action="store_true", help="print one JSON object instead of the report"
+    )
+    p.add_argument(
+        "--strict",
+        action="store_true",
+        help="warnings (the boat sinks itself, over half a limit) fail too",
+    )
+    p.add_argument(
+        "--show-input",
+        action="store_true",
+        help="print the MAP.INP (and error output) of each failing situation",
+    )
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        default=2.0,
+        metavar="S",
+        help="seconds per run (default 2, the contest's)",
+    )
+    p.add_argument(
+        "--memory-limit",
+        type=int,
+        default=512,
+        metavar="MB",
+        help="peak memory per run in MiB (default 512, the contest's)",
+    )
     p.add_argument("--bots-dir", type=Path, default=Path("bots"), help=argparse.SUPPRESS)
 
 
@@ -72,8 +90,12 @@ def _fail(console: Console, msg: str, code: int) -> int:
 def run(args: argparse.Namespace) -> int:
     err = Console(stderr=True)
     if not 0 < args.time_limit <= 60:
-        return _fail(err, f"--time-limit {args.time_limit}: give seconds from 0 to 60 "
-                     "(check-bot always measures against a limit)", 2)
+        return _fail(
+            err,
+            f"--time-limit {args.time_limit}: give seconds from 0 to 60 "
+            "(check-bot always measures against a limit)",
+            2,
+        )
     if args.memory_limit < 16 or args.memory_limit > 16384:
         return _fail(err, f"--memory-limit {args.memory_limit}: give MiB from 16 to 16384", 2)
     try:

@@ -3,18 +3,24 @@
 from __future__ import annotations
 
 import argparse
-import math
 import json
+import math
 import os
 import secrets
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, \
-    TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from judge import atomic
 from judge.bots import BotError, resolve_bot, unique_names
@@ -68,23 +74,59 @@ examples:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("bot_a", metavar="BOT_A", help="the bot under test: a bots/ name or a path")
     p.add_argument("bot_b", metavar="BOT_B", help="its opponent: a bots/ name or a path")
-    p.add_argument("--rounds", type=int, default=60, metavar="N",
-                   help="rounds to play (default 60 = 30 maps x 2 seat orders)")
-    p.add_argument("--sizes", default=DEFAULT_SIZES, metavar="LIST",
-                   help=f"map sizes, N or RxC, comma-separated (default {DEFAULT_SIZES})")
-    p.add_argument("--turns", metavar="K[,K...]",
-                   help="K of every map, or a list to go through (default: varied, every even 2..100)")
-    p.add_argument("--jobs", type=int, default=None, metavar="J",
-                   help="rounds played at once (default: the number of cores)")
-    p.add_argument("--seed", type=int, help="fixes every map and placement (default: fresh, printed)")
-    p.add_argument("--out", type=Path, metavar="DIR",
-                   help="keep replays, logs and eval.json here (default: a temporary folder)")
-    p.add_argument("--json", action="store_true",
-                   help="print one JSON object instead of the tables (no progress bar)")
-    p.add_argument("--time-limit", type=float, default=2.0, metavar="S",
-                   help="seconds per run (default 2; 0 lifts the limit)")
-    p.add_argument("--memory-limit", type=int, default=512, metavar="MB",
-                   help="peak memory per run in MiB (default 512)")
+    p.add_argument(
+        "--rounds",
+        type=int,
+        default=60,
+        metavar="N",
+        help="rounds to play (default 60 = 30 maps x 2 seat orders)",
+    )
+    p.add_argument(
+        "--sizes",
+        default=DEFAULT_SIZES,
+        metavar="LIST",
+        help=f"map sizes, N or RxC, comma-separated (default {DEFAULT_SIZES})",
+    )
+    p.add_argument(
+        "--turns",
+        metavar="K[,K...]",
+        help="K of every map, or a list to go through (default: varied, every even 2..100)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="J",
+        help="rounds played at once (default: the number of cores)",
+    )
+    p.add_argument(
+        "--seed", type=int, help="fixes every map and placement (default: fresh, printed)"
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="keep replays, logs and eval.json here (default: a temporary folder)",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object instead of the tables (no progress bar)",
+    )
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        default=2.0,
+        metavar="S",
+        help="seconds per run (default 2; 0 lifts the limit)",
+    )
+    p.add_argument(
+        "--memory-limit",
+        type=int,
+        default=512,
+        metavar="MB",
+        help="peak memory per run in MiB (default 512)",
+    )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--bots-dir", type=Path, default=Path("bots"), help=argparse.SUPPRESS)
 
@@ -108,11 +150,14 @@ def _request(args: argparse.Namespace) -> EvalRequest:
     sizes = parse_sizes(args.sizes)
     turns = parse_turns(args.turns) if args.turns is not None else None
     bots = [resolve_bot(args.bot_a, args.bots_dir), resolve_bot(args.bot_b, args.bots_dir)]
-    limits = Limits(time_s=None if args.time_limit == 0 else args.time_limit,
-                    memory_bytes=args.memory_limit * 2**20)
+    limits = Limits(
+        time_s=None if args.time_limit == 0 else args.time_limit,
+        memory_bytes=args.memory_limit * 2**20,
+    )
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
-    return EvalRequest(bots, unique_names([b.name for b in bots]), args.rounds, sizes, turns,
-                       seed, jobs, limits)
+    return EvalRequest(
+        bots, unique_names([b.name for b in bots]), args.rounds, sizes, turns, seed, jobs, limits
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -125,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
         sandbox = Sandbox()
     except (OSError, RuntimeError) as exc:
         return _fail(err, f"cannot set up the sandbox: {exc}", 3)
-    tmp: Optional[tempfile.TemporaryDirectory[str]] = None
+    tmp: tempfile.TemporaryDirectory[str] | None = None
     if args.out is not None:
         out_dir: Path = args.out
         out_dir.mkdir(parents=True, exist_ok=True)
@@ -134,13 +179,24 @@ def run(args: argparse.Namespace) -> int:
         out_dir = Path(tmp.name)
     total = 2 * req.n_maps
     if not args.json and not args.quiet:
-        extra = "" if total == args.rounds else f" ({args.rounds} rounded up: each map is played twice)"
-        err.print(f"{req.names[0]} vs {req.names[1]}: {total} rounds{extra}, seed {req.seed}, "
-                  f"{req.jobs} at once", highlight=False)
+        extra = (
+            "" if total == args.rounds else f" ({args.rounds} rounded up: each map is played twice)"
+        )
+        err.print(
+            f"{req.names[0]} vs {req.names[1]}: {total} rounds{extra}, seed {req.seed}, "
+            f"{req.jobs} at once",
+            highlight=False,
+        )
     try:
         with sandbox:
-            summary = _play(req, sandbox, out_dir, err, show=not (args.json or args.quiet),
-                            keep=args.out is not None)
+            summary = _play(
+                req,
+                sandbox,
+                out_dir,
+                err,
+                show=not (args.json or args.quiet),
+                keep=args.out is not None,
+            )
     except ValueError as exc:  # a bot the seats cannot run at all
         return _fail(err, str(exc), 2)
     finally:
@@ -160,16 +216,22 @@ def run(args: argparse.Namespace) -> int:
     return 3 if summary["rounds_aborted"] else 0
 
 
-def _play(req: EvalRequest, sandbox: Sandbox, out_dir: Path, err: Console, show: bool,
-          keep: bool) -> dict[str, Any]:
+def _play(
+    req: EvalRequest, sandbox: Sandbox, out_dir: Path, err: Console, show: bool, keep: bool
+) -> dict[str, Any]:
     """Run the evaluation with a live progress bar (on stderr, so stdout stays the table/JSON)."""
     if not show:
         return evaluate(req, sandbox, out_dir, keep_out=keep)
-    tally: dict[Optional[str], int] = {"win": 0, "draw": 0, "loss": 0, None: 0}
+    tally: dict[str | None, int] = {"win": 0, "draw": 0, "loss": 0, None: 0}
     progress = Progress(
-        TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-        TextColumn("{task.fields[wdl]}"), TimeElapsedColumn(), TimeRemainingColumn(),
-        console=err, transient=False,
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[wdl]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=False,
     )
     task = progress.add_task("rounds", total=2 * req.n_maps, wdl="")
 

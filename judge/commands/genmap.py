@@ -33,23 +33,38 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--cols", "-N", type=int, required=True, metavar="N", help="columns (odd, 5..15)"
     )
     parser.add_argument(
-        "--turns", "-K", type=int, default=DEFAULT_TURNS, metavar="K",
+        "--turns",
+        "-K",
+        type=int,
+        default=DEFAULT_TURNS,
+        metavar="K",
         help=f"turns per team (even, 2..100; default {DEFAULT_TURNS})",
     )
     parser.add_argument(
-        "--seed", type=int, default=None, metavar="S",
+        "--seed",
+        type=int,
+        default=None,
+        metavar="S",
         help="seed (default: a fresh random one, printed on stderr)",
     )
     parser.add_argument(
-        "--danger", type=float, default=DEFAULT_DANGER, metavar="F",
+        "--danger",
+        type=float,
+        default=DEFAULT_DANGER,
+        metavar="F",
         help=f"share of reef cells, 0..0.4 (default {DEFAULT_DANGER})",
     )
     parser.add_argument(
-        "--axis", choices=AXIS_CHOICES, default=None,
+        "--axis",
+        choices=AXIS_CHOICES,
+        default=None,
         help="mirror axis (default: drawn from the seed)",
     )
     parser.add_argument(
-        "-o", "--output", metavar="FILE", default=None,
+        "-o",
+        "--output",
+        metavar="FILE",
+        default=None,
         help="write the map to FILE (atomically) instead of printing it",
     )
 
@@ -80,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
     except OSError as exc:
         print(f"judge genmap: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return 1
-    print(f"judge genmap: wrote {out} ({args.rows}x{args.cols}, K={args.turns}, seed {seed})",
-          file=sys.stderr)
+    print(
+        f"judge genmap: wrote {out} ({args.rows}x{args.cols}, K={args.turns}, seed {seed})",
+        file=sys.stderr,
+    )
     return 0

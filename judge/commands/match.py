@@ -9,7 +9,7 @@ import secrets
 import signal
 import sys
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
@@ -42,26 +42,58 @@ examples:
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("bot_a", metavar="BOT_A", help="seat 0: a bots/ name or a path")
     p.add_argument("bot_b", metavar="BOT_B", help="seat 1: a bots/ name or a path")
-    p.add_argument("--map", dest="maps", action="append", required=True, metavar="MAP",
-                   help="a map path or a name in maps/; repeat for more rounds")
+    p.add_argument(
+        "--map",
+        dest="maps",
+        action="append",
+        required=True,
+        metavar="MAP",
+        help="a map path or a name in maps/; repeat for more rounds",
+    )
     p.add_argument("--turns", type=int, metavar="K", help="override every map's K (even, 2..100)")
     p.add_argument("--seed", type=int, help="fixes all randomness (default: a fresh seed, printed)")
-    p.add_argument("--out", type=Path, metavar="DIR",
-                   help="output folder (default: matches/<time>-<a>-vs-<b>/)")
-    p.add_argument("--time-limit", type=float, default=2.0, metavar="S",
-                   help="seconds per run (default 2; 0 lifts the limit, for debugging)")
-    p.add_argument("--memory-limit", type=int, default=512, metavar="MB",
-                   help="peak memory per run in MiB (default 512)")
-    p.add_argument("--sequential", action="store_true",
-                   help="run the two programs one after the other instead of at once")
-    p.add_argument("--allow-invalid-map", action="store_true",
-                   help="play maps that break the contest limits (experiments only)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="output folder (default: matches/<time>-<a>-vs-<b>/)",
+    )
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        default=2.0,
+        metavar="S",
+        help="seconds per run (default 2; 0 lifts the limit, for debugging)",
+    )
+    p.add_argument(
+        "--memory-limit",
+        type=int,
+        default=512,
+        metavar="MB",
+        help="peak memory per run in MiB (default 512)",
+    )
+    p.add_argument(
+        "--sequential",
+        action="store_true",
+        help="run the two programs one after the other instead of at once",
+    )
+    p.add_argument(
+        "--allow-invalid-map",
+        action="store_true",
+        help="play maps that break the contest limits (experiments only)",
+    )
     p.add_argument("--quiet", action="store_true", help="print only the result line")
-    p.add_argument("--watch", action="store_true",
-                   help="draw the board every turn (plain text when not a terminal)")
-    p.add_argument("--step", action="store_true",
-                   help="with the board drawn, wait for Enter after each turn "
-                        "(q + Enter stops watching; the match goes on); implies --watch")
+    p.add_argument(
+        "--watch",
+        action="store_true",
+        help="draw the board every turn (plain text when not a terminal)",
+    )
+    p.add_argument(
+        "--step",
+        action="store_true",
+        help="with the board drawn, wait for Enter after each turn "
+        "(q + Enter stops watching; the match goes on); implies --watch",
+    )
     p.add_argument("--bots-dir", type=Path, default=Path("bots"), help=argparse.SUPPRESS)
     p.add_argument("--maps-dir", type=Path, default=Path("maps"), help=argparse.SUPPRESS)
 
@@ -71,7 +103,7 @@ def _fail(console: Console, msg: str, code: int = 2) -> int:
     return code
 
 
-def _check_limits(args: argparse.Namespace) -> Optional[str]:
+def _check_limits(args: argparse.Namespace) -> str | None:
     if args.turns is not None and (args.turns < 2 or args.turns > 100 or args.turns % 2):
         return f"--turns {args.turns}: K must be even, from 2 to 100"
     if not math.isfinite(args.time_limit) or args.time_limit < 0 or args.time_limit > 60:
@@ -97,8 +129,11 @@ def run(args: argparse.Namespace) -> int:
             path = resolve_map_path(spec, args.maps_dir)
             gm = load_map(path, allow_invalid=args.allow_invalid_map)
         except MapError as exc:
-            hint = "" if args.allow_invalid_map else \
-                "\n(use --allow-invalid-map to play it anyway, for experiments)"
+            hint = (
+                ""
+                if args.allow_invalid_map
+                else "\n(use --allow-invalid-map to play it anyway, for experiments)"
+            )
             return _fail(err_console, f"{exc}{hint}")
         plans.append(RoundPlan(gm, str(path)))
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
@@ -121,18 +156,32 @@ def run(args: argparse.Namespace) -> int:
         observer_for = _observers(args, console, names)
         try:
             result = play_match(
-                bots, names, plans, seed, out, sandbox, limits, turns=args.turns,
-                sequential=args.sequential, observer_for=observer_for,
-                extra={"bots": [b.source for b in bots],
-                       "time_limit_lifted": limits.time_s is None},
+                bots,
+                names,
+                plans,
+                seed,
+                out,
+                sandbox,
+                limits,
+                turns=args.turns,
+                sequential=args.sequential,
+                observer_for=observer_for,
+                extra={
+                    "bots": [b.source for b in bots],
+                    "time_limit_lifted": limits.time_s is None,
+                },
             )
         except RoundAborted as exc:
             return _fail(err_console, f"{exc}\n(the partial match is in {out})", 3)
         except ValueError as exc:  # e.g. a map with no room to start on, or an unreachable bot
             return _fail(err_console, str(exc), 2)
         except KeyboardInterrupt:
-            return _fail(err_console, f"interrupted: the rounds finished so far are in {out} "
-                         "(its result.json says \"complete\": false)", 130)
+            return _fail(
+                err_console,
+                f"interrupted: the rounds finished so far are in {out} "
+                '(its result.json says "complete": false)',
+                130,
+            )
         finally:
             _restore_sigterm(previous)
     if args.quiet:
@@ -142,7 +191,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _output_folder(given: Optional[Path], names: list[str]) -> tuple[Path, Optional[str]]:
+def _output_folder(given: Path | None, names: list[str]) -> tuple[Path, str | None]:
     """The match folder: a new or empty one, so old and new output never mix."""
     if given is None:
         stem = Path("matches") / (
@@ -157,8 +206,10 @@ def _output_folder(given: Optional[Path], names: list[str]) -> tuple[Path, Optio
         if out.exists() and not out.is_dir():
             return out, f"--out {out}: this is a file, not a folder; give a new folder"
         if out.is_dir() and any(out.iterdir()):
-            return out, (f"--out {out}: the folder is not empty; give a new folder "
-                         "(or remove this one) so old and new results never mix")
+            return out, (
+                f"--out {out}: the folder is not empty; give a new folder "
+                "(or remove this one) so old and new results never mix"
+            )
     try:
         out.mkdir(parents=True, exist_ok=True)
         probe = out / ".write-test"
@@ -227,17 +278,32 @@ def _observers(args: argparse.Namespace, console: Console, names: list[str]) -> 
     return lambda idx, plan: Progress(idx, plan)
 
 
-def _header(console: Console, bots: list[BotSpec], names: list[str], plans: list[RoundPlan],
-            seed: int, limits: Limits, sandbox: Sandbox, out: Path) -> None:
-    console.print(f"[bold]{names[0]}[/] (seat 0, {bots[0].source}) vs "
-                  f"[bold]{names[1]}[/] (seat 1, {bots[1].source})", highlight=False)
+def _header(
+    console: Console,
+    bots: list[BotSpec],
+    names: list[str],
+    plans: list[RoundPlan],
+    seed: int,
+    limits: Limits,
+    sandbox: Sandbox,
+    out: Path,
+) -> None:
+    console.print(
+        f"[bold]{names[0]}[/] (seat 0, {bots[0].source}) vs "
+        f"[bold]{names[1]}[/] (seat 1, {bots[1].source})",
+        highlight=False,
+    )
     console.print(f"maps: {', '.join(p.map_label for p in plans)}; seed {seed}", highlight=False)
     if limits.time_s is None:
-        console.print("[bold yellow]TIME LIMIT LIFTED (--time-limit 0): for debugging only; "
-                      "recorded in the replay[/]")
+        console.print(
+            "[bold yellow]TIME LIMIT LIFTED (--time-limit 0): for debugging only; "
+            "recorded in the replay[/]"
+        )
     else:
-        console.print(f"limits: {limits.time_s:g} s, {limits.memory_bytes // 2**20} MiB per run",
-                      highlight=False)
+        console.print(
+            f"limits: {limits.time_s:g} s, {limits.memory_bytes // 2**20} MiB per run",
+            highlight=False,
+        )
     iso = sandbox.isolation
     off = [(n, d) for n, on, d in iso.items if not on]
     head = iso.describe().splitlines()[0]
@@ -254,8 +320,10 @@ def _result_line(result: MatchResult) -> str:
     else:
         head = f"{result.teams[result.winner]} wins"
     gold = [sum(r.gold[s] for r in result.rounds) for s in (0, 1)]
-    return (f"{head}: {result.teams[0]} {p[0]} points ({gold[0]} gold), "
-            f"{result.teams[1]} {p[1]} points ({gold[1]} gold)")
+    return (
+        f"{head}: {result.teams[0]} {p[0]} points ({gold[0]} gold), "
+        f"{result.teams[1]} {p[1]} points ({gold[1]} gold)"
+    )
 
 
 def _summary(console: Console, result: MatchResult, out: Path) -> None:

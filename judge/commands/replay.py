@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Callable, Optional, Sequence
 
 from rich.console import Console
 from rich.markup import escape
@@ -40,19 +39,34 @@ examples:
   judge replay matches/... --html final.html
 """
 
-ReadLine = Callable[[], Optional[str]]
+ReadLine = Callable[[], str | None]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("path", metavar="PATH", type=Path,
-                   help="a match folder, a round folder or a replay.jsonl file")
+    p.add_argument(
+        "path",
+        metavar="PATH",
+        type=Path,
+        help="a match folder, a round folder or a replay.jsonl file",
+    )
     p.add_argument("--round", type=int, metavar="N", help="which round of a match (default 1)")
-    p.add_argument("--turn", type=int, metavar="T",
-                   help="the turn to show (default: the last; with --step/--html: where to start)")
-    p.add_argument("--step", action="store_true",
-                   help="step through the round: Enter next, b back, a number jumps, q quits")
-    p.add_argument("--html", type=Path, metavar="FILE",
-                   help="write a self-contained HTML replay to FILE instead")
+    p.add_argument(
+        "--turn",
+        type=int,
+        metavar="T",
+        help="the turn to show (default: the last; with --step/--html: where to start)",
+    )
+    p.add_argument(
+        "--step",
+        action="store_true",
+        help="step through the round: Enter next, b back, a number jumps, q quits",
+    )
+    p.add_argument(
+        "--html",
+        type=Path,
+        metavar="FILE",
+        help="write a self-contained HTML replay to FILE instead",
+    )
 
 
 def run(args: argparse.Namespace, read_line: ReadLine = stdin_line) -> int:
@@ -93,8 +107,9 @@ def _write_html(console: Console, match: MatchReplay, args: argparse.Namespace) 
     except OSError as exc:
         raise ReplayError(f"{args.html}: cannot be written: {exc.strerror or exc}") from None
     n = 1 if only else len(match.rounds)
-    console.print(f"wrote {out} ({n} round{'s' if n != 1 else ''}); open it in a web browser",
-                  soft_wrap=True)
+    console.print(
+        f"wrote {out} ({n} round{'s' if n != 1 else ''}); open it in a web browser", soft_wrap=True
+    )
     return 0
 
 
@@ -111,7 +126,7 @@ def show(console: Console, match: MatchReplay, rnd: RoundReplay, turn: int) -> N
     summary(console, match, rnd)
 
 
-def round_line(rnd: RoundReplay, teams: Optional[Sequence[str]] = None) -> str:
+def round_line(rnd: RoundReplay, teams: Sequence[str] | None = None) -> str:
     """How a round ended, from result.json when there is one, else from its last record.
 
     result.json reports each round in the match's team order (a tournament may
@@ -124,21 +139,27 @@ def round_line(rnd: RoundReplay, teams: Optional[Sequence[str]] = None) -> str:
         w = res.get("winner")
         label = list(teams) if teams else names
         who = "draw" if w not in (0, 1) else f"{label[w]} wins"
-        return (f"round {rnd.index} on {rnd.label}: {who}, gold {res['gold'][0]}-{res['gold'][1]}, "
-                f"points {res['points'][0]}-{res['points'][1]}, "
-                f"{res.get('turns_played', '?')}/{res.get('turns', '?')} turns, "
-                f"ended by {res.get('end_reason', '?')}")
+        return (
+            f"round {rnd.index} on {rnd.label}: {who}, gold {res['gold'][0]}-{res['gold'][1]}, "
+            f"points {res['points'][0]}-{res['points'][1]}, "
+            f"{res.get('turns_played', '?')}/{res.get('turns', '?')} turns, "
+            f"ended by {res.get('end_reason', '?')}"
+        )
     last = rnd.frames()[-1]
     g = last["gold"]
     if rnd.partial or not last.get("ended"):
-        return (f"round {rnd.index} on {rnd.label}: unfinished, gold {g[0]}-{g[1]} after turn "
-                f"{last['turn']}/{rnd.turns}")
+        return (
+            f"round {rnd.index} on {rnd.label}: unfinished, gold {g[0]}-{g[1]} after turn "
+            f"{last['turn']}/{rnd.turns}"
+        )
     # No result.json beside a lone replay file: score the last record with the rules' own scoring.
     pts = score(g, EndReason.TURNS).points
     who = "draw" if g[0] == g[1] else f"{names[0 if g[0] > g[1] else 1]} wins"
-    return (f"round {rnd.index} on {rnd.label}: {who}, gold {g[0]}-{g[1]}, "
-            f"points {pts[0]}-{pts[1]}, {last['turn']}/{rnd.turns} turns, "
-            f"ended by {last.get('end_reason')}")
+    return (
+        f"round {rnd.index} on {rnd.label}: {who}, gold {g[0]}-{g[1]}, "
+        f"points {pts[0]}-{pts[1]}, {last['turn']}/{rnd.turns} turns, "
+        f"ended by {last.get('end_reason')}"
+    )
 
 
 def summary(console: Console, match: MatchReplay, shown: RoundReplay) -> None:
@@ -161,8 +182,18 @@ def summary(console: Console, match: MatchReplay, shown: RoundReplay) -> None:
         else:
             outcome = "draw" if w not in (0, 1) else f"{match.teams[w]} wins"
         mark = " <" if r is shown else ""
-        table.add_row(*(Text(x) for x in (f"{r.index}{mark}", r.label, f"{gold[0]}-{gold[1]}",
-                                          f"{pts[0]}-{pts[1]}" if pts else "-", outcome)))
+        table.add_row(
+            *(
+                Text(x)
+                for x in (
+                    f"{r.index}{mark}",
+                    r.label,
+                    f"{gold[0]}-{gold[1]}",
+                    f"{pts[0]}-{pts[1]}" if pts else "-",
+                    outcome,
+                )
+            )
+        )
     console.print(table)
     if match.result and isinstance(match.result.get("points"), list):
         p = match.result["points"]
@@ -173,8 +204,9 @@ def summary(console: Console, match: MatchReplay, shown: RoundReplay) -> None:
 STEP_PROMPT = "Enter: next, b: back, a number: go to that turn, q: quit > "
 
 
-def _step(console: Console, match: MatchReplay, rnd: RoundReplay, turn: int,
-          read_line: ReadLine) -> None:
+def _step(
+    console: Console, match: MatchReplay, rnd: RoundReplay, turn: int, read_line: ReadLine
+) -> None:
     """Interactive stepping; reads one line per command so it works with any terminal or pipe."""
     frames = rnd.frames()
     first, last = frames[0]["turn"], frames[-1]["turn"]

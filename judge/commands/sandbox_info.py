@@ -25,24 +25,44 @@ Exit status: 0 (1 if --self-test did not give OK), 3 if the sandbox cannot be se
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the report as JSON")
-    parser.add_argument("--self-test", action="store_true", help="also run a trivial program in a seat")
-    parser.add_argument("--cgroup", choices=["auto", "v1", "v2", "none"], default="auto",
-                        help="which cgroup layout to use (default: auto)")
-    parser.add_argument("--helper", choices=["auto", "c", "python"], default="auto",
-                        help="exec helper: the compiled C wrapper or the Python fallback (default: auto)")
-    parser.add_argument("--no-namespaces", action="store_true",
-                        help="do not use network/IPC/mount namespaces")
+    parser.add_argument(
+        "--self-test", action="store_true", help="also run a trivial program in a seat"
+    )
+    parser.add_argument(
+        "--cgroup",
+        choices=["auto", "v1", "v2", "none"],
+        default="auto",
+        help="which cgroup layout to use (default: auto)",
+    )
+    parser.add_argument(
+        "--helper",
+        choices=["auto", "c", "python"],
+        default="auto",
+        help="exec helper: the compiled C wrapper or the Python fallback (default: auto)",
+    )
+    parser.add_argument(
+        "--no-namespaces", action="store_true", help="do not use network/IPC/mount namespaces"
+    )
 
 
 def _self_test(sb: Sandbox) -> dict[str, object]:
     with sb.seat("self-test", None) as seat:
         t0 = time.perf_counter()
-        run = seat.run_turn(["/bin/sh", "-c", "echo '1 1' > MOVE.OUT"], {"MAP.INP": b"self test\n"},
-                            ["MOVE.OUT"], Limits(time_s=10))
+        run = seat.run_turn(
+            ["/bin/sh", "-c", "echo '1 1' > MOVE.OUT"],
+            {"MAP.INP": b"self test\n"},
+            ["MOVE.OUT"],
+            Limits(time_s=10),
+        )
         elapsed = time.perf_counter() - t0
     r = run.result
-    return {"verdict": r.verdict.value, "message": r.message, "wall_ms": round(r.wall_s * 1000, 2),
-            "turn_ms": round(elapsed * 1000, 2), "move": (run.outputs.get("MOVE.OUT") or b"").decode()}
+    return {
+        "verdict": r.verdict.value,
+        "message": r.message,
+        "wall_ms": round(r.wall_s * 1000, 2),
+        "turn_ms": round(elapsed * 1000, 2),
+        "move": (run.outputs.get("MOVE.OUT") or b"").decode(),
+    }
 
 
 def run(args: argparse.Namespace) -> int:
@@ -58,8 +78,10 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(sb.isolation.describe())
             if test is not None:
-                print(f"self-test: {test['verdict']} ({test['message']}); program {test['wall_ms']} ms, "
-                      f"whole turn {test['turn_ms']} ms")
+                print(
+                    f"self-test: {test['verdict']} ({test['message']}); program {test['wall_ms']} ms, "
+                    f"whole turn {test['turn_ms']} ms"
+                )
     if test is not None and test["verdict"] != Verdict.OK.value:
         return 1
     return 0

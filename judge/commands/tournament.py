@@ -6,13 +6,13 @@ import argparse
 import shlex
 import signal
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from judge.tournament.config import DEFAULT_CONFIG, ConfigError, load_config
-from judge.tournament.runner import (
+from judge.tournament.play import (
     INDEX_HTML,
     STANDINGS_CSV,
     STANDINGS_JSON,
@@ -49,18 +49,38 @@ examples:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("config", nargs="?", default=DEFAULT_CONFIG, metavar="CONFIG",
-                   help=f"the tournament's YAML configuration (default {DEFAULT_CONFIG})")
-    p.add_argument("--out", type=Path, metavar="DIR",
-                   help="the tournament folder (default: the configuration's 'output')")
-    p.add_argument("--jobs", "-j", type=int, metavar="N",
-                   help="rounds played at the same time (default: the configuration's 'jobs', "
-                        "else the number of cores)")
-    p.add_argument("--resume", action="store_true",
-                   help="continue the tournament in the folder: play only the rounds missing "
-                        "from its ledger (the configuration must be the same)")
-    p.add_argument("--quiet", action="store_true",
-                   help="no progress bar or per-round lines; only the standings and errors")
+    p.add_argument(
+        "config",
+        nargs="?",
+        default=DEFAULT_CONFIG,
+        metavar="CONFIG",
+        help=f"the tournament's YAML configuration (default {DEFAULT_CONFIG})",
+    )
+    p.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="the tournament folder (default: the configuration's 'output')",
+    )
+    p.add_argument(
+        "--jobs",
+        "-j",
+        type=int,
+        metavar="N",
+        help="rounds played at the same time (default: the configuration's 'jobs', "
+        "else the number of cores)",
+    )
+    p.add_argument(
+        "--resume",
+        action="store_true",
+        help="continue the tournament in the folder: play only the rounds missing "
+        "from its ledger (the configuration must be the same)",
+    )
+    p.add_argument(
+        "--quiet",
+        action="store_true",
+        help="no progress bar or per-round lines; only the standings and errors",
+    )
 
 
 def _fail(console: Console, msg: str, code: int) -> int:
@@ -76,8 +96,15 @@ def standings_table(rows: list[dict[str, Any]], title: str = "standings") -> Tab
     for col in ("points", "rounds won", "draws", "losses", "gold"):
         table.add_column(col, justify="right")
     for r in rows:
-        table.add_row(str(r["rank"]), r["team"], str(r["points"]), str(r["rounds_won"]),
-                      str(r["draws"]), str(r["losses"]), str(r["gold"]))
+        table.add_row(
+            str(r["rank"]),
+            r["team"],
+            str(r["points"]),
+            str(r["rounds_won"]),
+            str(r["draws"]),
+            str(r["losses"]),
+            str(r["gold"]),
+        )
     return table
 
 
@@ -107,32 +134,47 @@ def run(args: argparse.Namespace) -> int:
     except TournamentError as exc:
         return _fail(err, str(exc), exc.code)
     except KeyboardInterrupt:
-        return _fail(err, f"stopped; the ledger keeps every finished round; resume with "
-                          f"--resume:\n  {_resume_hint(args, out)}", 130)
+        return _fail(
+            err,
+            f"stopped; the ledger keeps every finished round; resume with "
+            f"--resume:\n  {_resume_hint(args, out)}",
+            130,
+        )
     return _report(console, err, args, out, report)
 
 
-def _report(console: Console, err: Console, args: argparse.Namespace, out: Path,
-            report: RunReport) -> int:
+def _report(
+    console: Console, err: Console, args: argparse.Namespace, out: Path, report: RunReport
+) -> int:
     done = report.done_before + report.played
-    title = "standings" if report.complete else f"standings so far ({done} of {report.total} rounds)"
+    title = (
+        "standings" if report.complete else f"standings so far ({done} of {report.total} rounds)"
+    )
     console.print(standings_table(report.standings, title))
     if report.complete:
-        console.print(f"{report.played} round(s) played in {report.elapsed_s:.1f} s; written to "
-                      f"{out}/ ({STANDINGS_JSON}, {STANDINGS_CSV}, {INDEX_HTML}, one folder per "
-                      "match)", highlight=False)
+        console.print(
+            f"{report.played} round(s) played in {report.elapsed_s:.1f} s; written to "
+            f"{out}/ ({STANDINGS_JSON}, {STANDINGS_CSV}, {INDEX_HTML}, one folder per "
+            "match)",
+            highlight=False,
+        )
         return 0
     hint = f"resume with --resume:\n  {_resume_hint(args, out)}"
     if report.failure is not None:
-        return _fail(err, f"stopped after a failure ({done} of {report.total} rounds in the "
-                          f"ledger): {report.failure}\n{hint}", report.failure_code)
+        return _fail(
+            err,
+            f"stopped after a failure ({done} of {report.total} rounds in the "
+            f"ledger): {report.failure}\n{hint}",
+            report.failure_code,
+        )
     code = _signal_code(report.interrupted_by)
     why = report.interrupted_by or "an interruption"
-    return _fail(err, f"stopped by {why}: {done} of {report.total} rounds are in the ledger; "
-                      f"{hint}", code)
+    return _fail(
+        err, f"stopped by {why}: {done} of {report.total} rounds are in the ledger; {hint}", code
+    )
 
 
-def _signal_code(name: Optional[str]) -> int:
+def _signal_code(name: str | None) -> int:
     try:
         return 128 + int(signal.Signals[name]) if name else 130
     except KeyError:

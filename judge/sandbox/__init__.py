@@ -42,8 +42,8 @@ Decisions:
   says when the process cap was reached.
 """
 
-from judge.sandbox.sandbox import Sandbox
 from judge.sandbox.seat import Seat
+from judge.sandbox.service import Sandbox
 from judge.sandbox.types import (
     Isolation,
     Limits,

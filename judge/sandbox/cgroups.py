@@ -17,7 +17,7 @@ Two layouts are supported:
 
 A fresh group per run costs about 0.2 ms and starts its peak and OOM counters
 at zero, so nothing charged by an earlier turn (page cache) counts against the
-next one.  Without a usable cgroup the runner falls back to polling the tree.
+next one.  Without a usable cgroup the supervisor falls back to polling the tree.
 """
 
 from __future__ import annotations
@@ -65,9 +65,9 @@ def _keyed(text: str) -> dict[str, int]:
 class Mount:
     """One cgroup filesystem mount: where it is and which hierarchy part it shows."""
 
-    fstype: str            # "cgroup" or "cgroup2"
+    fstype: str  # "cgroup" or "cgroup2"
     mountpoint: str
-    root: str              # the hierarchy path shown at the mount point
+    root: str  # the hierarchy path shown at the mount point
     options: frozenset[str]
 
 
@@ -82,7 +82,9 @@ def read_mounts(mountinfo: str | None = None) -> list[Mount]:
         fields, rfields = left.split(), right.split()
         if len(fields) < 5 or len(rfields) < 3 or rfields[0] not in ("cgroup", "cgroup2"):
             continue
-        opts = frozenset(rfields[2].split(",")) | frozenset(fields[5].split(",") if len(fields) > 5 else ())
+        opts = frozenset(rfields[2].split(",")) | frozenset(
+            fields[5].split(",") if len(fields) > 5 else ()
+        )
         mountpoint = fields[4].replace("\\040", " ")
         mounts.append(Mount(rfields[0], mountpoint, fields[3], opts))
     return mounts
@@ -104,7 +106,7 @@ def read_own_cgroups(text: str | None = None) -> dict[str, str]:
 def _host_path(mount: Mount, group: str) -> str:
     """Filesystem path of ``group`` (a hierarchy path) under ``mount``."""
     if mount.root != "/" and (group == mount.root or group.startswith(mount.root + "/")):
-        group = group[len(mount.root):] or "/"
+        group = group[len(mount.root) :] or "/"
     return os.path.join(mount.mountpoint, group.lstrip("/"))
 
 
@@ -129,7 +131,7 @@ def _sweep_stale(parent: str) -> None:
         if not name.startswith(PREFIX):
             continue
         try:
-            pid = int(name[len(PREFIX):].split("-")[0])
+            pid = int(name[len(PREFIX) :].split("-")[0])
         except ValueError:
             continue
         if pid == os.getpid() or pid_alive(pid):
@@ -176,7 +178,7 @@ class RunCgroup:
     """The groups of one run (one per hierarchy).  Not thread-shared: one run, one owner."""
 
     version: int
-    dirs: dict[str, str]                 # controller ("memory", "pids", "" for v2) -> group dir
+    dirs: dict[str, str]  # controller ("memory", "pids", "" for v2) -> group dir
     memory: bool
     pids: bool
     _destroyed: bool = field(default=False, repr=False)
@@ -317,8 +319,10 @@ class CgroupBackend:
     version: int = 0
     name: str = ""
 
-    def __init__(self, parents: dict[str, str], memory: bool, pids: bool, cpu: bool = False) -> None:
-        self.parents = parents      # controller key -> our sandbox's parent dir
+    def __init__(
+        self, parents: dict[str, str], memory: bool, pids: bool, cpu: bool = False
+    ) -> None:
+        self.parents = parents  # controller key -> our sandbox's parent dir
         self.memory = memory
         self.pids = pids
         #: each run in its own CPU group: a program with 64 busy processes gets the
@@ -375,7 +379,7 @@ class CgroupV1(CgroupBackend):
             _write(os.path.join(mem, "memory.limit_in_bytes"), str(memory_bytes))
             memsw = os.path.join(mem, "memory.memsw.limit_in_bytes")
             if os.path.exists(memsw):
-                try:   # no escaping the limit through swap
+                try:  # no escaping the limit through swap
                     _write(memsw, str(memory_bytes))
                 except CgroupError:
                     pass
@@ -445,8 +449,9 @@ def _v2_controllers(path: str, fname: str) -> set[str]:
         return set()
 
 
-def _try_v2(mounts: list[Mount], own: dict[str, str],
-            require_controllers: bool) -> tuple[CgroupBackend | None, str]:
+def _try_v2(
+    mounts: list[Mount], own: dict[str, str], require_controllers: bool
+) -> tuple[CgroupBackend | None, str]:
     mount = next((m for m in mounts if m.fstype == "cgroup2"), None)
     if mount is None:
         return None, "no cgroup2 mount"
@@ -474,8 +479,10 @@ def _try_v2(mounts: list[Mount], own: dict[str, str],
             missing = ((want | {"cpu"}) & available) - delegated
             if missing:
                 try:
-                    _write(os.path.join(cand, "cgroup.subtree_control"),
-                           " ".join(f"+{c}" for c in sorted(missing)))
+                    _write(
+                        os.path.join(cand, "cgroup.subtree_control"),
+                        " ".join(f"+{c}" for c in sorted(missing)),
+                    )
                 except CgroupError:
                     pass
             chosen = cand
@@ -491,7 +498,10 @@ def _try_v2(mounts: list[Mount], own: dict[str, str],
     have = _v2_controllers(parent, "cgroup.controllers") & (want | {"cpu"})
     if have:
         try:
-            _write(os.path.join(parent, "cgroup.subtree_control"), " ".join(f"+{c}" for c in sorted(have)))
+            _write(
+                os.path.join(parent, "cgroup.subtree_control"),
+                " ".join(f"+{c}" for c in sorted(have)),
+            )
         except CgroupError:
             have = set()
     if require_controllers and not have & want:

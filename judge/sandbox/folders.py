@@ -23,8 +23,14 @@ _OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 def check_name(name: str, what: str) -> str:
     """A plain file name inside the seat's folder (no folders, no '..')."""
-    if (not isinstance(name, str) or not name or name in (".", "..") or "/" in name
-            or "\0" in name or len(name.encode()) > 255):
+    if (
+        not isinstance(name, str)
+        or not name
+        or name in (".", "..")
+        or "/" in name
+        or "\0" in name
+        or len(name.encode()) > 255
+    ):
         raise ValueError(f"{what} must be a plain file name inside the seat's folder, not {name!r}")
     return name
 
@@ -53,7 +59,7 @@ class Cleaner:
         self.biggest: tuple[str, int] | None = None
         self._prefix = secrets.token_hex(4)
         self._n = 0
-        self._fix = os.geteuid() != 0   # root ignores modes; a normal user must restore them
+        self._fix = os.geteuid() != 0  # root ignores modes; a normal user must restore them
 
     def _note_file(self, name: str, st: os.stat_result) -> None:
         if stat.S_ISREG(st.st_mode) and (self.biggest is None or st.st_size > self.biggest[1]):
@@ -69,8 +75,13 @@ class Cleaner:
             _fix_mode(name, dir_fd, 0o700)
             os.rename(name, target, src_dir_fd=dir_fd, dst_dir_fd=trash_fd)
 
-    def clean(self, folder: str, keep: str | None = None, keep_bytes: int = 0,
-              report: list[str] | None = None) -> None:
+    def clean(
+        self,
+        folder: str,
+        keep: str | None = None,
+        keep_bytes: int = 0,
+        report: list[str] | None = None,
+    ) -> None:
         """Remove everything in ``folder`` except ``keep`` when it is a private regular
         file of at most ``keep_bytes``; each refusal of the keep file goes to ``report``."""
         dfd = os.open(folder, _OPEN_DIR)
@@ -159,7 +170,9 @@ def _keep_refusal(name: str, st: os.stat_result, keep_bytes: int) -> str | None:
     return None
 
 
-def read_outputs(folder: str, names: list[str], cap: int, report: list[str]) -> dict[str, bytes | None]:
+def read_outputs(
+    folder: str, names: list[str], cap: int, report: list[str]
+) -> dict[str, bytes | None]:
     """Read the requested files: regular files only, at most ``cap`` bytes, links never followed."""
     out: dict[str, bytes | None] = {}
     dfd = os.open(folder, _OPEN_DIR)
@@ -167,8 +180,11 @@ def read_outputs(folder: str, names: list[str], cap: int, report: list[str]) -> 
         for name in names:
             out[name] = None
             try:
-                fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY
-                             | os.O_CLOEXEC, dir_fd=dfd)
+                fd = os.open(
+                    name,
+                    os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC,
+                    dir_fd=dfd,
+                )
             except FileNotFoundError:
                 continue
             except OSError as exc:
@@ -183,8 +199,10 @@ def read_outputs(folder: str, names: list[str], cap: int, report: list[str]) -> 
                     report.append(f"{name} was not a regular file: not read")
                     continue
                 if st.st_size > cap:
-                    report.append(f"{name} was {fmt_bytes(st.st_size)}, over the cap of "
-                                  f"{fmt_bytes(cap)}: not read")
+                    report.append(
+                        f"{name} was {fmt_bytes(st.st_size)}, over the cap of "
+                        f"{fmt_bytes(cap)}: not read"
+                    )
                     continue
                 chunks = []
                 total = 0
@@ -205,8 +223,9 @@ def read_outputs(folder: str, names: list[str], cap: int, report: list[str]) -> 
     return out
 
 
-def write_inputs(folder: str, inputs: dict[str, bytes],
-                 owner: tuple[int, int] | None = None) -> None:
+def write_inputs(
+    folder: str, inputs: dict[str, bytes], owner: tuple[int, int] | None = None
+) -> None:
     """Create each input file afresh (the folder was just emptied; never through a link).
 
     ``owner`` (uid, gid) hands the files to the seat's uid, so a program that opens
@@ -215,8 +234,12 @@ def write_inputs(folder: str, inputs: dict[str, bytes],
     dfd = os.open(folder, _OPEN_DIR)
     try:
         for name, data in inputs.items():
-            fd = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                         0o644, dir_fd=dfd)
+            fd = os.open(
+                name,
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                0o644,
+                dir_fd=dfd,
+            )
             try:
                 if owner is not None:
                     os.fchown(fd, owner[0], owner[1])
@@ -241,7 +264,9 @@ def copy_program(src: Path, dst: str, gid: int | None) -> int:
     if not src.is_dir():
         raise ValueError(f"program_dir {src} is not a folder")
     count = 0
-    dir_mode, file_mode, exec_mode = (0o750, 0o640, 0o750) if gid is not None else (0o700, 0o600, 0o700)
+    dir_mode, file_mode, exec_mode = (
+        (0o750, 0o640, 0o750) if gid is not None else (0o700, 0o600, 0o700)
+    )
     stack = [(str(src), dst)]
     os.mkdir(dst, 0o700)
     while stack:
@@ -272,6 +297,7 @@ def copy_program(src: Path, dst: str, gid: int | None) -> int:
 
 def remove_tree(path: str) -> None:
     """Delete a seat's folder whatever modes its program left (all its processes are gone)."""
+
     def fix(func: object, p: str, exc: object) -> None:
         parent = os.path.dirname(p)
         try:
@@ -283,5 +309,6 @@ def remove_tree(path: str) -> None:
                 os.unlink(p)
         except FileNotFoundError:
             pass
+
     if os.path.lexists(path):
         shutil.rmtree(path, onerror=fix)

@@ -37,9 +37,9 @@ COMPILE_TIMEOUT_S = 120
 class Helper:
     """How to start the exec helper."""
 
-    kind: str                   #: "c" or "python"
-    argv: tuple[str, ...]       #: prefix; the mode ("run", "holder", ...) follows
-    detail: str                 #: for the isolation report
+    kind: str  #: "c" or "python"
+    argv: tuple[str, ...]  #: prefix; the mode ("run", "holder", ...) follows
+    detail: str  #: for the isolation report
 
     @property
     def can_hold(self) -> bool:
@@ -96,7 +96,9 @@ def _works(path: str) -> bool:
     return out.returncode == 0 and out.stdout.decode(errors="replace").strip() == PROTOCOL
 
 
-def compile_wrapper(cache_dir: str | None = None, scratch: str | None = None) -> tuple[str | None, str]:
+def compile_wrapper(
+    cache_dir: str | None = None, scratch: str | None = None
+) -> tuple[str | None, str]:
     """Build (or reuse) the C wrapper.  Returns (path or None, explanation)."""
     if not SOURCE.is_file():
         return None, f"{SOURCE} is missing from the installed package"
@@ -104,7 +106,9 @@ def compile_wrapper(cache_dir: str | None = None, scratch: str | None = None) ->
     if cc is None:
         return None, "no C compiler (cc, gcc or clang) found"
     source = SOURCE.read_bytes()
-    key = hashlib.sha256(source + cc.encode() + platform.machine().encode() + b"static-first").hexdigest()[:16]
+    key = hashlib.sha256(
+        source + cc.encode() + platform.machine().encode() + b"static-first"
+    ).hexdigest()[:16]
     candidates = _cache_dirs(cache_dir)
     if scratch:
         candidates.append(scratch)
@@ -123,13 +127,18 @@ def compile_wrapper(cache_dir: str | None = None, scratch: str | None = None) ->
             for extra in (["-static"], []):
                 proc = subprocess.run(
                     [cc, "-O2", "-Wall", "-Wno-format-truncation", *extra, "-o", tmp, str(SOURCE)],
-                    capture_output=True, timeout=COMPILE_TIMEOUT_S, check=False, stdin=subprocess.DEVNULL,
+                    capture_output=True,
+                    timeout=COMPILE_TIMEOUT_S,
+                    check=False,
+                    stdin=subprocess.DEVNULL,
                 )
                 if proc.returncode == 0:
                     break
             if proc.returncode != 0:
-                last_error = (f"{cc} failed to build {SOURCE.name}: "
-                              f"{proc.stderr.decode(errors='replace').strip()[-500:]}")
+                last_error = (
+                    f"{cc} failed to build {SOURCE.name}: "
+                    f"{proc.stderr.decode(errors='replace').strip()[-500:]}"
+                )
                 continue
             os.chmod(tmp, 0o755)
             os.replace(tmp, target)
@@ -145,8 +154,9 @@ def compile_wrapper(cache_dir: str | None = None, scratch: str | None = None) ->
     return None, last_error
 
 
-def find_helper(prefer: str = "auto", cache_dir: str | None = None,
-                scratch: str | None = None) -> Helper:
+def find_helper(
+    prefer: str = "auto", cache_dir: str | None = None, scratch: str | None = None
+) -> Helper:
     """The helper to use: ``prefer`` is "auto" (C if it can be built), "c" or "python"."""
     if prefer not in ("auto", "c", "python"):
         raise ValueError(f"helper preference must be auto, c or python, not {prefer!r}")
@@ -159,5 +169,8 @@ def find_helper(prefer: str = "auto", cache_dir: str | None = None,
             raise SandboxError(f"the C exec helper is not available: {why}")
     if not PY_HELPER.is_file():
         raise SandboxError(f"no exec helper: {why}, and {PY_HELPER} is missing")
-    return Helper("python", (sys.executable, "-I", "-S", str(PY_HELPER)),
-                  f"Python fallback helper ({why}; about 20 ms slower per run)")
+    return Helper(
+        "python",
+        (sys.executable, "-I", "-S", str(PY_HELPER)),
+        f"Python fallback helper ({why}; about 20 ms slower per run)",
+    )

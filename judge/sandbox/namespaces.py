@@ -46,16 +46,24 @@ class SeatNamespaces:
         self.fds = ()
 
 
-def make_namespaces(helper: Helper, *, view: bool, seat_dir: str = "", tmp_dir: str = "",
-                    staging: str = "", hostname: str = "seat") -> SeatNamespaces:
+def make_namespaces(
+    helper: Helper,
+    *,
+    view: bool,
+    seat_dir: str = "",
+    tmp_dir: str = "",
+    staging: str = "",
+    hostname: str = "seat",
+) -> SeatNamespaces:
     """Create a seat's namespaces through the C holder; SandboxError says why not."""
     if not helper.can_hold:
         raise SandboxError("namespaces made once per seat need the C helper")
     cmd = list(helper.argv) + ["holder", "-H", hostname]
     if view:
         cmd += ["-V", "-S", seat_dir, "-T", tmp_dir, "-R", staging]
-    proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, cwd="/", env={})
+    proc = subprocess.Popen(
+        cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd="/", env={}
+    )
     assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
     fds: list[int] = []
     try:
@@ -69,7 +77,9 @@ def make_namespaces(helper: Helper, *, view: bool, seat_dir: str = "", tmp_dir: 
                 proc.kill()
                 proc.wait()
             err = proc.stderr.read().decode(errors="replace").strip()
-            raise SandboxError(f"cannot create the seat's namespaces: {err or 'the holder did not start'}")
+            raise SandboxError(
+                f"cannot create the seat's namespaces: {err or 'the holder did not start'}"
+            )
         kinds = NS_KINDS_VIEW if view else NS_KINDS_NET
         for kind in kinds:
             fds.append(os.open(f"/proc/{proc.pid}/ns/{kind}", os.O_RDONLY | os.O_CLOEXEC))

@@ -45,25 +45,35 @@ class Machine:
     cgroup_note: str
     uid_pool: UidPool | None
     uid_note: str
-    ns_mode: str            # "view" | "net" | "unshare" | "none"
+    ns_mode: str  # "view" | "net" | "unshare" | "none"
     ns_note: str
     poll_interval_s: float
 
 
-def _probe_namespaces(helper: Helper, scratch_root: str, wanted: bool, root: bool) -> tuple[str, str]:
+def _probe_namespaces(
+    helper: Helper, scratch_root: str, wanted: bool, root: bool
+) -> tuple[str, str]:
     if not wanted:
         return "none", "namespaces disabled by configuration"
     if not root:
         return "none", "needs root"
     if not helper.can_hold:
-        return "unshare", "a fresh network/IPC namespace per run (the Python helper cannot keep one per seat)"
+        return (
+            "unshare",
+            "a fresh network/IPC namespace per run (the Python helper cannot keep one per seat)",
+        )
     base = os.path.join(scratch_root, f".probe-{secrets.token_hex(4)}")
     try:
         for sub in ("", "tmp", ".view"):
             os.mkdir(os.path.join(base, sub), 0o700)
         try:
-            ns = make_namespaces(helper, view=True, seat_dir=base, tmp_dir=os.path.join(base, "tmp"),
-                                 staging=os.path.join(base, ".view"))
+            ns = make_namespaces(
+                helper,
+                view=True,
+                seat_dir=base,
+                tmp_dir=os.path.join(base, "tmp"),
+                staging=os.path.join(base, ".view"),
+            )
             ns.close()
             return "view", ""
         except SandboxError as exc:
@@ -77,9 +87,17 @@ def _probe_namespaces(helper: Helper, scratch_root: str, wanted: bool, root: boo
         shutil.rmtree(base, ignore_errors=True)
 
 
-def probe(scratch_root: str, *, cgroup: str, helper: str, namespaces: bool,
-          uid_range: tuple[int, int], uid_lock_dir: str, poll_interval_s: float,
-          helper_cache: str | None) -> Machine:
+def probe(
+    scratch_root: str,
+    *,
+    cgroup: str,
+    helper: str,
+    namespaces: bool,
+    uid_range: tuple[int, int],
+    uid_lock_dir: str,
+    poll_interval_s: float,
+    helper_cache: str | None,
+) -> Machine:
     """Find the helper, cgroups, uids and namespaces this judge can use."""
     is_root = os.geteuid() == 0
     found_helper = find_helper(helper, helper_cache, scratch=os.path.join(scratch_root, ".helper"))
@@ -94,8 +112,9 @@ def probe(scratch_root: str, *, cgroup: str, helper: str, namespaces: bool,
     else:
         uid_note = "the judge is not root"
     ns_mode, ns_note = _probe_namespaces(found_helper, scratch_root, namespaces, is_root)
-    return Machine(is_root, found_helper, backend, cg_note, pool, uid_note, ns_mode, ns_note,
-                   poll_interval_s)
+    return Machine(
+        is_root, found_helper, backend, cg_note, pool, uid_note, ns_mode, ns_note, poll_interval_s
+    )
 
 
 def isolation(m: Machine) -> Isolation:
@@ -106,15 +125,39 @@ def isolation(m: Machine) -> Isolation:
     sep = m.uid_pool is not None
     if sep:
         assert m.uid_pool is not None
-        add((P_UID, True, f"uids {m.uid_pool.first}-{m.uid_pool.last} leased with lock files in "
-                          f"{m.uid_pool.lock_dir}"))
-        add((P_FOLDERS, True, "work folder owned by the seat's uid, mode 0700; program copy root:seat "
-                              "0750, read-only for the seat, unreadable by the other seat"))
-        add((P_SIGNAL, True, "programs run under an unprivileged uid; the judge and helper are root"))
+        add(
+            (
+                P_UID,
+                True,
+                f"uids {m.uid_pool.first}-{m.uid_pool.last} leased with lock files in "
+                f"{m.uid_pool.lock_dir}",
+            )
+        )
+        add(
+            (
+                P_FOLDERS,
+                True,
+                "work folder owned by the seat's uid, mode 0700; program copy root:seat "
+                "0750, read-only for the seat, unreadable by the other seat",
+            )
+        )
+        add(
+            (
+                P_SIGNAL,
+                True,
+                "programs run under an unprivileged uid; the judge and helper are root",
+            )
+        )
     else:
         add((P_UID, False, f"{m.uid_note}: programs run as the judge's own uid"))
-        add((P_FOLDERS, False, "folders are 0700, but both seats run as one uid, so a program can "
-                               "read the other seat's folder"))
+        add(
+            (
+                P_FOLDERS,
+                False,
+                "folders are 0700, but both seats run as one uid, so a program can "
+                "read the other seat's folder",
+            )
+        )
         add((P_SIGNAL, False, "programs run as the judge's uid and could signal it"))
     if m.ns_mode in ("view", "net"):
         add((P_NETWORK, True, "own network namespace per seat, made once; no interface up"))
@@ -126,38 +169,92 @@ def isolation(m: Machine) -> Isolation:
         add((P_NETWORK, False, m.ns_note))
         add((P_IPC, False, m.ns_note))
     if m.ns_mode == "view":
-        add((P_VIEW, True, "root shows only system folders read-only, a minimal /dev, a /proc "
-                           "without other users' processes, a private /tmp and the seat's own folder"))
+        add(
+            (
+                P_VIEW,
+                True,
+                "root shows only system folders read-only, a minimal /dev, a /proc "
+                "without other users' processes, a private /tmp and the seat's own folder",
+            )
+        )
     else:
         add((P_VIEW, False, m.ns_note or "needs the C helper's holder as root"))
     cg = m.cgroup
     if cg is not None and cg.memory:
-        add((P_MEMORY, True, f"{cg.name} memory controller: peak of the whole tree, enforced by the "
-                             f"kernel, in {cg.describe('memory')}"))
+        add(
+            (
+                P_MEMORY,
+                True,
+                f"{cg.name} memory controller: peak of the whole tree, enforced by the "
+                f"kernel, in {cg.describe('memory')}",
+            )
+        )
     else:
-        add((P_MEMORY, False, f"{m.cgroup_note or 'no memory controller'}: the tree's resident memory "
-                              f"is polled every {m.poll_interval_s * 1000:g} ms (plus each process's "
-                              "own peak afterwards), so a very fast allocation can overshoot before "
-                              "it is killed"))
+        add(
+            (
+                P_MEMORY,
+                False,
+                f"{m.cgroup_note or 'no memory controller'}: the tree's resident memory "
+                f"is polled every {m.poll_interval_s * 1000:g} ms (plus each process's "
+                "own peak afterwards), so a very fast allocation can overshoot before "
+                "it is killed",
+            )
+        )
     if cg is not None and cg.pids:
-        add((P_PROCS, True, f"{cg.name} pids controller" + (" and RLIMIT_NPROC of the seat's uid"
-                                                             if sep else "")))
+        add(
+            (
+                P_PROCS,
+                True,
+                f"{cg.name} pids controller"
+                + (" and RLIMIT_NPROC of the seat's uid" if sep else ""),
+            )
+        )
     elif sep:
         add((P_PROCS, True, "RLIMIT_NPROC of the seat's own uid"))
     else:
-        add((P_PROCS, False, "only RLIMIT_NPROC over all of the judge user's processes (approximate)"))
+        add(
+            (
+                P_PROCS,
+                False,
+                "only RLIMIT_NPROC over all of the judge user's processes (approximate)",
+            )
+        )
     if sep:
-        add((P_SURVIVORS, True, "the helper is a child subreaper: it waits for every descendant and "
-                                "kills them all at once by uid"))
+        add(
+            (
+                P_SURVIVORS,
+                True,
+                "the helper is a child subreaper: it waits for every descendant and "
+                "kills them all at once by uid",
+            )
+        )
     else:
-        add((P_SURVIVORS, False, "the helper is a child subreaper and kills the whole tree, but a "
-                                 "program running as the judge's uid could kill the helper first"))
+        add(
+            (
+                P_SURVIVORS,
+                False,
+                "the helper is a child subreaper and kills the whole tree, but a "
+                "program running as the judge's uid could kill the helper first",
+            )
+        )
     if cg is not None and cg.cpu:
-        add((P_CPU, True, f"{cg.name} cpu controller: each run is its own CPU group, so a program "
-                          "with many busy processes cannot starve the other seat's program"))
+        add(
+            (
+                P_CPU,
+                True,
+                f"{cg.name} cpu controller: each run is its own CPU group, so a program "
+                "with many busy processes cannot starve the other seat's program",
+            )
+        )
     else:
-        add((P_CPU, False, "no cpu controller: a program with many busy processes can slow the "
-                           "other seat's program when both run at once"))
+        add(
+            (
+                P_CPU,
+                False,
+                "no cpu controller: a program with many busy processes can slow the "
+                "other seat's program when both run at once",
+            )
+        )
     add((P_FILES, True, "RLIMIT_FSIZE (SIGXFSZ/EFBIG -> OLE)"))
     add((P_PRIVS, True, "no_new_privs: set-uid programs cannot raise privileges"))
     return Isolation(tuple(items))

@@ -27,9 +27,15 @@ CLONE_NEWNET = 0x40000000
 CLONE_NEWIPC = 0x08000000
 CLONE_NEWUTS = 0x04000000
 RLIMITS = {
-    "fsize": resource.RLIMIT_FSIZE, "nproc": resource.RLIMIT_NPROC, "core": resource.RLIMIT_CORE,
-    "nofile": resource.RLIMIT_NOFILE, "stack": resource.RLIMIT_STACK, "cpu": resource.RLIMIT_CPU,
-    "as": resource.RLIMIT_AS, "data": resource.RLIMIT_DATA, "memlock": resource.RLIMIT_MEMLOCK,
+    "fsize": resource.RLIMIT_FSIZE,
+    "nproc": resource.RLIMIT_NPROC,
+    "core": resource.RLIMIT_CORE,
+    "nofile": resource.RLIMIT_NOFILE,
+    "stack": resource.RLIMIT_STACK,
+    "cpu": resource.RLIMIT_CPU,
+    "as": resource.RLIMIT_AS,
+    "data": resource.RLIMIT_DATA,
+    "memlock": resource.RLIMIT_MEMLOCK,
 }
 WAIT_SIGNALS = {signal.SIGCHLD, signal.SIGTERM, signal.SIGINT, signal.SIGHUP}
 
@@ -84,7 +90,7 @@ def _parse(argv: list[str]) -> Opts:
     while i < len(argv):
         a = argv[i]
         if a == "--":
-            o.argv = argv[i + 1:]
+            o.argv = argv[i + 1 :]
             break
         if a in ("-o", "-C", "-U"):
             o.oom = o.oom or a == "-o"
@@ -113,7 +119,9 @@ def _parse(argv: list[str]) -> Opts:
             o.argcheck.append(int(v))
         elif a == "-r":
             name, _, value = v.partition("=")
-            o.rlimits.append((RLIMITS[name], resource.RLIM_INFINITY if value == "inf" else int(value)))
+            o.rlimits.append(
+                (RLIMITS[name], resource.RLIM_INFINITY if value == "inf" else int(value))
+            )
         else:
             raise SystemExit(f"pyhelper: unknown option {a}")
         i += 2
@@ -138,11 +146,17 @@ def _diagnose(cmd: str) -> tuple[int, str] | None:
     path = _resolve(cmd)
     if path is None:
         where = "" if "/" in cmd else f" in PATH={os.environ.get('PATH', '')}"
-        return 2, f"{cmd}: not found{where} (or a folder on its path is not reachable for uid {uid})"
+        return (
+            2,
+            f"{cmd}: not found{where} (or a folder on its path is not reachable for uid {uid})",
+        )
     if os.path.isdir(path):
         return 21, f"{path}: is a folder, not a program"
     if not os.access(path, os.X_OK):
-        return 13, f"{path}: uid {uid} cannot execute it (no execute permission, or a folder on its path is not reachable)"
+        return (
+            13,
+            f"{path}: uid {uid} cannot execute it (no execute permission, or a folder on its path is not reachable)",
+        )
     try:
         with open(path, "rb") as f:
             head = f.read(512)
@@ -155,12 +169,20 @@ def _diagnose(cmd: str) -> tuple[int, str] | None:
         if words:
             interp = words[0]
             if not os.access(interp, os.X_OK):
-                return 13, (f"{path}: the interpreter {interp} named on its first line cannot be run "
-                            f"by uid {uid} inside the seat")
-            if os.path.basename(interp) == "env" and len(words) > 1 and not words[1].startswith("-"):
+                return 13, (
+                    f"{path}: the interpreter {interp} named on its first line cannot be run "
+                    f"by uid {uid} inside the seat"
+                )
+            if (
+                os.path.basename(interp) == "env"
+                and len(words) > 1
+                and not words[1].startswith("-")
+            ):
                 if _resolve(words[1]) is None:
-                    return 2, (f"{path}: its first line runs '{words[1]}' through env, but it is not found "
-                               f"in PATH={os.environ.get('PATH', '')} for uid {uid}")
+                    return 2, (
+                        f"{path}: its first line runs '{words[1]}' through env, but it is not found "
+                        f"in PATH={os.environ.get('PATH', '')} for uid {uid}"
+                    )
     return None
 
 
@@ -213,15 +235,23 @@ def _child(o: Opts, errw: int, libc: ctypes.CDLL) -> None:
         for idx in o.argcheck:
             arg = o.argv[idx]
             if not os.access(arg, os.R_OK):
-                fail("check", 13, f"argument {idx} ({arg}) exists for the judge but uid {os.getuid()} "
-                                  "cannot read it inside the seat")
+                fail(
+                    "check",
+                    13,
+                    f"argument {idx} ({arg}) exists for the judge but uid {os.getuid()} "
+                    "cannot read it inside the seat",
+                )
         os._exit(0)
     try:
         os.execv(_resolve(o.argv[0]) or o.argv[0], o.argv)
     except OSError as exc:
         if exc.errno == 8:  # ENOEXEC
-            fail("exec", 8, f"{o.argv[0]}: not a program this machine can run (wrong format, or a "
-                            "script without a #! line)")
+            fail(
+                "exec",
+                8,
+                f"{o.argv[0]}: not a program this machine can run (wrong format, or a "
+                "script without a #! line)",
+            )
         bad = _diagnose(o.argv[0])
         if bad:
             fail("exec", bad[0], bad[1])
@@ -322,7 +352,9 @@ def run(o: Opts) -> int:
             errline += chunk
         os.close(errr)
     except OSError as exc:
-        rec.update(setup_stage="setup", setup_errno=str(exc.errno or 0), setup_error=_clean(str(exc)))
+        rec.update(
+            setup_stage="setup", setup_errno=str(exc.errno or 0), setup_error=_clean(str(exc))
+        )
     else:
         term = False
         while True:
@@ -338,7 +370,11 @@ def run(o: Opts) -> int:
                 break
             if term:
                 if not killed:
-                    method = "uid" if o.uid >= 0 and _kill_uid(o.uid, o.gid if o.gid >= 0 else o.uid) else "children"
+                    method = (
+                        "uid"
+                        if o.uid >= 0 and _kill_uid(o.uid, o.gid if o.gid >= 0 else o.uid)
+                        else "children"
+                    )
                 killed = 1
                 for pid in _children():
                     try:
@@ -353,11 +389,20 @@ def run(o: Opts) -> int:
         if len(parts) == 3:
             rec.update(child_stage=parts[0], child_errno=parts[1], child_error=parts[2])
     ru = resource.getrusage(resource.RUSAGE_CHILDREN)
-    rec.update(main_pid=str(child), main_status=str(main_status), start_ns=str(start),
-               main_end_ns=str(main_end), end_ns=str(time.monotonic_ns()),
-               main_before_kill=str(main_first),
-               utime_us=str(int(ru.ru_utime * 1e6)), stime_us=str(int(ru.ru_stime * 1e6)),
-               maxrss_kb=str(ru.ru_maxrss), killed=str(killed), kill_method=method, end="1")
+    rec.update(
+        main_pid=str(child),
+        main_status=str(main_status),
+        start_ns=str(start),
+        main_end_ns=str(main_end),
+        end_ns=str(time.monotonic_ns()),
+        main_before_kill=str(main_first),
+        utime_us=str(int(ru.ru_utime * 1e6)),
+        stime_us=str(int(ru.ru_stime * 1e6)),
+        maxrss_kb=str(ru.ru_maxrss),
+        killed=str(killed),
+        kill_method=method,
+        end="1",
+    )
     text = "".join(f"{k}={v}\n" for k, v in rec.items())
     os.write(o.status_fd, text.encode())
     return 3 if "setup_stage" in rec else 0

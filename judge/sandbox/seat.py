@@ -19,14 +19,29 @@ import os
 import re
 import secrets
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
-from judge.sandbox import runner
+from judge.sandbox import supervise
 from judge.sandbox.cgroups import CgroupError, RunCgroup
-from judge.sandbox.folders import Cleaner, check_name, copy_program, read_outputs, remove_tree, write_inputs
+from judge.sandbox.folders import (
+    Cleaner,
+    check_name,
+    copy_program,
+    read_outputs,
+    remove_tree,
+    write_inputs,
+)
 from judge.sandbox.namespaces import SeatNamespaces, make_namespaces
-from judge.sandbox.types import Limits, ProgramUnreachable, RunResult, SandboxError, TurnRun, Verdict
+from judge.sandbox.types import (
+    Limits,
+    ProgramUnreachable,
+    RunResult,
+    SandboxError,
+    TurnRun,
+    Verdict,
+)
 from judge.sandbox.uids import UidLease
 from judge.sandbox.verdicts import decide
 
@@ -35,8 +50,16 @@ if TYPE_CHECKING:
 
 SEAT_PATH = "/usr/local/bin:/usr/bin:/bin"
 #: exec/check failures that mean "this uid cannot run that program here".
-UNREACHABLE_ERRNOS = {errno.ENOENT, errno.EACCES, errno.ENOEXEC, errno.ELOOP, errno.ENOTDIR,
-                      errno.ENAMETOOLONG, errno.EISDIR, errno.EPERM}
+UNREACHABLE_ERRNOS = {
+    errno.ENOENT,
+    errno.EACCES,
+    errno.ENOEXEC,
+    errno.ELOOP,
+    errno.ENOTDIR,
+    errno.ENAMETOOLONG,
+    errno.EISDIR,
+    errno.EPERM,
+}
 CHECK_TIME_S = 20.0
 
 
@@ -51,8 +74,16 @@ class Seat:
     Not for concurrent use: one turn at a time per seat (two seats may run at once).
     """
 
-    def __init__(self, machine: "Machine", root: str, name: str, program_dir: Path | None,
-                 keep: str, keep_bytes: int, on_close: Callable[["Seat"], None]) -> None:
+    def __init__(
+        self,
+        machine: Machine,
+        root: str,
+        name: str,
+        program_dir: Path | None,
+        keep: str,
+        keep_bytes: int,
+        on_close: Callable[[Seat], None],
+    ) -> None:
         if not isinstance(name, str) or not name:
             raise ValueError(f"seat name must be a non-empty string, not {name!r}")
         self.name = name
@@ -90,7 +121,7 @@ class Seat:
         if m.uid_pool is not None:
             self._lease = m.uid_pool.acquire()
             # A judge that crashed may have left processes under this uid.
-            runner.sweep_uid(m.helper, self._lease.uid, self._lease.gid)
+            supervise.sweep_uid(m.helper, self._lease.uid, self._lease.gid)
         uid, gid = self.uid, self.gid
         os.mkdir(self.base, 0o700)
         self.workdir = Path(self.base, "work")
@@ -113,15 +144,25 @@ class Seat:
             copy_program(src, dst, gid)
             self.program_dir = Path(dst)
         if m.ns_mode in ("view", "net"):
-            self._ns = make_namespaces(m.helper, view=m.ns_mode == "view", seat_dir=self.base,
-                                       tmp_dir=self.tmpdir, staging=self._staging)
+            self._ns = make_namespaces(
+                m.helper,
+                view=m.ns_mode == "view",
+                seat_dir=self.base,
+                tmp_dir=self.tmpdir,
+                staging=self._staging,
+            )
 
     # ------------------------------------------------------------ running
     def _env(self) -> dict[str, str]:
         return {"PATH": SEAT_PATH, "HOME": str(self.workdir), "LANG": "C.UTF-8"}
 
-    def _spawn(self, argv: list[str], limits: Limits | None, check: bool = False,
-               argcheck: tuple[int, ...] = ()) -> runner.Spawn:
+    def _spawn(
+        self,
+        argv: list[str],
+        limits: Limits | None,
+        check: bool = False,
+        argcheck: tuple[int, ...] = (),
+    ) -> supervise.Spawn:
         m = self._m
         rl: list[tuple[str, int]] = [("core", 0)]
         nproc_extra = None
@@ -131,10 +172,18 @@ class Seat:
                 rl.append(("nproc", limits.max_procs))
             else:
                 nproc_extra = limits.max_procs
-        return runner.Spawn(
-            argv=argv, cwd=str(self.workdir), env=self._env(), uid=self.uid, gid=self.gid,
-            ns_fds=self._ns.fds if self._ns else (), unshare=m.ns_mode == "unshare",
-            rlimits=tuple(rl), nproc_extra=nproc_extra, oom_protect=m.root, check=check,
+        return supervise.Spawn(
+            argv=argv,
+            cwd=str(self.workdir),
+            env=self._env(),
+            uid=self.uid,
+            gid=self.gid,
+            ns_fds=self._ns.fds if self._ns else (),
+            unshare=m.ns_mode == "unshare",
+            rlimits=tuple(rl),
+            nproc_extra=nproc_extra,
+            oom_protect=m.root,
+            check=check,
             argcheck=argcheck,
         )
 
@@ -152,18 +201,31 @@ class Seat:
         instead of giving RE on every turn.
         """
         argv = self._validate_argv(argv)
-        argcheck = tuple(i for i, a in enumerate(argv) if i > 0 and a.startswith("/") and os.path.exists(a))
-        raw = runner.run(self._m.helper, self._spawn(argv, None, check=True, argcheck=argcheck),
-                         time_s=CHECK_TIME_S, memory_bytes=2**40, output_bytes=4096, cg=None,
-                         poll_s=1.0, kill_uid=self._kill_uid())
+        argcheck = tuple(
+            i for i, a in enumerate(argv) if i > 0 and a.startswith("/") and os.path.exists(a)
+        )
+        raw = supervise.run(
+            self._m.helper,
+            self._spawn(argv, None, check=True, argcheck=argcheck),
+            time_s=CHECK_TIME_S,
+            memory_bytes=2**40,
+            output_bytes=4096,
+            cg=None,
+            poll_s=1.0,
+            kill_uid=self._kill_uid(),
+        )
         rec = raw.record
         if rec is None or raw.internal_error:
-            raise SandboxError(f"seat {self.name!r}: cannot check the command {argv}: "
-                               f"{raw.internal_error or 'no status record'}")
+            raise SandboxError(
+                f"seat {self.name!r}: cannot check the command {argv}: "
+                f"{raw.internal_error or 'no status record'}"
+            )
         self._raise_unreachable(argv, rec)
         if "setup_stage" in rec or "child_stage" in rec:
-            raise SandboxError(f"seat {self.name!r}: cannot prepare a run: "
-                               f"{rec.get('setup_error') or rec.get('child_error')}")
+            raise SandboxError(
+                f"seat {self.name!r}: cannot prepare a run: "
+                f"{rec.get('setup_error') or rec.get('child_error')}"
+            )
         self._checked.add(tuple(argv))
 
     def _raise_unreachable(self, argv: list[str], rec: dict[str, str]) -> None:
@@ -181,14 +243,18 @@ class Seat:
 
     @staticmethod
     def _validate_argv(argv: list[str]) -> list[str]:
-        if (not isinstance(argv, (list, tuple)) or not argv
-                or not all(isinstance(a, str) and a and "\0" not in a for a in argv[:1])
-                or not all(isinstance(a, str) and "\0" not in a for a in argv)):
+        if (
+            not isinstance(argv, (list, tuple))
+            or not argv
+            or not all(isinstance(a, str) and a and "\0" not in a for a in argv[:1])
+            or not all(isinstance(a, str) and "\0" not in a for a in argv)
+        ):
             raise ValueError(f"argv must be a non-empty list of strings without NUL, not {argv!r}")
         return list(argv)
 
-    def run_turn(self, argv: list[str], inputs: dict[str, bytes], outputs: list[str],
-                 limits: Limits) -> TurnRun:
+    def run_turn(
+        self, argv: list[str], inputs: dict[str, bytes], outputs: list[str], limits: Limits
+    ) -> TurnRun:
         """Run the program once (see the module and package docs for every step)."""
         argv = self._validate_argv(argv)
         if not isinstance(limits, Limits):
@@ -196,7 +262,9 @@ class Seat:
         for name in inputs:
             check_name(name, "input file name")
             if name == self.keep:
-                raise ValueError(f"input file {name!r} is the seat's keep file; the judge never writes it")
+                raise ValueError(
+                    f"input file {name!r} is the seat's keep file; the judge never writes it"
+                )
             if not isinstance(inputs[name], (bytes, bytearray, memoryview)):
                 raise TypeError(f"input {name!r} must be bytes, not {type(inputs[name]).__name__}")
         for name in outputs:
@@ -216,8 +284,13 @@ class Seat:
             self._lock.release()
 
     def _ie(self, message: str, discarded: tuple[str, ...] = ()) -> TurnRun:
-        return TurnRun(RunResult(Verdict.IE, 0.0, 0.0, 0, None, None, b"", b"",
-                                 f"judge internal error: {message}"), {}, discarded)
+        return TurnRun(
+            RunResult(
+                Verdict.IE, 0.0, 0.0, 0, None, None, b"", b"", f"judge internal error: {message}"
+            ),
+            {},
+            discarded,
+        )
 
     def _clean(self, keep: bool, report: list[str] | None) -> tuple[str, int] | None:
         cleaner = Cleaner(self.trash)
@@ -229,8 +302,9 @@ class Seat:
         cleaner.clean(str(self.workdir), self.keep if keep else None, self.keep_bytes, report)
         return cleaner.biggest
 
-    def _run(self, argv: list[str], inputs: dict[str, bytes], outputs: list[str],
-             limits: Limits) -> TurnRun:
+    def _run(
+        self, argv: list[str], inputs: dict[str, bytes], outputs: list[str], limits: Limits
+    ) -> TurnRun:
         discarded: list[str] = []
         try:
             self._clean(keep=True, report=discarded)
@@ -238,7 +312,9 @@ class Seat:
             owner = (uid, gid) if uid is not None and gid is not None else None
             write_inputs(str(self.workdir), {k: bytes(v) for k, v in inputs.items()}, owner)
         except OSError as exc:
-            return self._ie(f"cannot prepare the folder of seat {self.name!r}: {exc}", tuple(discarded))
+            return self._ie(
+                f"cannot prepare the folder of seat {self.name!r}: {exc}", tuple(discarded)
+            )
         cg: RunCgroup | None = None
         backend = self._m.cgroup
         if backend is not None:
@@ -249,21 +325,32 @@ class Seat:
                 return self._ie(str(exc), tuple(discarded))
         stragglers: list[int] = []
         try:
-            raw = runner.run(self._m.helper, self._spawn(argv, limits), time_s=limits.time_s,
-                             memory_bytes=limits.memory_bytes, output_bytes=limits.output_bytes,
-                             cg=cg, poll_s=self._m.poll_interval_s, kill_uid=self._kill_uid())
+            raw = supervise.run(
+                self._m.helper,
+                self._spawn(argv, limits),
+                time_s=limits.time_s,
+                memory_bytes=limits.memory_bytes,
+                output_bytes=limits.output_bytes,
+                cg=cg,
+                poll_s=self._m.poll_interval_s,
+                kill_uid=self._kill_uid(),
+            )
         finally:
             if cg is not None:
                 removed, stragglers = cg.destroy()
                 if not removed:
-                    discarded.append(f"note: the run's cgroup {list(cg.dirs.values())} could not be removed")
+                    discarded.append(
+                        f"note: the run's cgroup {list(cg.dirs.values())} could not be removed"
+                    )
         if stragglers:
             raw.survivors = stragglers
         try:
             outs = read_outputs(str(self.workdir), outputs, limits.file_bytes, discarded)
             biggest = self._clean(keep=True, report=discarded)
         except OSError as exc:
-            return self._ie(f"cannot clean the folder of seat {self.name!r}: {exc}", tuple(discarded))
+            return self._ie(
+                f"cannot clean the folder of seat {self.name!r}: {exc}", tuple(discarded)
+            )
         if raw.record is not None:
             self._raise_unreachable(argv, raw.record)
         result = decide(raw, limits, biggest, memory_by_cgroup=cg is not None and cg.memory)
@@ -280,7 +367,7 @@ class Seat:
     def _teardown(self) -> None:
         if self._lease is not None and self._lease.held:
             try:
-                runner.sweep_uid(self._m.helper, self._lease.uid, self._lease.gid)
+                supervise.sweep_uid(self._m.helper, self._lease.uid, self._lease.gid)
             except (OSError, SandboxError):
                 pass
         if self._ns is not None:
@@ -300,7 +387,7 @@ class Seat:
             finally:
                 self._on_close(self)
 
-    def __enter__(self) -> "Seat":
+    def __enter__(self) -> Seat:
         return self
 
     def __exit__(self, *exc: object) -> None:

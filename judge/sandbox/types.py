@@ -16,12 +16,12 @@ from typing import Any
 class Verdict(str, enum.Enum):
     """How one run ended.  ``str`` so it is written as-is into JSON replays."""
 
-    OK = "OK"    #: exited 0 within every limit
+    OK = "OK"  #: exited 0 within every limit
     TLE = "TLE"  #: the wall clock ran out before the program and everything it started exited
     MLE = "MLE"  #: resident memory of the whole process tree went over the limit
-    RE = "RE"    #: crashed, killed by a signal, or exited non-zero
+    RE = "RE"  #: crashed, killed by a signal, or exited non-zero
     OLE = "OLE"  #: a file it wrote reached the file-size cap
-    IE = "IE"    #: the judge itself failed; never the bot's fault, always explained
+    IE = "IE"  #: the judge itself failed; never the bot's fault, always explained
 
 
 class SandboxError(RuntimeError):
@@ -47,23 +47,26 @@ class ProgramUnreachable(ValueError):
 class Limits:
     """Limits of one run.  Defaults are the contest's (2 s, 512 MiB)."""
 
-    time_s: float | None = 2.0        #: wall clock; None = no time limit (debugging only)
-    memory_bytes: int = 512 * 2**20   #: peak resident memory of the whole process tree
-    file_bytes: int = 16 * 2**20      #: cap on the size of any file written (RLIMIT_FSIZE)
-    max_procs: int = 64               #: processes + threads of the seat at once
-    output_bytes: int = 64 * 1024     #: how much of the end of stdout/stderr is kept
+    time_s: float | None = 2.0  #: wall clock; None = no time limit (debugging only)
+    memory_bytes: int = 512 * 2**20  #: peak resident memory of the whole process tree
+    file_bytes: int = 16 * 2**20  #: cap on the size of any file written (RLIMIT_FSIZE)
+    max_procs: int = 64  #: processes + threads of the seat at once
+    output_bytes: int = 64 * 1024  #: how much of the end of stdout/stderr is kept
 
     def __post_init__(self) -> None:
         if self.time_s is not None and not (self.time_s > 0 and math.isfinite(self.time_s)):
-            raise ValueError(f"Limits.time_s must be a positive number of seconds or None, "
-                             f"not {self.time_s!r}")
+            raise ValueError(
+                f"Limits.time_s must be a positive number of seconds or None, not {self.time_s!r}"
+            )
         for name in ("memory_bytes", "file_bytes", "max_procs", "output_bytes"):
             value = getattr(self, name)
             if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
                 raise ValueError(f"Limits.{name} must be a positive integer, not {value!r}")
         if self.memory_bytes < 4 * 2**20:
-            raise ValueError(f"Limits.memory_bytes={self.memory_bytes} is below 4 MiB: "
-                             "no program can start with that")
+            raise ValueError(
+                f"Limits.memory_bytes={self.memory_bytes} is below 4 MiB: "
+                "no program can start with that"
+            )
 
 
 @dataclass(frozen=True)
@@ -71,11 +74,11 @@ class RunResult:
     """What one run did.  ``message`` always says in plain words why the verdict."""
 
     verdict: Verdict
-    wall_s: float                 #: start until the program and all it started had exited (or were killed)
-    cpu_s: float                  #: user + system CPU of the whole tree
-    peak_memory_bytes: int        #: peak resident memory of the tree (cgroup charge, or polled RSS)
-    exit_code: int | None         #: exit status of the main process, None if killed by a signal
-    signal: int | None            #: signal that ended the main process, if any
+    wall_s: float  #: start until the program and all it started had exited (or were killed)
+    cpu_s: float  #: user + system CPU of the whole tree
+    peak_memory_bytes: int  #: peak resident memory of the tree (cgroup charge, or polled RSS)
+    exit_code: int | None  #: exit status of the main process, None if killed by a signal
+    signal: int | None  #: signal that ended the main process, if any
     stdout_tail: bytes
     stderr_tail: bytes
     message: str
@@ -112,8 +115,7 @@ class Isolation:
         for name, on, detail in self.items:
             lines.append(f"  [{'on ' if on else 'OFF'}] {name.ljust(width)}  {detail}")
         off = sum(1 for _, on, _ in self.items if not on)
-        head = ("all protections on" if off == 0 else
-                f"{off} of {len(self.items)} protections OFF")
+        head = "all protections on" if off == 0 else f"{off} of {len(self.items)} protections OFF"
         return head + "\n" + "\n".join(lines)
 
     def as_dict(self) -> dict[str, Any]:

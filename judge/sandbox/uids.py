@@ -73,18 +73,25 @@ def _secure_dir(path: str) -> None:
     if not stat.S_ISDIR(st.st_mode):
         raise SandboxError(f"uid lock folder {path} is not a folder")
     if st.st_uid != os.geteuid() or st.st_mode & 0o022:
-        raise SandboxError(f"uid lock folder {path} must belong to uid {os.geteuid()} and not be "
-                           f"writable by others (owner {st.st_uid}, mode {oct(st.st_mode & 0o777)})")
+        raise SandboxError(
+            f"uid lock folder {path} must belong to uid {os.geteuid()} and not be "
+            f"writable by others (owner {st.st_uid}, mode {oct(st.st_mode & 0o777)})"
+        )
 
 
 class UidPool:
     """Leases uids from ``[first, last]``; safe across threads and processes."""
 
-    def __init__(self, first: int = DEFAULT_RANGE[0], last: int = DEFAULT_RANGE[1],
-                 lock_dir: str = DEFAULT_LOCK_DIR) -> None:
+    def __init__(
+        self,
+        first: int = DEFAULT_RANGE[0],
+        last: int = DEFAULT_RANGE[1],
+        lock_dir: str = DEFAULT_LOCK_DIR,
+    ) -> None:
         if not (1000 <= first <= last < 2**31 - 1):
-            raise ValueError(f"seat uid range {first}-{last} must be within 1000..2147483646 "
-                             "and not empty")
+            raise ValueError(
+                f"seat uid range {first}-{last} must be within 1000..2147483646 and not empty"
+            )
         self.first, self.last, self.lock_dir = first, last, lock_dir
         _secure_dir(lock_dir)
 
@@ -107,5 +114,7 @@ class UidPool:
                 os.close(fd)
                 raise
             return UidLease(uid, uid, fd)
-        raise UidsExhausted(f"no free seat uid in {self.first}-{self.last}: {size} seats already "
-                            f"running, or every uid has an account (lock folder {self.lock_dir})")
+        raise UidsExhausted(
+            f"no free seat uid in {self.first}-{self.last}: {size} seats already "
+            f"running, or every uid has an account (lock folder {self.lock_dir})"
+        )

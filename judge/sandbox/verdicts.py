@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import signal as _signal
 
-from judge.sandbox.runner import RawRun
+from judge.sandbox.supervise import RawRun
 from judge.sandbox.types import Limits, RunResult, Verdict
 
 
@@ -31,8 +31,9 @@ def signal_name(sig: int) -> str:
         return f"signal {sig}"
 
 
-def decide(raw: RawRun, limits: Limits, biggest_file: tuple[str, int] | None,
-           memory_by_cgroup: bool) -> RunResult:
+def decide(
+    raw: RawRun, limits: Limits, biggest_file: tuple[str, int] | None, memory_by_cgroup: bool
+) -> RunResult:
     """The verdict of one run.  ``biggest_file``: largest regular file left in the
     seat's folders (name, size), found while cleaning them."""
     st = raw.main_status
@@ -46,53 +47,94 @@ def decide(raw: RawRun, limits: Limits, biggest_file: tuple[str, int] | None,
         notes = _notes(raw, limits)
         if notes:
             message = f"{message}; {'; '.join(notes)}"
-        return RunResult(verdict=verdict, wall_s=raw.wall_s, cpu_s=raw.cpu_s, peak_memory_bytes=peak,
-                         exit_code=exit_code, signal=sig, stdout_tail=raw.stdout.data,
-                         stderr_tail=raw.stderr.data, message=message)
+        return RunResult(
+            verdict=verdict,
+            wall_s=raw.wall_s,
+            cpu_s=raw.cpu_s,
+            peak_memory_bytes=peak,
+            exit_code=exit_code,
+            signal=sig,
+            stdout_tail=raw.stdout.data,
+            stderr_tail=raw.stderr.data,
+            message=message,
+        )
 
     rec = raw.record or {}
     if raw.record is None and raw.cg_oom_kills > 0:
         # The OOM killer took the helper too (it could not protect itself): still the bot's MLE.
-        return result(Verdict.MLE, f"memory limit {fmt_bytes(limits.memory_bytes)} exceeded: the kernel "
-                                   f"stopped the program at a peak of {fmt_bytes(peak)} for the whole "
-                                   "process tree")
+        return result(
+            Verdict.MLE,
+            f"memory limit {fmt_bytes(limits.memory_bytes)} exceeded: the kernel "
+            f"stopped the program at a peak of {fmt_bytes(peak)} for the whole "
+            "process tree",
+        )
     if raw.internal_error:
         return result(Verdict.IE, f"judge internal error: {raw.internal_error}")
     if "setup_stage" in rec:
-        return result(Verdict.IE, f"judge internal error: the exec helper could not set up the run "
-                                  f"({rec['setup_stage']}: {rec.get('setup_error', '')})")
+        return result(
+            Verdict.IE,
+            f"judge internal error: the exec helper could not set up the run "
+            f"({rec['setup_stage']}: {rec.get('setup_error', '')})",
+        )
     if "child_stage" in rec:
-        return result(Verdict.IE, f"judge internal error: the program's process could not be prepared "
-                                  f"({rec['child_stage']}: {rec.get('child_error', '')})")
+        return result(
+            Verdict.IE,
+            f"judge internal error: the program's process could not be prepared "
+            f"({rec['child_stage']}: {rec.get('child_error', '')})",
+        )
     if st is None:
         return result(Verdict.IE, "judge internal error: the exec helper reported no exit status")
 
     limit = limits.memory_bytes
     oom = raw.cg_oom_kills > 0
-    if not oom and memory_by_cgroup and raw.cg_failcnt > 0 and sig == _signal.SIGKILL and not raw.timed_out:
-        oom = True   # old kernels without an oom_kill counter
+    if (
+        not oom
+        and memory_by_cgroup
+        and raw.cg_failcnt > 0
+        and sig == _signal.SIGKILL
+        and not raw.timed_out
+    ):
+        oom = True  # old kernels without an oom_kill counter
     if oom:
-        return result(Verdict.MLE, f"memory limit {fmt_bytes(limit)} exceeded: the kernel stopped the "
-                                   f"program at a peak of {fmt_bytes(peak)} for the whole process tree")
+        return result(
+            Verdict.MLE,
+            f"memory limit {fmt_bytes(limit)} exceeded: the kernel stopped the "
+            f"program at a peak of {fmt_bytes(peak)} for the whole process tree",
+        )
     if raw.mem_killed or (not memory_by_cgroup and peak > limit):
         how = "killed when polling saw it" if raw.mem_killed else "measured after it exited"
-        return result(Verdict.MLE, f"memory limit {fmt_bytes(limit)} exceeded: peak resident memory "
-                                   f"{fmt_bytes(peak)} for the whole process tree ({how})")
+        return result(
+            Verdict.MLE,
+            f"memory limit {fmt_bytes(limit)} exceeded: peak resident memory "
+            f"{fmt_bytes(peak)} for the whole process tree ({how})",
+        )
     if sig == _signal.SIGXFSZ:
-        return result(Verdict.OLE, f"file size limit {fmt_bytes(limits.file_bytes)} exceeded: killed by "
-                                   "SIGXFSZ while writing a file")
+        return result(
+            Verdict.OLE,
+            f"file size limit {fmt_bytes(limits.file_bytes)} exceeded: killed by "
+            "SIGXFSZ while writing a file",
+        )
     if biggest_file is not None and biggest_file[1] >= limits.file_bytes:
-        return result(Verdict.OLE, f"file size limit {fmt_bytes(limits.file_bytes)} reached: "
-                                   f"{biggest_file[0]} was {fmt_bytes(biggest_file[1])}")
+        return result(
+            Verdict.OLE,
+            f"file size limit {fmt_bytes(limits.file_bytes)} reached: "
+            f"{biggest_file[0]} was {fmt_bytes(biggest_file[1])}",
+        )
     if raw.timed_out:
         main_exit = raw.main_exit_s
         assert limits.time_s is not None
         if main_exit is not None and main_exit < limits.time_s and sig is None:
-            return result(Verdict.TLE, f"time limit {limits.time_s:g} s exceeded: the program exited after "
-                                       f"{main_exit:.3f} s, but processes it started were still running "
-                                       "at the limit; all were killed")
-        return result(Verdict.TLE, f"time limit {limits.time_s:g} s exceeded (wall clock); killed after "
-                                   f"{raw.wall_s:.3f} s")
+            return result(
+                Verdict.TLE,
+                f"time limit {limits.time_s:g} s exceeded: the program exited after "
+                f"{main_exit:.3f} s, but processes it started were still running "
+                "at the limit; all were killed",
+            )
+        return result(
+            Verdict.TLE,
+            f"time limit {limits.time_s:g} s exceeded (wall clock); killed after "
+            f"{raw.wall_s:.3f} s",
+        )
     if sig is not None:
         return result(Verdict.RE, f"killed by signal {sig} ({signal_name(sig)})")
     if exit_code:
@@ -104,14 +146,20 @@ def _notes(raw: RawRun, limits: Limits) -> list[str]:
     notes = []
     for name, tail in (("stdout", raw.stdout), ("stderr", raw.stderr)):
         if tail.truncated:
-            notes.append(f"{name} truncated: kept the last {fmt_bytes(len(tail.data))} of "
-                         f"{fmt_bytes(tail.total)}")
+            notes.append(
+                f"{name} truncated: kept the last {fmt_bytes(len(tail.data))} of "
+                f"{fmt_bytes(tail.total)}"
+            )
     if raw.pids_refused:
         notes.append(f"process cap {limits.max_procs} reached: {raw.pids_refused} forks refused")
     elif raw.procs_at_kill is not None and raw.procs_at_kill >= limits.max_procs:
-        notes.append(f"process cap {limits.max_procs} reached: {raw.procs_at_kill} processes and "
-                     "threads were running when it was killed")
+        notes.append(
+            f"process cap {limits.max_procs} reached: {raw.procs_at_kill} processes and "
+            "threads were running when it was killed"
+        )
     if raw.survivors:
-        notes.append(f"{len(raw.survivors)} processes were still in the run's cgroup after the helper "
-                     "exited and were killed")
+        notes.append(
+            f"{len(raw.survivors)} processes were still in the run's cgroup after the helper "
+            "exited and were killed"
+        )
     return notes

@@ -3,5 +3,5 @@
 The pure parts (:mod:`.pairings`, :mod:`.standings`) know nothing of files or
 processes, so the rules of the tournament (R18, R19) are tested in
 milliseconds; :mod:`.ledger` is the only place results are kept, and
-:mod:`.runner` plays whatever the ledger does not have yet.
+:mod:`.play` plays whatever the ledger does not have yet.
 """

@@ -23,9 +23,10 @@ import json
 import math
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any
 
 import yaml
 
@@ -81,7 +82,8 @@ class ConfigError(ValueError):
             text = f"{source}: {self.problems[0]}"
         else:
             text = f"{source} has {len(self.problems)} problems:\n" + "\n".join(
-                f"  - {p}" for p in self.problems)
+                f"  - {p}" for p in self.problems
+            )
         super().__init__(text + "\nnothing was run")
 
 
@@ -103,7 +105,7 @@ class TournamentConfig:
 
     path: Path
     seed: int
-    turns: Optional[int]
+    turns: int | None
     time_limit: float
     memory_limit_mb: int
     jobs: int
@@ -124,7 +126,7 @@ class TournamentConfig:
                 return t
         raise KeyError(name)
 
-    def map_of(self, owner: Optional[str]) -> tuple[GameMap, str]:
+    def map_of(self, owner: str | None) -> tuple[GameMap, str]:
         """The map of a team (``owner``) or the organisers' map (``None``), with its label."""
         if owner is None:
             return self.organiser_map, self.organiser_label
@@ -144,8 +146,13 @@ class TournamentConfig:
             "memory_limit_mb": self.memory_limit_mb,
             "organiser_map": format_map(self.organiser_map),
             "teams": [
-                {"name": t.name, "bot": t.bot.source, "command": list(t.bot.command),
-                 "map": t.map_spec, "sea": format_map(t.game_map)}
+                {
+                    "name": t.name,
+                    "bot": t.bot.source,
+                    "command": list(t.bot.command),
+                    "map": t.map_spec,
+                    "sea": format_map(t.game_map),
+                }
                 for t in self.teams
             ],
         }
@@ -166,11 +173,15 @@ def diff_fingerprints(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
             if len(a) != len(b):
                 out.append(f"teams (the ledger has {len(a)} teams, the configuration {len(b)})")
                 continue
-            for i, (ta, tb) in enumerate(zip(a, b)):
+            for i, (ta, tb) in enumerate(zip(a, b, strict=False)):
                 for k in sorted(set(ta) | set(tb)):
                     if ta.get(k) != tb.get(k):
-                        label = {"sea": "map (its content)", "command": "bot (its command)"}.get(k, k)
-                        shown = "" if k in ("sea", "command") else f" ({ta.get(k)!r} -> {tb.get(k)!r})"
+                        label = {"sea": "map (its content)", "command": "bot (its command)"}.get(
+                            k, k
+                        )
+                        shown = (
+                            "" if k in ("sea", "command") else f" ({ta.get(k)!r} -> {tb.get(k)!r})"
+                        )
                         out.append(f"teams[{i}].{label}{shown}")
         elif key == "organiser_map":
             out.append("organiser_map (its content)")
@@ -195,7 +206,8 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[
             continue
         if dup:
             raise yaml.constructor.ConstructorError(
-                None, None, f"the key {key!r} appears twice; keep one", key_node.start_mark)
+                None, None, f"the key {key!r} appears twice; keep one", key_node.start_mark
+            )
     return loader.construct_mapping(node)
 
 
@@ -215,8 +227,10 @@ def _unknown(keys: Any, known: Sequence[str], where: str, what: str) -> list[str
     for k in keys:
         if k not in known:
             prefix = f"{where}." if where else ""
-            out.append(f"{prefix}{k}: unknown key; {what} {', '.join(known)} "
-                       "(check the spelling, or remove it)")
+            out.append(
+                f"{prefix}{k}: unknown key; {what} {', '.join(known)} "
+                "(check the spelling, or remove it)"
+            )
     return out
 
 
@@ -227,17 +241,17 @@ def _resolve_path(base: Path, value: str) -> Path:
 
 def sea_key(gm: GameMap) -> tuple[Any, ...]:
     """The sea up to mirroring and rotation, whatever its K or file name (R19 compares seas)."""
-    grid = [list(gm.cells[r * gm.cols:(r + 1) * gm.cols]) for r in range(gm.rows)]
+    grid = [list(gm.cells[r * gm.cols : (r + 1) * gm.cols]) for r in range(gm.rows)]
     variants = []
     g = grid
     for _ in range(4):
         for h in (g, [row[::-1] for row in g]):
             variants.append((len(h), len(h[0]) if h else 0, tuple(v for row in h for v in row)))
-        g = [list(row) for row in zip(*g[::-1])]  # rotate a quarter turn
+        g = [list(row) for row in zip(*g[::-1], strict=False)]  # rotate a quarter turn
     return min(variants)
 
 
-def load_config(path: Path | str, bots_dir: Optional[Path] = None) -> TournamentConfig:
+def load_config(path: Path | str, bots_dir: Path | None = None) -> TournamentConfig:
     """Read, check and resolve a configuration; raise :class:`ConfigError` listing every problem.
 
     Bots with a build step are built here, so a broken bot stops the
@@ -246,62 +260,84 @@ def load_config(path: Path | str, bots_dir: Optional[Path] = None) -> Tournament
     path = Path(path)
     source = str(path)
     if not path.is_file():
-        fix = (f"create it (the project's {DEFAULT_CONFIG} is an example)"
-               if not path.exists() else "give the path of a YAML file")
+        fix = (
+            f"create it (the project's {DEFAULT_CONFIG} is an example)"
+            if not path.exists()
+            else "give the path of a YAML file"
+        )
         raise ConfigError(source, [f"no such configuration file; {fix}"])
     try:
         data = yaml.load(path.read_text(encoding="utf-8-sig"), Loader=_UniqueKeyLoader)
     except UnicodeDecodeError:
-        raise ConfigError(source, ["not a text file (not UTF-8); write the configuration as YAML text"]) from None
+        raise ConfigError(
+            source, ["not a text file (not UTF-8); write the configuration as YAML text"]
+        ) from None
     except yaml.YAMLError as exc:
         raise ConfigError(source, [f"not valid YAML: {exc}; fix the line shown"]) from None
     if not isinstance(data, dict):
         shown = "empty" if data is None else f"a {type(data).__name__}"
-        raise ConfigError(source, [
-            f"the file is {shown}, not a mapping of keys; write 'seed: ...', 'teams: ...' etc. "
-            f"(keys: {', '.join(TOP_KEYS)})"])
+        raise ConfigError(
+            source,
+            [
+                f"the file is {shown}, not a mapping of keys; write 'seed: ...', 'teams: ...' etc. "
+                f"(keys: {', '.join(TOP_KEYS)})"
+            ],
+        )
     return _check(data, path.resolve().parent, source, bots_dir)
 
 
-def _check(data: dict[str, Any], base: Path, source: str,
-           bots_dir_override: Optional[Path]) -> TournamentConfig:
+def _check(
+    data: dict[str, Any], base: Path, source: str, bots_dir_override: Path | None
+) -> TournamentConfig:
     problems: list[str] = _unknown(data, list(TOP_KEYS), "", "the keys are")
 
     seed: Any = data.get("seed")
     if "seed" not in data:
-        problems.append("seed: missing; add e.g. 'seed: 2026' (all randomness of the "
-                        "tournament derives from it, so a tournament can be replayed)")
+        problems.append(
+            "seed: missing; add e.g. 'seed: 2026' (all randomness of the "
+            "tournament derives from it, so a tournament can be replayed)"
+        )
     elif not _is_int(seed) or seed < 0:
         problems.append(f"seed: {seed!r} is not a whole number >= 0; give e.g. 'seed: 2026'")
 
     turns: Any = data.get("turns")
-    if turns is not None and (not _is_int(turns) or not (MIN_TURNS <= turns <= MAX_TURNS)
-                              or turns % 2):
-        problems.append(f"turns: {turns!r}; K must be even, from {MIN_TURNS} to {MAX_TURNS} "
-                        "(or remove the key to use each map's own K)")
+    if turns is not None and (
+        not _is_int(turns) or not (MIN_TURNS <= turns <= MAX_TURNS) or turns % 2
+    ):
+        problems.append(
+            f"turns: {turns!r}; K must be even, from {MIN_TURNS} to {MAX_TURNS} "
+            "(or remove the key to use each map's own K)"
+        )
 
     time_limit = data.get("time_limit", 2.0)
     if not _is_number(time_limit):
         problems.append(f"time_limit: {time_limit!r} is not a number; give seconds, e.g. 2.0")
     elif time_limit == 0:
-        problems.append("time_limit: 0 lifts the time limit, which a tournament never allows "
-                        "(every team must play under the same limit); give seconds, e.g. 2.0")
+        problems.append(
+            "time_limit: 0 lifts the time limit, which a tournament never allows "
+            "(every team must play under the same limit); give seconds, e.g. 2.0"
+        )
     elif not (0 < time_limit <= TIME_LIMIT_MAX):
-        problems.append(f"time_limit: {time_limit!r}; give seconds above 0 and at most "
-                        f"{TIME_LIMIT_MAX:g} (the contest uses 2)")
+        problems.append(
+            f"time_limit: {time_limit!r}; give seconds above 0 and at most "
+            f"{TIME_LIMIT_MAX:g} (the contest uses 2)"
+        )
 
     memory = data.get("memory_limit_mb", 512)
     lo, hi = MEMORY_MB_RANGE
     if not _is_int(memory) or not (lo <= memory <= hi):
-        problems.append(f"memory_limit_mb: {memory!r}; give whole MiB from {lo} to {hi} "
-                        "(the contest uses 512)")
+        problems.append(
+            f"memory_limit_mb: {memory!r}; give whole MiB from {lo} to {hi} (the contest uses 512)"
+        )
 
     jobs = data.get("jobs")
     if jobs is None:
         jobs = os.cpu_count() or 1
     elif not _is_int(jobs) or not (1 <= jobs <= JOBS_MAX):
-        problems.append(f"jobs: {jobs!r}; give the number of rounds to play at once, "
-                        f"1 to {JOBS_MAX} (or remove it to use the number of cores)")
+        problems.append(
+            f"jobs: {jobs!r}; give the number of rounds to play at once, "
+            f"1 to {JOBS_MAX} (or remove it to use the number of cores)"
+        )
 
     paths: dict[str, Path] = {}
     for key, default in (("output", DEFAULT_OUTPUT), ("maps_dir", "maps"), ("bots_dir", "bots")):
@@ -312,8 +348,10 @@ def _check(data: dict[str, Any], base: Path, source: str,
         paths[key] = _resolve_path(base, value)
     maps_dir = paths["maps_dir"]
     if not maps_dir.is_dir():
-        problems.append(f"maps_dir: {maps_dir} is not a folder; give the folder of the "
-                        "organisers' published maps (e.g. 'maps')")
+        problems.append(
+            f"maps_dir: {maps_dir} is not a folder; give the folder of the "
+            "organisers' published maps (e.g. 'maps')"
+        )
     bots_dir = bots_dir_override or paths["bots_dir"]
 
     organiser, org_label, _org_path = _organiser_map(data, base, seed, turns, problems)
@@ -329,12 +367,16 @@ def _check(data: dict[str, Any], base: Path, source: str,
             j = by_sea[sea]
             other = entries[j]
             assert other is not None
-            same = ("the same file" if other.map_path.resolve() == t.map_path.resolve()
-                    else f"the same sea as {other.map_path.name}")
+            same = (
+                "the same file"
+                if other.map_path.resolve() == t.map_path.resolve()
+                else f"the same sea as {other.map_path.name}"
+            )
             problems.append(
                 f"teams[{i}].map: {t.map_spec!r} is {same}, already teams[{j}]'s map "
                 f"({other.name}); two teams may not pick the same map (ruling R19: a match "
-                f"needs 3 different maps); pick another map from {maps_dir}")
+                f"needs 3 different maps); pick another map from {maps_dir}"
+            )
         else:
             by_sea[sea] = i
     if organiser is not None:
@@ -344,7 +386,8 @@ def _check(data: dict[str, Any], base: Path, source: str,
                 problems.append(
                     f"teams[{i}].map: {t.map_spec!r} is the organisers' map (organiser_map); "
                     f"ruling R19: the organisers' map is used in every match besides the "
-                    f"teams' own; pick another map from {maps_dir}")
+                    f"teams' own; pick another map from {maps_dir}"
+                )
         picked = {t.map_path.resolve() for _, t in picks}
         for listed, gm in _published(maps_dir):
             # The published list is the map files directly in maps_dir; the organisers keep
@@ -356,15 +399,24 @@ def _check(data: dict[str, Any], base: Path, source: str,
                     f"organiser_map: {org_label} is the same sea as {listed}, which is on the "
                     f"published list ({maps_dir}); ruling R19: the organisers' map must "
                     "differ from every listed map; make a new one, e.g. "
-                    "'organiser_map: {generate: {rows: 11, cols: 13, turns: 40, seed: 9}}'")
+                    "'organiser_map: {generate: {rows: 11, cols: 13, turns: 40, seed: 9}}'"
+                )
 
     if problems:
         raise ConfigError(source, problems)
     assert organiser is not None and isinstance(seed, int) and isinstance(jobs, int)
     return TournamentConfig(
-        path=base / Path(source).name, seed=seed, turns=turns, time_limit=float(time_limit),
-        memory_limit_mb=memory, jobs=jobs, output=paths["output"], maps_dir=maps_dir,
-        bots_dir=bots_dir, organiser_label=org_label, organiser_map=organiser,
+        path=base / Path(source).name,
+        seed=seed,
+        turns=turns,
+        time_limit=float(time_limit),
+        memory_limit_mb=memory,
+        jobs=jobs,
+        output=paths["output"],
+        maps_dir=maps_dir,
+        bots_dir=bots_dir,
+        organiser_label=org_label,
+        organiser_map=organiser,
         teams=tuple(e.team for e in entries if e is not None and e.team is not None),
     )
 
@@ -384,10 +436,13 @@ def _published(maps_dir: Path) -> list[tuple[Path, GameMap]]:
     return out
 
 
-def _organiser_map(data: dict[str, Any], base: Path, seed: Any, turns: Optional[int],
-                   problems: list[str]) -> tuple[Optional[GameMap], str, Optional[Path]]:
-    example = "'organiser_map: maps/organiser/final.txt' or 'organiser_map: {generate: {rows: 11, " \
-              "cols: 13, turns: 40, seed: 9}}'"
+def _organiser_map(
+    data: dict[str, Any], base: Path, seed: Any, turns: int | None, problems: list[str]
+) -> tuple[GameMap | None, str, Path | None]:
+    example = (
+        "'organiser_map: maps/organiser/final.txt' or 'organiser_map: {generate: {rows: 11, "
+        "cols: 13, turns: 40, seed: 9}}'"
+    )
     if "organiser_map" not in data:
         problems.append(f"organiser_map: missing; add {example}")
         return None, "", None
@@ -398,8 +453,10 @@ def _organiser_map(data: dict[str, Any], base: Path, seed: Any, turns: Optional[
             return load_map(p), value, p
         except MapError as exc:
             listed = "\n".join(f"      {x}" for x in exc.problems)
-            problems.append(f"organiser_map: {value} cannot be used:\n{listed}\n"
-                            f"    fix the file (judge validate {p}) or give another map")
+            problems.append(
+                f"organiser_map: {value} cannot be used:\n{listed}\n"
+                f"    fix the file (judge validate {p}) or give another map"
+            )
             return None, value, p
     if isinstance(value, dict):
         problems_before = len(problems)
@@ -414,16 +471,24 @@ def _organiser_map(data: dict[str, Any], base: Path, seed: Any, turns: Optional[
         cols: Any = gen.get("cols")
         for key, v in (("rows", rows), ("cols", cols)):
             if v is None:
-                problems.append(f"{where}.{key}: missing; give an odd size from {MIN_SIZE} to {MAX_SIZE}")
+                problems.append(
+                    f"{where}.{key}: missing; give an odd size from {MIN_SIZE} to {MAX_SIZE}"
+                )
             elif not _is_int(v) or not (MIN_SIZE <= v <= MAX_SIZE) or v % 2 == 0:
-                problems.append(f"{where}.{key}: {v!r}; give an odd size from {MIN_SIZE} to {MAX_SIZE}")
+                problems.append(
+                    f"{where}.{key}: {v!r}; give an odd size from {MIN_SIZE} to {MAX_SIZE}"
+                )
         gturns = gen.get("turns", turns if turns is not None else 40)
         if not _is_int(gturns) or not (MIN_TURNS <= gturns <= MAX_TURNS) or gturns % 2:
-            problems.append(f"{where}.turns: {gturns!r}; K must be even, from {MIN_TURNS} to {MAX_TURNS}")
+            problems.append(
+                f"{where}.turns: {gturns!r}; K must be even, from {MIN_TURNS} to {MAX_TURNS}"
+            )
         gseed = gen.get("seed", seed)
         if not _is_int(gseed) or gseed < 0:
-            problems.append(f"{where}.seed: {gseed!r}; give a whole number >= 0 "
-                            "(default: the tournament's seed)")
+            problems.append(
+                f"{where}.seed: {gseed!r}; give a whole number >= 0 "
+                "(default: the tournament's seed)"
+            )
         danger = gen.get("danger", 0.12)
         if not _is_number(danger) or not (0.0 <= danger <= 0.4):
             problems.append(f"{where}.danger: {danger!r}; give the share of reefs, 0 to 0.4")
@@ -451,7 +516,7 @@ def _label(path: Path, base: Path) -> str:
         return str(path)
 
 
-def _find_map(spec: str, maps_dir: Path) -> Optional[Path]:
+def _find_map(spec: str, maps_dir: Path) -> Path | None:
     if "/" in spec or "\\" in spec or spec in ("", ".", ".."):
         return None
     for cand in (maps_dir / spec, maps_dir / f"{spec}.txt"):
@@ -470,7 +535,8 @@ def _bot(spec: str, base: Path, bots_dir: Path) -> BotSpec:
         if not target.exists():
             raise BotError(
                 f"bot {spec!r}: no such bot: neither a folder of {bots_dir} nor the path "
-                f"{target}; give a bot folder name or the path of the team's program")
+                f"{target}; give a bot folder name or the path of the team's program"
+            )
     return dataclasses.replace(resolve_bot(str(target), bots_dir), source=spec)
 
 
@@ -482,11 +548,12 @@ class _Entry:
     map_spec: str
     map_path: Path
     game_map: GameMap
-    team: Optional[Team] = None  # set when everything about the team is right
+    team: Team | None = None  # set when everything about the team is right
 
 
-def _teams(value: Any, present: bool, maps_dir: Path, bots_dir: Path, base: Path,
-           problems: list[str]) -> list[Optional[_Entry]]:
+def _teams(
+    value: Any, present: bool, maps_dir: Path, bots_dir: Path, base: Path, problems: list[str]
+) -> list[_Entry | None]:
     example = "'teams: [{name: Alpha, bot: greedy, map: m1}, {name: Beta, bot: random, map: m2}]'"
     if not present:
         problems.append(f"teams: missing; add at least two teams, e.g. {example}")
@@ -495,12 +562,14 @@ def _teams(value: Any, present: bool, maps_dir: Path, bots_dir: Path, base: Path
         problems.append(f"teams: {type(value).__name__}; give a list of teams, e.g. {example}")
         return []
     if len(value) < 2:
-        problems.append(f"teams: {len(value)} team(s); a round robin needs at least 2, e.g. {example}")
+        problems.append(
+            f"teams: {len(value)} team(s); a round robin needs at least 2, e.g. {example}"
+        )
     if len(value) > MAX_TEAMS:
         problems.append(f"teams: {len(value)} teams; at most {MAX_TEAMS}")
     available = sorted(p.stem for p in maps_dir.glob("*.txt")) if maps_dir.is_dir() else []
     seen_names: dict[str, int] = {}
-    out: list[Optional[_Entry]] = []
+    out: list[_Entry | None] = []
     for i, entry in enumerate(value):
         where = f"teams[{i}]"
         if not isinstance(entry, dict):
@@ -512,8 +581,11 @@ def _teams(value: Any, present: bool, maps_dir: Path, bots_dir: Path, base: Path
         for key in TEAM_KEYS:
             if key not in entry:
                 problems.append(f"{where}.{key}: missing; every team needs name, bot and map")
-            elif not isinstance(entry[key], (str, int)) or isinstance(entry[key], bool) \
-                    or not str(entry[key]).strip():
+            elif (
+                not isinstance(entry[key], (str, int))
+                or isinstance(entry[key], bool)
+                or not str(entry[key]).strip()
+            ):
                 problems.append(f"{where}.{key}: {entry[key]!r}; give a word")
         if len(problems) > before:
             out.append(None)
@@ -522,30 +594,36 @@ def _teams(value: Any, present: bool, maps_dir: Path, bots_dir: Path, base: Path
         if not NAME_RE.match(name) or "-vs-" in name.lower():
             problems.append(
                 f"{where}.name: {name!r}; a name is 1 to 32 letters, digits, '_' or '-', starting "
-                "with a letter or digit and without '-vs-' (it names the match folders)")
+                "with a letter or digit and without '-vs-' (it names the match folders)"
+            )
         elif name.casefold() in seen_names:
-            problems.append(f"{where}.name: {name!r} is already the name of "
-                            f"teams[{seen_names[name.casefold()]}]; give every team its own name")
+            problems.append(
+                f"{where}.name: {name!r} is already the name of "
+                f"teams[{seen_names[name.casefold()]}]; give every team its own name"
+            )
         else:
             seen_names[name.casefold()] = i
-        bot: Optional[BotSpec] = None
+        bot: BotSpec | None = None
         try:
             bot = _bot(bot_spec, base, bots_dir)
         except BotError as exc:
             problems.append(f"{where}.bot: {exc}")
         map_path = _find_map(map_spec, maps_dir)
-        game_map: Optional[GameMap] = None
+        game_map: GameMap | None = None
         if map_path is None:
             problems.append(
                 f"{where}.map: {map_spec!r} is not a map of the published list {maps_dir}; "
-                f"pick one of: {', '.join(available) or '(the folder has no .txt maps)'}")
+                f"pick one of: {', '.join(available) or '(the folder has no .txt maps)'}"
+            )
         else:
             try:
                 game_map = load_map(map_path)
             except MapError as exc:
                 listed = "\n".join(f"      {x}" for x in exc.problems)
-                problems.append(f"{where}.map: {map_path} is not a valid map:\n{listed}\n"
-                                f"    fix it (judge validate {map_path}) or pick another map")
+                problems.append(
+                    f"{where}.map: {map_path} is not a valid map:\n{listed}\n"
+                    f"    fix it (judge validate {map_path}) or pick another map"
+                )
         if game_map is None or map_path is None:
             out.append(None)
             continue

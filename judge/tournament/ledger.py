@@ -26,7 +26,7 @@ import json
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 from judge.tournament.standings import RoundOutcome
 
@@ -75,7 +75,7 @@ class LedgerRound:
     seats: tuple[str, str]
     gold: tuple[int, int]
     points: tuple[int, int]
-    winner: Optional[int]  # seat index; None = draw
+    winner: int | None  # seat index; None = draw
     end_reason: str
     turns_played: int
     result: dict[str, Any]  # the round's entry of result.json (the match's team order)
@@ -110,7 +110,7 @@ class Ledger:
         return conn
 
     @classmethod
-    def create(cls, path: str | Path, config_hash: str, config: dict[str, Any]) -> "Ledger":
+    def create(cls, path: str | Path, config_hash: str, config: dict[str, Any]) -> Ledger:
         """A new, empty ledger for a tournament of this configuration."""
         if str(path) != ":memory:" and Path(path).exists():
             raise LedgerError(f"{path} already exists; resume it, or start in a new folder")
@@ -122,8 +122,12 @@ class Ledger:
                     conn.execute(statement)
             conn.executemany(
                 "INSERT INTO meta(key, value) VALUES (?, ?)",
-                [("schema_version", str(SCHEMA_VERSION)), ("config_hash", config_hash),
-                 ("config", json.dumps(config, sort_keys=True)), ("created_at", _now())],
+                [
+                    ("schema_version", str(SCHEMA_VERSION)),
+                    ("config_hash", config_hash),
+                    ("config", json.dumps(config, sort_keys=True)),
+                    ("created_at", _now()),
+                ],
             )
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
             conn.execute("COMMIT")
@@ -135,35 +139,37 @@ class Ledger:
         return cls(conn, str(path))
 
     @classmethod
-    def open(cls, path: str | Path) -> "Ledger":
+    def open(cls, path: str | Path) -> Ledger:
         """An existing ledger, checked to be one this judge can read."""
         if not Path(path).is_file():
             raise LedgerError(f"{path}: no ledger there (nothing to resume)")
         try:
             conn = cls._connect(path)
             version = conn.execute("PRAGMA user_version").fetchone()[0]
-            tables = {r[0] for r in conn.execute(
-                "SELECT name FROM sqlite_master WHERE type = 'table'")}
+            tables = {
+                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+            }
         except sqlite3.DatabaseError as exc:
             raise LedgerError(f"{path}: not a ledger ({exc})") from None
         if version != SCHEMA_VERSION or not {"meta", "rounds"} <= tables:
             conn.close()
             raise LedgerError(
                 f"{path}: ledger schema version {version}, this judge reads version "
-                f"{SCHEMA_VERSION}; resume it with the judge that started it")
+                f"{SCHEMA_VERSION}; resume it with the judge that started it"
+            )
         return cls(conn, str(path))
 
     def close(self) -> None:
         self._conn.close()
 
-    def __enter__(self) -> "Ledger":
+    def __enter__(self) -> Ledger:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
     # ------------------------------------------------------------------ meta
-    def meta(self, key: str) -> Optional[str]:
+    def meta(self, key: str) -> str | None:
         row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
@@ -181,20 +187,36 @@ class Ledger:
         """Record one finished round in a single transaction."""
         winner = None if rnd.winner is None else rnd.seats[rnd.winner]
         row = (
-            rnd.match, rnd.round, rnd.map_label, rnd.seed, rnd.seats[0], rnd.seats[1],
-            rnd.gold[0], rnd.gold[1], rnd.points[0], rnd.points[1], winner, rnd.end_reason,
-            rnd.turns_played, json.dumps(rnd.result, sort_keys=True), rnd.finished_at or _now(),
+            rnd.match,
+            rnd.round,
+            rnd.map_label,
+            rnd.seed,
+            rnd.seats[0],
+            rnd.seats[1],
+            rnd.gold[0],
+            rnd.gold[1],
+            rnd.points[0],
+            rnd.points[1],
+            winner,
+            rnd.end_reason,
+            rnd.turns_played,
+            json.dumps(rnd.result, sort_keys=True),
+            rnd.finished_at or _now(),
         )
         try:
             self._conn.execute("BEGIN IMMEDIATE")
             self._conn.execute(
                 "INSERT INTO rounds(match, round, map, seed, seat0, seat1, gold0, gold1, "
                 "points0, points1, winner, end_reason, turns_played, result_json, finished_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", row)
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
             self._conn.execute("COMMIT")
         except sqlite3.IntegrityError as exc:
             self._conn.execute("ROLLBACK")
-            raise LedgerError(f"round {rnd.round} of {rnd.match} cannot be recorded: {exc}") from None
+            raise LedgerError(
+                f"round {rnd.round} of {rnd.match} cannot be recorded: {exc}"
+            ) from None
         except BaseException:
             if self._conn.in_transaction:
                 self._conn.execute("ROLLBACK")
@@ -205,17 +227,42 @@ class Ledger:
         cur = self._conn.execute(
             "SELECT match, round, map, seed, seat0, seat1, gold0, gold1, points0, points1, "
             "winner, end_reason, turns_played, result_json, finished_at "
-            "FROM rounds ORDER BY match, round")
+            "FROM rounds ORDER BY match, round"
+        )
         out = []
-        for (match, idx, map_label, seed, s0, s1, g0, g1, p0, p1, winner, reason, played,
-             result_json, finished) in cur:
-            out.append(LedgerRound(
-                match=match, round=idx, map_label=map_label, seed=seed, seats=(s0, s1),
-                gold=(g0, g1), points=(p0, p1),
-                winner=None if winner is None else (0 if winner == s0 else 1),
-                end_reason=reason, turns_played=played, result=json.loads(result_json),
-                finished_at=finished,
-            ))
+        for (
+            match,
+            idx,
+            map_label,
+            seed,
+            s0,
+            s1,
+            g0,
+            g1,
+            p0,
+            p1,
+            winner,
+            reason,
+            played,
+            result_json,
+            finished,
+        ) in cur:
+            out.append(
+                LedgerRound(
+                    match=match,
+                    round=idx,
+                    map_label=map_label,
+                    seed=seed,
+                    seats=(s0, s1),
+                    gold=(g0, g1),
+                    points=(p0, p1),
+                    winner=None if winner is None else (0 if winner == s0 else 1),
+                    end_reason=reason,
+                    turns_played=played,
+                    result=json.loads(result_json),
+                    finished_at=finished,
+                )
+            )
         return out
 
     def done(self) -> set[tuple[str, int]]:

@@ -19,8 +19,8 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Optional, Sequence
 
 ROUNDS_PER_MATCH = 3
 
@@ -31,7 +31,7 @@ class RoundSlot:
 
     match: str  # the match folder, ``<first>-vs-<second>``
     index: int
-    map_owner: Optional[str]  # the team whose map it is; None = the organisers' map
+    map_owner: str | None  # the team whose map it is; None = the organisers' map
     seats: tuple[str, str]  # team in seat 0, team in seat 1
 
     @property

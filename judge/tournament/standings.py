@@ -9,8 +9,9 @@ Ranks are positions 1..N: after the name no two rows are equal.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Iterable, Optional, Sequence
+from typing import Any
 
 #: The columns of standings.json and standings.csv, in order.
 COLUMNS = ("rank", "team", "points", "rounds_won", "draws", "losses", "gold")
@@ -23,7 +24,7 @@ class RoundOutcome:
     seats: tuple[str, str]
     gold: tuple[int, int]
     points: tuple[int, int]
-    winner: Optional[int]  # seat index; None = draw
+    winner: int | None  # seat index; None = draw
 
 
 def sort_key(row: dict[str, Any]) -> tuple[Any, ...]:
@@ -57,4 +58,6 @@ def standings(teams: Sequence[str], rounds: Iterable[RoundOutcome]) -> list[dict
             else:
                 row["losses"] += 1
     ordered = sorted(rows.values(), key=sort_key)
-    return [{"rank": i, **{k: row[k] for k in COLUMNS[1:]}} for i, row in enumerate(ordered, start=1)]
+    return [
+        {"rank": i, **{k: row[k] for k in COLUMNS[1:]}} for i, row in enumerate(ordered, start=1)
+    ]

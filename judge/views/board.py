@@ -15,8 +15,9 @@ treasure, ``" A "``/``" B "`` boats (seat 0/1), ``"[A]"`` a shielded boat,
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Optional, Sequence
+from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
@@ -30,8 +31,13 @@ TEAM_STYLES = ("bold white on #1d4ed8", "bold white on #b91c1c")
 WRECK_STYLES = ("bold #93c5fd on grey30", "bold #fca5a5 on grey30")
 NAME_STYLES = ("bold #60a5fa", "bold #f87171")
 #: Gold 1..5 from dim to bright; larger amounts (only the treasure) use the brightest.
-GOLD_STYLES = ("bold #fde68a on #6b5a1e", "bold #fef3c7 on #8f7a22", "bold black on #b89a1c",
-               "bold black on #dcb40f", "bold black on #ffd700")
+GOLD_STYLES = (
+    "bold #fde68a on #6b5a1e",
+    "bold #fef3c7 on #8f7a22",
+    "bold black on #b89a1c",
+    "bold black on #dcb40f",
+    "bold black on #ffd700",
+)
 WATER_STYLE = "#4b7fa8 on #0b2f4a"
 REEF_STYLE = "bold #d4d4d4 on grey35"
 SHIELD_STYLE = "bold white on green4"
@@ -53,7 +59,7 @@ def board_width(cols: int) -> int:
     return LABEL_W + CELL_W * cols
 
 
-def _treasure_cell(record: dict[str, Any], rows: int, cols: int) -> Optional[tuple[int, int]]:
+def _treasure_cell(record: dict[str, Any], rows: int, cols: int) -> tuple[int, int] | None:
     """The centre while the treasure lies there uncollected (a 0 treasure is never drawn)."""
     t = record.get("treasure")
     if t is None:
@@ -160,8 +166,9 @@ def seat_lines(record: dict[str, Any], names: Sequence[str], s: int) -> Text:
     return t
 
 
-def side_panel(record: dict[str, Any], names: Sequence[str], turns: Optional[int] = None,
-               label: Optional[str] = None) -> Text:
+def side_panel(
+    record: dict[str, Any], names: Sequence[str], turns: int | None = None, label: str | None = None
+) -> Text:
     """Turn number, both teams and the turn's events in words."""
     t = Text()
     if label:
@@ -196,8 +203,14 @@ def side_panel(record: dict[str, Any], names: Sequence[str], turns: Optional[int
     return t
 
 
-def turn_view(record: dict[str, Any], names: Sequence[str], turns: Optional[int] = None,
-              width: int = 80, label: Optional[str] = None, legend: bool = True) -> RenderableType:
+def turn_view(
+    record: dict[str, Any],
+    names: Sequence[str],
+    turns: int | None = None,
+    width: int = 80,
+    label: str | None = None,
+    legend: bool = True,
+) -> RenderableType:
     """Board and side panel side by side when ``width`` allows, else one above the other."""
     board = board_text(record, names)
     panel = side_panel(record, names, turns, label)
@@ -217,7 +230,7 @@ def turn_view(record: dict[str, Any], names: Sequence[str], turns: Optional[int]
     return Group(*parts)
 
 
-def final_board(replay: Path, names: Sequence[str]) -> Optional[Text]:
+def final_board(replay: Path, names: Sequence[str]) -> Text | None:
     """The board after the last turn of a replay file, or None if it cannot be read."""
     try:
         lines = Path(replay).read_text(encoding="utf-8").splitlines()

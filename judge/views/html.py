@@ -35,8 +35,9 @@ import html
 import json
 import os
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 from urllib.parse import quote
 
 from judge import atomic
@@ -49,9 +50,29 @@ MATCH_HTML = "replay.html"
 ROUND_HTML = "replay.html"  # in round-N/
 INDEX_HTML = "index.html"
 
-_KEEP = ("turn", "turns_left", "positions", "gold", "shield", "sunk", "grid", "treasure",
-         "ended", "end_reason", "moves", "raw", "verdicts", "move_status", "wall_ms", "cpu_ms",
-         "mem_mb", "messages", "discarded", "events", "random_placed")
+_KEEP = (
+    "turn",
+    "turns_left",
+    "positions",
+    "gold",
+    "shield",
+    "sunk",
+    "grid",
+    "treasure",
+    "ended",
+    "end_reason",
+    "moves",
+    "raw",
+    "verdicts",
+    "move_status",
+    "wall_ms",
+    "cpu_ms",
+    "mem_mb",
+    "messages",
+    "discarded",
+    "events",
+    "random_placed",
+)
 
 
 def _frame(rec: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
@@ -79,8 +100,12 @@ def _round_data(rnd: RoundReplay) -> dict[str, Any]:
         "teams": names,
         "seed": rnd.header.get("seed"),
         "partial": rnd.partial,
-        "result": {k: res[k] for k in ("gold", "points", "winner", "end_reason", "turns_played")
-                   if k in res} or None,
+        "result": {
+            k: res[k]
+            for k in ("gold", "points", "winner", "end_reason", "turns_played")
+            if k in res
+        }
+        or None,
         "frames": _frames(rnd),
     }
 
@@ -88,7 +113,7 @@ def _round_data(rnd: RoundReplay) -> dict[str, Any]:
 def _frames(rnd: RoundReplay) -> list[dict[str, Any]]:
     """The frames, each also saying who has taken the treasure by then (a record alone cannot)."""
     centre = [(rnd.rows + 1) // 2, (rnd.cols + 1) // 2]
-    taker: Optional[int] = None
+    taker: int | None = None
     out = []
     for rec in rnd.frames():
         f = _frame(rec, rnd.names)
@@ -112,9 +137,13 @@ def _json_for_script(data: Any) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-def replay_html(rounds: Sequence[RoundReplay], title: Optional[str] = None,
-                start_round: Optional[int] = None, start_turn: Optional[int] = None,
-                back_link: Optional[str] = None) -> str:
+def replay_html(
+    rounds: Sequence[RoundReplay],
+    title: str | None = None,
+    start_round: int | None = None,
+    start_turn: int | None = None,
+    back_link: str | None = None,
+) -> str:
     """The page for ``rounds`` (one or more rounds of one match).
 
     ``start_round``/``start_turn`` pick what shows first (default: the first
@@ -132,26 +161,35 @@ def replay_html(rounds: Sequence[RoundReplay], title: Optional[str] = None,
         "start": {"round": start_round, "turn": start_turn},
         "back": quote(back_link) if back_link else None,
     }
-    return _fill(_assets.PAGE, TITLE=html.escape(title), CSS=_assets.CSS,
-                 DATA=_json_for_script(data), JS=_assets.JS)
+    return _fill(
+        _assets.PAGE,
+        TITLE=html.escape(title),
+        CSS=_assets.CSS,
+        DATA=_json_for_script(data),
+        JS=_assets.JS,
+    )
 
 
-def write_replay_html(path: Path | str, match: MatchReplay, round_index: Optional[int] = None,
-                      turn: Optional[int] = None, back_link: Optional[str] = None) -> Path:
+def write_replay_html(
+    path: Path | str,
+    match: MatchReplay,
+    round_index: int | None = None,
+    turn: int | None = None,
+    back_link: str | None = None,
+) -> Path:
     """Write the HTML replay of a match (every round, or only ``round_index``) to ``path``."""
     rounds = [match.round(round_index)] if round_index is not None else match.rounds
     teams = match.teams
     title = f"{teams[0]} vs {teams[1]}"
     if round_index is not None:
         title += f", round {round_index}"
-    page = replay_html(rounds, title, start_round=round_index, start_turn=turn,
-                       back_link=back_link)
+    page = replay_html(rounds, title, start_round=round_index, start_turn=turn, back_link=back_link)
     out = Path(path)
     atomic.write_text(out, page)
     return out
 
 
-def write_match_html(match_dir: Path | str, back_link: Optional[str] = None) -> list[Path]:
+def write_match_html(match_dir: Path | str, back_link: str | None = None) -> list[Path]:
     """``replay.html`` (all rounds) in a match folder and ``round-N/replay.html`` for each round.
 
     ``back_link`` is relative to the match folder (the round pages get one more ``../``).
@@ -165,8 +203,9 @@ def write_match_html(match_dir: Path | str, back_link: Optional[str] = None) -> 
         back = None
         if back_link is not None:
             back = os.path.relpath(folder / back_link, rdir).replace(os.sep, "/")
-        written.append(write_replay_html(rdir / ROUND_HTML, match, round_index=rnd.index,
-                                         back_link=back))
+        written.append(
+            write_replay_html(rdir / ROUND_HTML, match, round_index=rnd.index, back_link=back)
+        )
     return written
 
 
@@ -180,9 +219,12 @@ def _href(target: Path, base: Path) -> str:
     return html.escape(quote(_rel(target, base)))
 
 
-def write_index_html(tournament_dir: Path | str, standings: Sequence[Mapping[str, Any]],
-                     matches: Sequence[Mapping[str, Any]],
-                     title: str = "Ocean Treasure tournament") -> Path:
+def write_index_html(
+    tournament_dir: Path | str,
+    standings: Sequence[Mapping[str, Any]],
+    matches: Sequence[Mapping[str, Any]],
+    title: str = "Ocean Treasure tournament",
+) -> Path:
     """Write ``index.html`` in a tournament folder, and the HTML replays it links to.
 
     ``standings``: one mapping per team, already in standings order (R18); the
@@ -205,11 +247,17 @@ def write_index_html(tournament_dir: Path | str, standings: Sequence[Mapping[str
     esc = html.escape
     parts: list[str] = []
     cols = list(standings[0].keys()) if standings else []
-    parts.append('<table id="standings"><thead><tr><th>#</th>'
-                 + "".join(f"<th>{esc(str(c))}</th>" for c in cols) + "</tr></thead><tbody>")
+    parts.append(
+        '<table id="standings"><thead><tr><th>#</th>'
+        + "".join(f"<th>{esc(str(c))}</th>" for c in cols)
+        + "</tr></thead><tbody>"
+    )
     for rank, row in enumerate(standings, start=1):
-        parts.append(f'<tr data-rank="{rank}"><td>{rank}</td>'
-                     + "".join(f"<td>{esc(str(row.get(c, '')))}</td>" for c in cols) + "</tr>")
+        parts.append(
+            f'<tr data-rank="{rank}"><td>{rank}</td>'
+            + "".join(f"<td>{esc(str(row.get(c, '')))}</td>" for c in cols)
+            + "</tr>"
+        )
     parts.append("</tbody></table>")
     parts.append('<h2>Matches</h2><ol id="matches">')
     for entry in matches:
@@ -219,16 +267,18 @@ def write_index_html(tournament_dir: Path | str, standings: Sequence[Mapping[str
         mdir = Path(raw) if Path(raw).is_absolute() else root / raw
         if not mdir.exists():
             label = esc(str(entry.get("title") or Path(raw).name))
-            parts.append(f'<li class="match missing">{label}: <span class="why">'
-                         f"not played yet</span></li>")
+            parts.append(
+                f'<li class="match missing">{label}: <span class="why">not played yet</span></li>'
+            )
             continue
         try:
             match = load(mdir)
             write_match_html(mdir, back_link=_rel(root / INDEX_HTML, mdir))
         except (ReplayError, OSError) as exc:
             label = esc(str(entry.get("title") or Path(raw).name))
-            parts.append(f'<li class="match missing">{label}: <span class="why">'
-                         f"{esc(str(exc))}</span></li>")
+            parts.append(
+                f'<li class="match missing">{label}: <span class="why">{esc(str(exc))}</span></li>'
+            )
             continue
         teams = match.teams
         label = str(entry.get("title") or f"{teams[0]} vs {teams[1]}")
@@ -236,8 +286,10 @@ def write_index_html(tournament_dir: Path | str, standings: Sequence[Mapping[str
         if match.result and isinstance(match.result.get("points"), list):
             p = match.result["points"]
             score = f' <span class="score">{esc(str(p[0]))}&ndash;{esc(str(p[1]))}</span>'
-        parts.append(f'<li class="match"><a class="match-link" href="'
-                     f'{_href(mdir / MATCH_HTML, root)}">{esc(label)}</a>{score}<ul>')
+        parts.append(
+            f'<li class="match"><a class="match-link" href="'
+            f'{_href(mdir / MATCH_HTML, root)}">{esc(label)}</a>{score}<ul>'
+        )
         for rnd in match.rounds:
             res = rnd.result or {}
             gold = res.get("gold")
@@ -249,12 +301,13 @@ def write_index_html(tournament_dir: Path | str, standings: Sequence[Mapping[str
             elif rnd.partial:
                 what = " &mdash; unfinished"
             href = _href(rnd.path.parent / ROUND_HTML, root)
-            parts.append(f'<li><a class="round-link" href="{href}">round {rnd.index}: '
-                         f"{esc(rnd.label)}</a>{what}</li>")
+            parts.append(
+                f'<li><a class="round-link" href="{href}">round {rnd.index}: '
+                f"{esc(rnd.label)}</a>{what}</li>"
+            )
         parts.append("</ul></li>")
     parts.append("</ol>")
-    page = _fill(_assets.INDEX_PAGE, TITLE=esc(title), CSS=_assets.INDEX_CSS,
-                 BODY="\n".join(parts))
+    page = _fill(_assets.INDEX_PAGE, TITLE=esc(title), CSS=_assets.INDEX_CSS, BODY="\n".join(parts))
     out = root / INDEX_HTML
     atomic.write_text(out, page)
     return out

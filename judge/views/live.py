@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 from rich.console import Console
 
@@ -28,7 +29,7 @@ FRAME_S = 0.12
 PROMPT = "Enter: next turn, q + Enter: stop watching (the round goes on) > "
 
 
-def stdin_line() -> Optional[str]:
+def stdin_line() -> str | None:
     """One line typed by the user, or None at end of input."""
     try:
         line = sys.stdin.readline()
@@ -40,9 +41,14 @@ def stdin_line() -> Optional[str]:
 class WatchSession:
     """Shared by the rounds of one match: ``q`` stops watching for the rest of the match."""
 
-    def __init__(self, console: Console, names: Sequence[str], step: bool = False,
-                 read_line: Callable[[], Optional[str]] = stdin_line,
-                 frame_s: Optional[float] = None):
+    def __init__(
+        self,
+        console: Console,
+        names: Sequence[str],
+        step: bool = False,
+        read_line: Callable[[], str | None] = stdin_line,
+        frame_s: float | None = None,
+    ):
         self.console = console
         self.names = list(names)
         self.stepping = step
@@ -51,7 +57,7 @@ class WatchSession:
         self.live = console.is_terminal
         self.frame_s = (FRAME_S if self.live else 0.0) if frame_s is None else frame_s
 
-    def round(self, idx: int, label: str) -> "RoundWatcher":
+    def round(self, idx: int, label: str) -> RoundWatcher:
         return RoundWatcher(self, idx, label)
 
 
@@ -68,16 +74,24 @@ class RoundWatcher:
         ses = self.session
         if ses.watching and ses.live:
             ses.console.clear()
-            ses.console.print(f"round {self.idx} on {self.label}: placing the boats...",
-                              highlight=False, markup=False)
+            ses.console.print(
+                f"round {self.idx} on {self.label}: placing the boats...",
+                highlight=False,
+                markup=False,
+            )
 
     def turn(self, record: dict[str, Any]) -> None:
         ses = self.session
         if not ses.watching:
             return
         names = self.header.get("teams") or ses.names
-        view = turn_view(record, names, self.header.get("turns"), ses.console.width,
-                         label=f"round {self.idx}: {self.label}")
+        view = turn_view(
+            record,
+            names,
+            self.header.get("turns"),
+            ses.console.width,
+            label=f"round {self.idx}: {self.label}",
+        )
         if ses.live:
             wait = ses.frame_s - (time.monotonic() - self.last_draw)
             if wait > 0 and not ses.stepping:

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Optional, Sequence
+from typing import Any
 
 from judge.rules import Event, EventKind, SinkCause
 
@@ -53,7 +54,7 @@ class RoundReplay:
     records: list[dict[str, Any]]
     index: int = 1
     #: The round's entry in the match's result.json, when there is one.
-    result: Optional[dict[str, Any]] = None
+    result: dict[str, Any] | None = None
     #: True when read from ``replay.jsonl.part``: the round did not finish.
     partial: bool = False
     notes: list[str] = field(default_factory=list)
@@ -90,10 +91,17 @@ class RoundReplay:
     def initial(self) -> dict[str, Any]:
         """A turn-0 record (before placement) built from the header, for a round with no turns."""
         return {
-            "turn": 0, "turns_left": self.turns, "positions": [None, None], "gold": [0, 0],
-            "shield": [False, False], "sunk": [False, False],
-            "grid": list(self.header["map"]["grid"]), "treasure": None, "ended": False,
-            "end_reason": None, "events": [],
+            "turn": 0,
+            "turns_left": self.turns,
+            "positions": [None, None],
+            "gold": [0, 0],
+            "shield": [False, False],
+            "sunk": [False, False],
+            "grid": list(self.header["map"]["grid"]),
+            "treasure": None,
+            "ended": False,
+            "end_reason": None,
+            "events": [],
         }
 
     def frames(self) -> list[dict[str, Any]]:
@@ -117,7 +125,7 @@ class MatchReplay:
 
     path: Path
     rounds: list[RoundReplay]
-    result: Optional[dict[str, Any]] = None
+    result: dict[str, Any] | None = None
 
     @property
     def teams(self) -> list[str]:
@@ -160,14 +168,18 @@ def _check_pos(where: str, what: str, p: Any, rows: int, cols: int) -> None:
 def check_header(where: str, h: Any) -> dict[str, Any]:
     """The header line, or a ReplayError saying what is missing."""
     if not isinstance(h, dict) or h.get("type") != "header":
-        raise ReplayError(f"{where}: the first line is not a replay header "
-                          f"(expected an object with \"type\": \"header\")")
+        raise ReplayError(
+            f"{where}: the first line is not a replay header "
+            f'(expected an object with "type": "header")'
+        )
     schema: Any = h.get("schema")
     if not _is_int(schema):
         raise ReplayError(f"{where}: the header has no schema number")
     if schema > SUPPORTED_SCHEMA:
-        raise ReplayError(f"{where}: replay schema {schema} was written by a newer judge; "
-                          f"this one reads schema {SUPPORTED_SCHEMA}")
+        raise ReplayError(
+            f"{where}: replay schema {schema} was written by a newer judge; "
+            f"this one reads schema {SUPPORTED_SCHEMA}"
+        )
     if schema < 1:
         raise ReplayError(f"{where}: unknown replay schema {schema}")
     m: Any = h.get("map")
@@ -213,8 +225,9 @@ def check_record(where: str, rec: Any, rows: int, cols: int) -> dict[str, Any]:
     if t is not None and not (_is_int(t) and t >= 0):
         raise ReplayError(f"{where}: 'treasure' must be null or a non-negative integer")
     ev = rec["events"]
-    if not isinstance(ev, list) or not all(isinstance(e, dict) and isinstance(e.get("kind"), str)
-                                           for e in ev):
+    if not isinstance(ev, list) or not all(
+        isinstance(e, dict) and isinstance(e.get("kind"), str) for e in ev
+    ):
         raise ReplayError(f"{where}: 'events' must be a list of objects with a 'kind'")
     for key in ("moves", "raw", "verdicts", "move_status", "wall_ms", "messages"):
         if key in rec and not _seat_pair(rec[key]):
@@ -245,8 +258,9 @@ def _read_text(path: Path) -> str:
         raise ReplayError(f"{path}: not a text file (not UTF-8), not a replay") from None
 
 
-def load_replay_file(path: Path | str, index: int = 1,
-                     result: Optional[dict[str, Any]] = None) -> RoundReplay:
+def load_replay_file(
+    path: Path | str, index: int = 1, result: dict[str, Any] | None = None
+) -> RoundReplay:
     """Read and check one replay file.
 
     A ``.part`` file (a round still being played, or cut short by a crash) may
@@ -278,14 +292,16 @@ def load_replay_file(path: Path | str, index: int = 1,
         rec = check_record(f"{p}, line {n}", obj, rows, cols)
         expected = records[-1]["turn"] + 1 if records else 1
         if rec["turn"] != expected:
-            raise ReplayError(f"{p}, line {n}: turn {rec['turn']} where turn {expected} was expected")
+            raise ReplayError(
+                f"{p}, line {n}: turn {rec['turn']} where turn {expected} was expected"
+            )
         records.append(rec)
     if partial:
         notes.insert(0, "this round did not finish: its replay is the unfinished .part file")
     return RoundReplay(p, header, records, index=index, result=result, partial=partial, notes=notes)
 
 
-def _replay_in(folder: Path) -> Optional[Path]:
+def _replay_in(folder: Path) -> Path | None:
     """``replay.jsonl`` in a round folder, else its unfinished ``.part``."""
     for name in (REPLAY_NAME, REPLAY_NAME + PART_SUFFIX):
         if (folder / name).is_file():
@@ -354,14 +370,17 @@ def load(path: Path | str) -> MatchReplay:
     rounds = [load_replay_file(f, n) for n, f in found if f is not None]
     if rounds:
         return MatchReplay(p, rounds)
-    raise ReplayError(f"{p}: not a match folder: it has no {RESULT_NAME}, no round-N/{REPLAY_NAME} "
-                      f"and no {REPLAY_NAME}")
+    raise ReplayError(
+        f"{p}: not a match folder: it has no {RESULT_NAME}, no round-N/{REPLAY_NAME} "
+        f"and no {REPLAY_NAME}"
+    )
 
 
 # ------------------------------------------------------------------- events
 def event_from_dict(d: Mapping[str, Any]) -> Event:
     """The inverse of :meth:`judge.rules.Event.as_dict` (raises ValueError/KeyError if foreign)."""
-    def pos(v: Any) -> Optional[tuple[int, int]]:
+
+    def pos(v: Any) -> tuple[int, int] | None:
         return (int(v[0]), int(v[1])) if v is not None else None
 
     return Event(

@@ -10,16 +10,17 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any
 
 import pytest
 
-from judge.bots import BotSpec, resolve_bot
+from judge.bots import resolve_bot
 from judge.checkbot import ERROR, WARNING, RunFacts, battery, check_bot, diagnose
 from judge.checkbot.diagnose import patterns
-from judge.checkbot.runner import SituationResult
 from judge.checkbot.situations import PLACEMENT_SEA, placement_game
+from judge.checkbot.trials import SituationResult
 from judge.cli import main
 from judge.maps import validate_text
 from judge.sandbox import Limits, Sandbox
@@ -68,15 +69,33 @@ def test_moving_situations_keep_mistakes_visible() -> None:
 # ------------------------------------------------------------------ diagnosis (pure)
 
 
-def facts(move: Optional[bytes] = None, verdict: str = "OK", stdout: bytes = b"",
-          stderr: bytes = b"", wall: float = 0.02, mem: int = 4 << 20,
-          misnamed: Optional[dict[str, bytes]] = None) -> RunFacts:
-    return RunFacts(verdict, wall, wall, mem, 0 if verdict == "OK" else 1, None,
-                    "exited normally" if verdict == "OK" else "exited with code 1",
-                    stdout, stderr, move, misnamed or {})
+def facts(
+    move: bytes | None = None,
+    verdict: str = "OK",
+    stdout: bytes = b"",
+    stderr: bytes = b"",
+    wall: float = 0.02,
+    mem: int = 4 << 20,
+    misnamed: dict[str, bytes] | None = None,
+) -> RunFacts:
+    return RunFacts(
+        verdict,
+        wall,
+        wall,
+        mem,
+        0 if verdict == "OK" else 1,
+        None,
+        "exited normally" if verdict == "OK" else "exited with code 1",
+        stdout,
+        stderr,
+        move,
+        misnamed or {},
+    )
 
 
-def tags(sit_key: str, f: RunFacts, previous: Optional[tuple[int, int]] = None) -> list[tuple[str, str]]:
+def tags(
+    sit_key: str, f: RunFacts, previous: tuple[int, int] | None = None
+) -> list[tuple[str, str]]:
     sit = {s.key: s for s in battery()}[sit_key]
     return [(x.level, x.tag) for x in diagnose(sit, f, LIMITS, previous).findings]
 
@@ -118,19 +137,23 @@ def test_diagnose_bad_files() -> None:
 
 
 def test_diagnose_failed_runs_and_limits() -> None:
-    eof = b'Traceback...\n  line = input()\nEOFError: EOF when reading a line\n'
+    eof = b"Traceback...\n  line = input()\nEOFError: EOF when reading a line\n"
     assert tags("reef", facts(None, "RE", stderr=eof)) == [(ERROR, "stdin")]
     crash = b"ZeroDivisionError: integer division or modulo by zero\n"
     sit = {s.key: s for s in battery()}["last_turn"]
     d = diagnose(sit, facts(None, "RE", stderr=crash), LIMITS)
-    assert [f.tag for f in d.findings] == ["crash"] and "ZeroDivisionError" in (d.findings[0].cause or "")
+    assert [f.tag for f in d.findings] == ["crash"] and "ZeroDivisionError" in (
+        d.findings[0].cause or ""
+    )
     assert tags("reef", facts(b"4 10\n", "TLE", wall=1.0)) == [(ERROR, "tle")]  # no extra warning
     assert tags("reef", facts(b"4 10\n", wall=0.7)) == [(WARNING, "slow")]
     assert tags("reef", facts(b"4 10\n", mem=300 << 20)) == [(WARNING, "memory")]
 
 
 def test_patterns_name_the_mistake_across_situations() -> None:
-    found = patterns([[], [_f("zero_based")], [_f("zero_based"), _f("swapped")], [_f("zero_based")]])
+    found = patterns(
+        [[], [_f("zero_based")], [_f("zero_based"), _f("swapped")], [_f("zero_based")]]
+    )
     assert found[0] == ("0-based coordinates", 3, 3)
     assert found[1] == ("i and j swapped", 1, 3)
 
@@ -175,10 +198,23 @@ def error_tags(r: SituationResult) -> set[str]:
 ALL_KEYS = [s.key for s in battery()]
 #: mode -> situations that must show this error tag (the others may pass or fail)
 EXPECTED: dict[str, tuple[str, list[str]]] = {
-    "zero_based": ("zero_based", ["placement", "reask", "reef", "reef_shield", "wreck", "treasure",
-                                  "last_turn", "largest_placement"]),
-    "swapped": ("swapped", ["placement", "reask", "reef", "reef_shield", "wreck", "treasure",
-                            "last_turn"]),
+    "zero_based": (
+        "zero_based",
+        [
+            "placement",
+            "reask",
+            "reef",
+            "reef_shield",
+            "wreck",
+            "treasure",
+            "last_turn",
+            "largest_placement",
+        ],
+    ),
+    "swapped": (
+        "swapped",
+        ["placement", "reask", "reef", "reef_shield", "wreck", "treasure", "last_turn"],
+    ),
     "stdout": ("stdout", ALL_KEYS),
     "misnamed": ("misnamed", ALL_KEYS),
     "trailing": ("trailing", ALL_KEYS),
@@ -198,9 +234,15 @@ def test_fixture_mistake_is_diagnosed(sandbox: Sandbox, fixtures_dir: Path, mode
         assert tag in error_tags(results[key]), (key, results[key].findings)
     # the mistake is the top pattern, and nothing else is called an error where it does not apply
     assert patterns([r.findings for r in results.values()])[0][0] in {
-        "0-based coordinates", "i and j swapped", "the move on standard output instead of MOVE.OUT",
-        "a misnamed MOVE.OUT", "trailing text after the move",
-        "reading standard input instead of MAP.INP", "W expected instead of D", "a crash", "too slow",
+        "0-based coordinates",
+        "i and j swapped",
+        "the move on standard output instead of MOVE.OUT",
+        "a misnamed MOVE.OUT",
+        "trailing text after the move",
+        "reading standard input instead of MAP.INP",
+        "W expected instead of D",
+        "a crash",
+        "too slow",
     }
     for key, r in results.items():
         if key not in where:
@@ -219,7 +261,9 @@ def test_fixture_details(sandbox: Sandbox, fixtures_dir: Path) -> None:
     assert [f.tag for f in correct["reask"].findings] == ["same_reask"]  # the advice
 
 
-def test_greedy_passes_and_cli_exit_status(capsys: pytest.CaptureFixture[str], fixtures_dir: Path) -> None:
+def test_greedy_passes_and_cli_exit_status(
+    capsys: pytest.CaptureFixture[str], fixtures_dir: Path
+) -> None:
     code = main(["check-bot", str(ROOT / "bots" / "greedy"), "--json"])
     report = json.loads(capsys.readouterr().out)
     assert code == 0 and report["passed"] is True and report["errors"] == 0

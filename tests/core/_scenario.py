@@ -23,6 +23,14 @@ def game(rows: list[str], a: Pos, b: Pos, turns: int = 20) -> Game:
 def state(g: Game) -> tuple[object, ...]:
     """Everything observable about a round, for equality checks."""
     return (
-        g.position(0), g.position(1), tuple(g.gold), tuple(g.shield), tuple(g.sunk),
-        g.turn, g.treasure, g.ended, g.reason, tuple(g.grid),
+        g.position(0),
+        g.position(1),
+        tuple(g.gold),
+        tuple(g.shield),
+        tuple(g.sunk),
+        g.turn,
+        g.treasure,
+        g.ended,
+        g.reason,
+        tuple(g.grid),
     )

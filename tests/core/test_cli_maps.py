@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from judge.cli import main
 from judge import atomic
+from judge.cli import main
 from judge.mapgen import generate_map
 from judge.maps import format_map, validate_text
 
@@ -31,7 +31,9 @@ def write(path: Path, text: str) -> str:
 # ------------------------------------------------------------------ validate
 
 
-def test_validate_valid_map_prints_ok_with_size_k_and_axis(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_validate_valid_map_prints_ok_with_size_k_and_axis(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     m = write(tmp_path / "v7.txt", VALID7)
     d = write(tmp_path / "d7.txt", DIAG7)
     code, out, err = run(capsys, "validate", m, d)
@@ -42,7 +44,9 @@ def test_validate_valid_map_prints_ok_with_size_k_and_axis(tmp_path: Path, capsy
     ]
 
 
-def test_validate_names_every_broken_limit_on_its_own_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_validate_names_every_broken_limit_on_its_own_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     ex = write(tmp_path / "example.txt", ORIGINAL_EXAMPLE)
     code, out, _ = run(capsys, "validate", ex)
     assert code == 1
@@ -54,7 +58,9 @@ def test_validate_names_every_broken_limit_on_its_own_line(tmp_path: Path, capsy
     assert "  - the map has 0 S cells (none); it must have exactly 2" in lines
 
 
-def test_validate_exit_status_is_0_only_if_all_maps_are_valid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_validate_exit_status_is_0_only_if_all_maps_are_valid(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     good = write(tmp_path / "good.txt", VALID7)
     bad = write(tmp_path / "bad.txt", VALID7.replace("7 7 20", "7 7 21"))
     code, out, _ = run(capsys, "validate", good, bad, good)
@@ -94,7 +100,9 @@ def test_validate_unreadable_inputs_get_clear_messages_never_a_traceback(
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root reads everything")
-def test_validate_unreadable_permissions(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_validate_unreadable_permissions(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     p = tmp_path / "secret.txt"
     p.write_text(VALID7)
     p.chmod(0)
@@ -122,7 +130,9 @@ def test_validate_as_a_real_process_prints_no_traceback(tmp_path: Path) -> None:
     (tmp_path / "bin").write_bytes(b"\x00\xff" * 100)
     r = subprocess.run(
         [sys.executable, "-m", "judge", "validate", str(tmp_path / "bin"), str(tmp_path)],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert r.returncode == 1
     assert "Traceback" not in r.stdout + r.stderr
@@ -142,8 +152,20 @@ def test_genmap_prints_a_valid_map(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_genmap_honours_turns_danger_and_axis(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(
-        capsys, "genmap", "--rows", "5", "--cols", "5", "--turns", "2", "--seed", "1",
-        "--danger", "0", "--axis", "row",
+        capsys,
+        "genmap",
+        "--rows",
+        "5",
+        "--cols",
+        "5",
+        "--turns",
+        "2",
+        "--seed",
+        "1",
+        "--danger",
+        "0",
+        "--axis",
+        "row",
     )
     assert code == 0
     assert out == format_map(generate_map(5, 5, 2, seed=1, danger=0.0, axis="row"))
@@ -157,7 +179,9 @@ def test_genmap_same_seed_same_map(capsys: pytest.CaptureFixture[str]) -> None:
     assert a == b
 
 
-def test_genmap_default_seed_is_fresh_and_printed_to_stderr(capsys: pytest.CaptureFixture[str]) -> None:
+def test_genmap_default_seed_is_fresh_and_printed_to_stderr(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     seen = {}
     for _ in range(3):
         code, out, err = run(capsys, "genmap", "--rows", "9", "--cols", "9")
@@ -195,16 +219,24 @@ def test_genmap_refused_requests_exit_2_with_one_line(
 
 
 def test_genmap_bad_argument_types_are_usage_errors(capsys: pytest.CaptureFixture[str]) -> None:
-    for argv in (["--rows", "five", "--cols", "5"], ["--cols", "5"], ["--rows", "5", "--cols", "5", "--axis", "diag"]):
+    for argv in (
+        ["--rows", "five", "--cols", "5"],
+        ["--cols", "5"],
+        ["--rows", "5", "--cols", "5", "--axis", "diag"],
+    ):
         with pytest.raises(SystemExit) as info:
             main(["genmap", *argv])
         assert info.value.code == 2
 
 
-def test_genmap_writes_the_file_atomically(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_genmap_writes_the_file_atomically(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     target = tmp_path / "m.txt"
     target.write_text("old content\n")
-    code, out, err = run(capsys, "genmap", "--rows", "5", "--cols", "7", "--seed", "3", "-o", str(target))
+    code, out, err = run(
+        capsys, "genmap", "--rows", "5", "--cols", "7", "--seed", "3", "-o", str(target)
+    )
     assert code == 0 and out == ""
     assert target.read_text() == format_map(generate_map(5, 7, 40, seed=3))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.txt"]  # no temp file left
@@ -217,7 +249,9 @@ def test_genmap_output_in_the_current_folder(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.chdir(tmp_path)
-    code, _, _ = run(capsys, "genmap", "--rows", "5", "--cols", "5", "--seed", "1", "-o", "here.txt")
+    code, _, _ = run(
+        capsys, "genmap", "--rows", "5", "--cols", "5", "--seed", "1", "-o", "here.txt"
+    )
     assert code == 0 and validate_text((tmp_path / "here.txt").read_text()) == []
 
 
@@ -231,35 +265,61 @@ def test_genmap_failed_write_leaves_the_old_file_and_no_temp(
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(atomic.os, "replace", boom)
-    code, out, err = run(capsys, "genmap", "--rows", "5", "--cols", "5", "--seed", "1", "-o", str(target))
+    code, out, err = run(
+        capsys, "genmap", "--rows", "5", "--cols", "5", "--seed", "1", "-o", str(target)
+    )
     assert code == 1
     assert err.strip() == f"judge genmap: cannot write {target}: No space left on device"
     assert target.read_text() == "old content\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["m.txt"]
 
 
-def test_genmap_unwritable_destinations_get_clear_messages(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_genmap_unwritable_destinations_get_clear_messages(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     blocker = tmp_path / "file.txt"
     blocker.write_text("a file, not a folder\n")
     target = blocker / "m.txt"
-    code, _, err = run(capsys, "genmap", "--rows", "5", "--cols", "5", "--seed", "1", "-o", str(target))
+    code, _, err = run(
+        capsys, "genmap", "--rows", "5", "--cols", "5", "--seed", "1", "-o", str(target)
+    )
     assert code == 1 and err.startswith(f"judge genmap: cannot write {target}: ")
     assert err.count("\n") == 1 and "Traceback" not in err
-    code, _, err = run(capsys, "genmap", "--rows", "5", "--cols", "5", "--seed", "1", "-o", str(tmp_path))
+    code, _, err = run(
+        capsys, "genmap", "--rows", "5", "--cols", "5", "--seed", "1", "-o", str(tmp_path)
+    )
     assert code == 1 and err.strip() == f"judge genmap: cannot write {tmp_path}: it is a folder"
 
 
 def test_genmap_creates_missing_folders(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "new" / "maps" / "m.txt"
-    code, _, _ = run(capsys, "genmap", "--rows", "5", "--cols", "5", "--seed", "1", "-o", str(target))
+    code, _, _ = run(
+        capsys, "genmap", "--rows", "5", "--cols", "5", "--seed", "1", "-o", str(target)
+    )
     assert code == 0 and validate_text(target.read_text()) == []
 
 
-def test_genmap_output_validates_with_the_validate_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_genmap_output_validates_with_the_validate_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     paths = []
     for rows, cols in [(5, 5), (15, 15), (7, 13)]:
         p = tmp_path / f"g{rows}x{cols}.txt"
-        assert run(capsys, "genmap", "--rows", str(rows), "--cols", str(cols), "--seed", "9", "-o", str(p))[0] == 0
+        assert (
+            run(
+                capsys,
+                "genmap",
+                "--rows",
+                str(rows),
+                "--cols",
+                str(cols),
+                "--seed",
+                "9",
+                "-o",
+                str(p),
+            )[0]
+            == 0
+        )
         paths.append(str(p))
     code, out, _ = run(capsys, "validate", *paths)
     assert code == 0 and out.count(": ok (") == 3

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import random
-from typing import Optional
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -50,12 +49,12 @@ class RefRound:
         self.shield = [False, False]
         self.sunk = [False, False]
         self.turn = 1  # the placement turn
-        self.treasure: Optional[int] = None
+        self.treasure: int | None = None
         self.ended = False
-        self.reason: Optional[str] = None
+        self.reason: str | None = None
         self._end_of_turn()
 
-    def _destination(self, who: int, target: Optional[Cell]) -> Cell:
+    def _destination(self, who: int, target: Cell | None) -> Cell:
         here = self.boat[who]
         if self.sunk[who] or target is None:
             return here
@@ -64,7 +63,7 @@ class RefRound:
         touching = abs(i - here[0]) + abs(j - here[1]) == 1
         return (i, j) if inside and touching else here
 
-    def play(self, t0: Optional[Cell], t1: Optional[Cell]) -> None:
+    def play(self, t0: Cell | None, t1: Cell | None) -> None:
         assert not self.ended
         self.turn += 1
         before = list(self.boat)
@@ -156,9 +155,12 @@ POLICIES = {
 ALL_TURNS = [2, 4, 6, 10, 20, 40, 60, 100]
 
 
+SORTED_POLICIES = sorted(POLICIES)
+
+
 @st.composite
 def rounds(
-    draw: st.DrawFn, turn_choices: list[int] = ALL_TURNS, policies: list[str] = sorted(POLICIES)
+    draw: st.DrawFn, turn_choices: list[int] = ALL_TURNS, policies: list[str] = SORTED_POLICIES
 ) -> tuple[GameMap, Cell, Cell, list[tuple[int, int]]]:
     rows = draw(st.sampled_from(SIZES))
     cols = draw(st.sampled_from(SIZES))
@@ -168,7 +170,9 @@ def rounds(
     gm = generate_map(rows, cols, turns, seed=seed, danger=danger)
     starts = [(i, j) for i in range(1, rows + 1) for j in range(1, cols + 1) if gm.cell(i, j) == 0]
     a = draw(st.sampled_from(starts))
-    others = sorted((c for c in starts if c != a), key=lambda c: abs(c[0] - a[0]) + abs(c[1] - a[1]))
+    others = sorted(
+        (c for c in starts if c != a), key=lambda c: abs(c[0] - a[0]) + abs(c[1] - a[1])
+    )
     if draw(st.booleans()):
         others = others[:3]  # start close to each other
     b = draw(st.sampled_from(others))
@@ -177,10 +181,10 @@ def rounds(
     p1 = POLICIES[draw(st.sampled_from(policies))]
     c0 = draw(st.lists(st.sampled_from(p0), min_size=n, max_size=n))
     c1 = draw(st.lists(st.sampled_from(p1), min_size=n, max_size=n))
-    return gm, a, b, list(zip(c0, c1))
+    return gm, a, b, list(zip(c0, c1, strict=False))
 
 
-def _step_towards(g: Game, here: Cell, goal, through_reefs: bool) -> Optional[Cell]:  # type: ignore[no-untyped-def]
+def _step_towards(g: Game, here: Cell, goal, through_reefs: bool) -> Cell | None:  # type: ignore[no-untyped-def]
     """First step of a shortest path from ``here`` to a cell where goal(cell)."""
     start = here
     seen = {start: start}
@@ -194,14 +198,18 @@ def _step_towards(g: Game, here: Cell, goal, through_reefs: bool) -> Optional[Ce
                 return cell
             i, j = cell
             for nb in ((i - 1, j), (i + 1, j), (i, j - 1), (i, j + 1)):
-                if nb not in seen and g.board.inside(nb) and (through_reefs or g.cell(nb) != -1 or goal(nb)):
+                if (
+                    nb not in seen
+                    and g.board.inside(nb)
+                    and (through_reefs or g.cell(nb) != -1 or goal(nb))
+                ):
                     seen[nb] = cell
                     nxt.append(nb)
         todo = nxt
     return None
 
 
-def target_for(code: int, seat: int, g: Game) -> Optional[Cell]:
+def target_for(code: int, seat: int, g: Game) -> Cell | None:
     here, other = g.position(seat), g.position(1 - seat)
     assert here is not None and other is not None
     i, j = here
@@ -247,7 +255,7 @@ def cross_check(r: tuple[GameMap, Cell, Cell, list[tuple[int, int]]]) -> None:
     gm, a, b, moves = r
     ref = RefRound(format_map(gm), a, b)
 
-    def check(g: Game, t: Optional[tuple[Optional[Cell], Optional[Cell]]]) -> None:
+    def check(g: Game, t: tuple[Cell | None, Cell | None] | None) -> None:
         if t is not None:
             ref.play(*t)
         same(g, ref)
@@ -277,7 +285,7 @@ def test_engine_agrees_with_the_independent_implementation_in_long_greedy_rounds
 @given(rounds())
 def test_invariants_hold_every_turn(r: tuple[GameMap, Cell, Cell, list[tuple[int, int]]]) -> None:
     gm, a, b, moves = r
-    prev: list[tuple[bool, Optional[Cell], int, bool]] = []  # per seat, after the last turn
+    prev: list[tuple[bool, Cell | None, int, bool]] = []  # per seat, after the last turn
 
     def check(g: Game, t: object) -> None:
         # gold is conserved: on the map + collected = 100 + the treasure once it has appeared
@@ -310,7 +318,9 @@ def test_invariants_hold_every_turn(r: tuple[GameMap, Cell, Cell, list[tuple[int
 
 @SETTINGS
 @given(
-    st.sampled_from(SIZES), st.sampled_from(SIZES), st.integers(0, 10**6),
+    st.sampled_from(SIZES),
+    st.sampled_from(SIZES),
+    st.integers(0, 10**6),
     st.sampled_from([2, 10, 40, 100]),
 )
 def test_the_same_seed_gives_the_same_round(rows: int, cols: int, seed: int, turns: int) -> None:
@@ -329,11 +339,20 @@ def test_the_same_seed_gives_the_same_round(rows: int, cols: int, seed: int, tur
             here = [g.position(0), g.position(1)]
             t = tuple(
                 rng.choice([(h[0] - 1, h[1]), (h[0] + 1, h[1]), (h[0], h[1] - 1), (h[0], h[1] + 1)])
-                for h in here if h is not None
+                for h in here
+                if h is not None
             )
             log.append(g.step((t[0], t[1])))
-        return (format_map(gm), tuple(map(str, log)), g.position(0), g.position(1),
-                tuple(g.gold), tuple(g.sunk), g.reason, g.turn)
+        return (
+            format_map(gm),
+            tuple(map(str, log)),
+            g.position(0),
+            g.position(1),
+            tuple(g.gold),
+            tuple(g.sunk),
+            g.reason,
+            g.turn,
+        )
 
     assert one_round() == one_round()
 
@@ -345,7 +364,12 @@ def test_map_validation_never_raises(text: str) -> None:
 
 
 @SETTINGS
-@given(st.lists(st.sampled_from(["5", "7", "0", "-1", "D", "W", "S", "x", "9", "\n", " ", "\t"]), max_size=200))
+@given(
+    st.lists(
+        st.sampled_from(["5", "7", "0", "-1", "D", "W", "S", "x", "9", "\n", " ", "\t"]),
+        max_size=200,
+    )
+)
 def test_map_validation_never_raises_on_map_like_text(tokens: list[str]) -> None:
     assert isinstance(validate_text("5 5 2\n" + " ".join(tokens)), list)
 

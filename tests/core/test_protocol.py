@@ -132,7 +132,9 @@ OK_MOVES = [
 
 
 @pytest.mark.parametrize("data, target", OK_MOVES, ids=[repr(d) for d, _ in OK_MOVES])
-def test_r10_move_out_with_two_integers_on_line_1_is_read(data: bytes, target: tuple[int, int]) -> None:
+def test_r10_move_out_with_two_integers_on_line_1_is_read(
+    data: bytes, target: tuple[int, int]
+) -> None:
     pm = parse_move_out(data)
     assert pm.target == target and pm.status is None
     assert pm.raw is not None and "\r" not in pm.raw and "\ufeff" not in pm.raw
@@ -162,7 +164,9 @@ BAD_MOVES = [
 
 
 @pytest.mark.parametrize("data, status", BAD_MOVES, ids=[repr(d) for d, _ in BAD_MOVES])
-def test_r10_move_out_that_is_not_two_integers_is_void(data: bytes | None, status: MoveStatus) -> None:
+def test_r10_move_out_that_is_not_two_integers_is_void(
+    data: bytes | None, status: MoveStatus
+) -> None:
     pm = parse_move_out(data)
     assert pm.target is None and pm.status is status
     assert status.void

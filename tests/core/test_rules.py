@@ -120,9 +120,7 @@ def test_r12_equal_starts_are_asked_again_up_to_three_times() -> None:
     for done in range(MAX_REASKS):
         p = g.decide_placement(((2, 2), (2, 2)), done, rng)
         assert p.reask and p.positions is None
-        assert [(e.kind, e.pos, e.value) for e in p.events] == [
-            (EventKind.REASK, (2, 2), done + 1)
-        ]
+        assert [(e.kind, e.pos, e.value) for e in p.events] == [(EventKind.REASK, (2, 2), done + 1)]
     assert MAX_REASKS == 3
     # Still equal after the 3rd re-ask: both at random on two different valid cells.
     p = g.decide_placement(((2, 2), (2, 2)), MAX_REASKS, rng)
@@ -501,7 +499,14 @@ def test_r9_k2_the_placement_turn_is_half_time() -> None:
 
 def test_treasure_value_is_floor_three_quarters_of_the_gap() -> None:
     # The original text's example: 5 and 10 gold -> floor(3/4 * 5) = 3.
-    for a_gold, b_gold, value in [(5, 10, 3), (10, 5, 3), (1, 0, 0), (7, 0, 5), (20, 0, 15), (4, 4, 0)]:
+    for a_gold, b_gold, value in [
+        (5, 10, 3),
+        (10, 5, 3),
+        (1, 0, 0),
+        (7, 0, 5),
+        (20, 0, 15),
+        (4, 4, 0),
+    ]:
         row1 = f"{a_gold} 0 0 0 {b_gold}"
         g = game([row1] + ["0 0 0 0 0"] * 4, (2, 1), (2, 5), turns=4)
         g.step(((1, 1), (1, 5)))  # turn 2 = K/2

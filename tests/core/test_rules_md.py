@@ -13,7 +13,15 @@ def test_rules_md_states_every_ruling() -> None:
     text = (ROOT / "RULES.md").read_text(encoding="utf-8")
     for n in range(1, 20):
         assert re.search(rf"^\*\*R{n}\. ", text, re.M), f"R{n} missing"
-    for section in ("## 1.", "## 2.", "## 3.", "## 4.", "## 5.", "## The file protocol", "## Tournament"):
+    for section in (
+        "## 1.",
+        "## 2.",
+        "## 3.",
+        "## 4.",
+        "## 5.",
+        "## The file protocol",
+        "## Tournament",
+    ):
         assert section in text
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import pytest
 
@@ -20,9 +20,9 @@ from judge.cli import main
 from judge.evaluate import (
     ALL_TURNS,
     EvalError,
-    percentile,
     parse_sizes,
     parse_turns,
+    percentile,
     plan_maps,
     play_rounds,
     round_specs,
@@ -39,15 +39,18 @@ BOTS = ROOT / "bots"
 # ------------------------------------------------------------------ maths
 
 
-@pytest.mark.parametrize("k, n, lo, hi", [
-    (8, 10, 0.4902, 0.9433),     # textbook example
-    (0, 10, 0.0, 0.2775),        # upper bound = z^2 / (n + z^2)
-    (10, 10, 0.7225, 1.0),
-    (5, 10, 0.2366, 0.7634),
-    (50, 100, 0.4038, 0.5962),
-    (1, 1, 0.2065, 1.0),
-    (85, 100, 0.7672, 0.9069),
-])
+@pytest.mark.parametrize(
+    "k, n, lo, hi",
+    [
+        (8, 10, 0.4902, 0.9433),  # textbook example
+        (0, 10, 0.0, 0.2775),  # upper bound = z^2 / (n + z^2)
+        (10, 10, 0.7225, 1.0),
+        (5, 10, 0.2366, 0.7634),
+        (50, 100, 0.4038, 0.5962),
+        (1, 1, 0.2065, 1.0),
+        (85, 100, 0.7672, 0.9069),
+    ],
+)
 def test_wilson_interval_known_values(k: int, n: int, lo: float, hi: float) -> None:
     got = wilson_interval(k, n)
     assert got[0] == pytest.approx(lo, abs=1e-4)
@@ -115,19 +118,28 @@ def test_plan_maps_with_turns_goes_through_every_pair() -> None:
 def test_round_specs_play_each_map_in_both_seat_orders() -> None:
     specs = round_specs(plan_maps(3, [(5, 5)], [6], seed=0))
     assert [s.number for s in specs] == [1, 2, 3, 4, 5, 6]
-    assert [(s.plan.index, s.a_seat) for s in specs] == [(0, 0), (0, 1), (1, 0), (1, 1), (2, 0), (2, 1)]
+    assert [(s.plan.index, s.a_seat) for s in specs] == [
+        (0, 0),
+        (0, 1),
+        (1, 0),
+        (1, 1),
+        (2, 0),
+        (2, 1),
+    ]
 
 
 # ------------------------------------------------------------------ in-process rounds
 
 
-def _first_zero_then_stay(map_inp: str, state: Optional[bytes]) -> tuple[Optional[bytes], Optional[bytes], str]:
+def _first_zero_then_stay(
+    map_inp: str, state: bytes | None
+) -> tuple[bytes | None, bytes | None, str]:
     """A fake bot: the first 0-cell in reading order (or the last one), then it stays."""
     tok = map_inp.split()
     m, n = int(tok[0]), int(tok[1])
     pos = tok[3:7]
     if pos[0] == "0":
-        cells = tok[9:9 + m * n]
+        cells = tok[9 : 9 + m * n]
         zeros = [f for f, t in enumerate(cells) if t == "0"]
         f = zeros[0] if state is None else zeros[-1]
         return f"{f // n + 1} {f % n + 1}".encode(), b"x", "OK"
@@ -135,14 +147,14 @@ def _first_zero_then_stay(map_inp: str, state: Optional[bytes]) -> tuple[Optiona
 
 
 def test_outcomes_are_seen_from_bot_a_and_aborted_rounds_are_recorded(tmp_path: Path) -> None:
-    def greedy_gold(map_inp: str, state: Optional[bytes]) -> tuple[Optional[bytes], Optional[bytes], str]:
+    def greedy_gold(map_inp: str, state: bytes | None) -> tuple[bytes | None, bytes | None, str]:
         # steps onto the richest neighbour: beats a bot that stays
         tok = map_inp.split()
         m, n = int(tok[0]), int(tok[1])
         i, j = int(tok[3]), int(tok[4])
         if i == 0:
             return _first_zero_then_stay(map_inp, state)
-        cells = tok[9:9 + m * n]
+        cells = tok[9 : 9 + m * n]
         best, where = -1, (i, j)
         for di, dj in ((-1, 0), (1, 0), (0, -1), (0, 1)):
             a, b = i + di, j + dj
@@ -154,8 +166,15 @@ def test_outcomes_are_seen_from_bot_a_and_aborted_rounds_are_recorded(tmp_path: 
 
     sb = FakeSandbox({"a": greedy_gold, "b": _first_zero_then_stay})
     plans = plan_maps(2, [(5, 5)], [10], seed=3)
-    outs = play_rounds([spec("a"), spec("b")], ["a", "b"], round_specs(plans), sb,  # type: ignore[arg-type]
-                       Limits(), tmp_path, jobs=2)
+    outs = play_rounds(
+        [spec("a"), spec("b")],
+        ["a", "b"],
+        round_specs(plans),
+        sb,  # type: ignore[arg-type]
+        Limits(),
+        tmp_path,
+        jobs=2,
+    )
     assert [o.spec.number for o in outs] == [1, 2, 3, 4]
     for o in outs:
         assert o.result is not None
@@ -167,12 +186,19 @@ def test_outcomes_are_seen_from_bot_a_and_aborted_rounds_are_recorded(tmp_path: 
     assert s["result"]["wins"] + s["result"]["draws"] + s["result"]["losses"] == 4
     assert s["result"]["wins"] >= 3
 
-    def broken(map_inp: str, state: Optional[bytes]) -> tuple[Optional[bytes], Optional[bytes], str]:
+    def broken(map_inp: str, state: bytes | None) -> tuple[bytes | None, bytes | None, str]:
         return None, None, "IE"
 
     sb2 = FakeSandbox({"a": broken, "b": _first_zero_then_stay})
-    outs2 = play_rounds([spec("a"), spec("b")], ["a", "b"], round_specs(plans[:1]), sb2,  # type: ignore[arg-type]
-                        Limits(), tmp_path / "ie", jobs=1)
+    outs2 = play_rounds(
+        [spec("a"), spec("b")],
+        ["a", "b"],
+        round_specs(plans[:1]),
+        sb2,  # type: ignore[arg-type]
+        Limits(),
+        tmp_path / "ie",
+        jobs=1,
+    )
     assert [o.result for o in outs2] == [None, None]
     assert all("could not run" in (o.error or "") for o in outs2)
     s2 = summarize(outs2, ["a", "b"], ["a", "b"], 3, plans[:1], [(5, 5)], [10], Limits(), 1, None)
@@ -184,25 +210,67 @@ def test_outcomes_are_seen_from_bot_a_and_aborted_rounds_are_recorded(tmp_path: 
 
 
 def _eval(capsys: pytest.CaptureFixture[str], *extra: str) -> tuple[int, Any]:
-    code = main(["eval", str(BOTS / "greedy"), str(BOTS / "random"), "--rounds", "4",
-                 "--sizes", "5,5x7", "--turns", "6,10", "--jobs", "2", "--json", *extra])
+    code = main(
+        [
+            "eval",
+            str(BOTS / "greedy"),
+            str(BOTS / "random"),
+            "--rounds",
+            "4",
+            "--sizes",
+            "5,5x7",
+            "--turns",
+            "6,10",
+            "--jobs",
+            "2",
+            "--json",
+            *extra,
+        ]
+    )
     out = capsys.readouterr().out
     return code, json.loads(out)
 
 
 def _outcomes(summary: dict[str, Any]) -> list[tuple[Any, ...]]:
-    return [(r["round"], r["map"], r["a_seat"], r["outcome"], tuple(r["gold"]), r["end_reason"],
-             r["turns_played"]) for r in summary["rounds"]]
+    return [
+        (
+            r["round"],
+            r["map"],
+            r["a_seat"],
+            r["outcome"],
+            tuple(r["gold"]),
+            r["end_reason"],
+            r["turns_played"],
+        )
+        for r in summary["rounds"]
+    ]
 
 
 def test_eval_greedy_vs_random_json_counts_seats_and_determinism(
-        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
     code, s = _eval(capsys, "--seed", "11", "--out", str(tmp_path / "kept"))
     assert code == 0
     # the JSON shape
-    for key in ("bots", "seed", "rounds_planned", "rounds_played", "rounds_aborted", "sizes",
-                "turns", "jobs", "limits", "result", "by_seat", "by_size", "end_reasons", "a",
-                "b", "out", "rounds"):
+    for key in (
+        "bots",
+        "seed",
+        "rounds_planned",
+        "rounds_played",
+        "rounds_aborted",
+        "sizes",
+        "turns",
+        "jobs",
+        "limits",
+        "result",
+        "by_seat",
+        "by_size",
+        "end_reasons",
+        "a",
+        "b",
+        "out",
+        "rounds",
+    ):
         assert key in s, key
     assert s["bots"]["a"]["name"] == "greedy" and s["bots"]["b"]["name"] == "random"
     assert s["seed"] == 11 and s["sizes"] == ["5x5", "5x7"] and s["turns"] == [6, 10]
@@ -249,16 +317,34 @@ def test_eval_greedy_vs_random_json_counts_seats_and_determinism(
 
 
 def test_eval_table_output_and_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["eval", str(BOTS / "greedy"), str(BOTS / "random"), "--rounds", "1",
-                 "--sizes", "5", "--turns", "4", "--seed", "2", "--quiet"])
+    code = main(
+        [
+            "eval",
+            str(BOTS / "greedy"),
+            str(BOTS / "random"),
+            "--rounds",
+            "1",
+            "--sizes",
+            "5",
+            "--turns",
+            "4",
+            "--seed",
+            "2",
+            "--quiet",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "greedy vs random: 2 rounds" in out and "95% Wilson" in out
     assert "time p99 ms" in out and "by map size" in out
     # (on this map both bots insist on one start: random placement, which differs by seat)
     assert re.search(r"same result in both seat orders on [01] of 1 map;", out)
-    for bad, word in ((["--sizes", "6"], "--sizes"), (["--turns", "7"], "--turns"),
-                      (["--jobs", "0"], "--jobs"), (["--rounds", "0"], "--rounds")):
+    for bad, word in (
+        (["--sizes", "6"], "--sizes"),
+        (["--turns", "7"], "--turns"),
+        (["--jobs", "0"], "--jobs"),
+        (["--rounds", "0"], "--rounds"),
+    ):
         code = main(["eval", str(BOTS / "greedy"), str(BOTS / "random"), *bad])
         err = capsys.readouterr().err
         assert code == 2 and word in err

@@ -8,19 +8,19 @@ run in milliseconds with it; the real sandbox is exercised end to end elsewhere.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, Optional
 
 from judge.bots import BotSpec
 from judge.sandbox import Isolation, Limits, RunResult, TurnRun, Verdict
 
-FakeBot = Callable[[str, Optional[bytes]], tuple[Optional[bytes], Optional[bytes], str]]
+FakeBot = Callable[[str, bytes | None], tuple[bytes | None, bytes | None, str]]
 
 
 class FakeSeat:
     def __init__(self, bot: FakeBot):
         self.bot = bot
-        self.state: Optional[bytes] = None
+        self.state: bytes | None = None
         self.workdir = Path("/nonexistent")
         self.program_dir = None
         self.calls: list[str] = []
@@ -30,8 +30,17 @@ class FakeSeat:
         self.calls.append(text)
         move, state, verdict = self.bot(text, self.state)
         self.state = state
-        result = RunResult(Verdict(verdict), 0.001, 0.001, 1 << 20, 0 if verdict == "OK" else 1,
-                           None, b"", b"", "fake")
+        result = RunResult(
+            Verdict(verdict),
+            0.001,
+            0.001,
+            1 << 20,
+            0 if verdict == "OK" else 1,
+            None,
+            b"",
+            b"",
+            "fake",
+        )
         return TurnRun(result, {"MAP.INP": None, "MOVE.OUT": move}, ())
 
     def close(self) -> None:
@@ -47,8 +56,9 @@ class FakeSandbox:
         self.seats: list[FakeSeat] = []
         self.isolation = Isolation(items=(("fake", False, "in-process test double"),))
 
-    def seat(self, name: str, program_dir=None, keep: str = "STATE.OUT",
-             keep_bytes: int = 1 << 20) -> FakeSeat:
+    def seat(
+        self, name: str, program_dir=None, keep: str = "STATE.OUT", keep_bytes: int = 1 << 20
+    ) -> FakeSeat:
         s = FakeSeat(self.bots[name])
         self.seats.append(s)
         return s
@@ -67,7 +77,7 @@ def spec(name: str) -> BotSpec:
     return BotSpec(name, name, None, ("fake",))
 
 
-def scripted(moves: list[Optional[str]]) -> FakeBot:
+def scripted(moves: list[str | None]) -> FakeBot:
     """A bot that writes the given MOVE.OUT lines in order (None = no file), then stays silent."""
     it = iter(moves)
 

@@ -12,6 +12,7 @@ A line is written to MOVE.OUT as it is, except for these directives:
   !mem MB I J    write the move, then touch MB MiB of memory
 The last line repeats when the script runs out.
 """
+
 import os
 import signal
 import sys

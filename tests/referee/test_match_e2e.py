@@ -38,8 +38,15 @@ def make_bot(root: Path, name: str, script: list[str]) -> Path:
     return folder
 
 
-def play(tmp_path: Path, a: list[str], b: list[str], sea: str = SEA, k: int = 20,
-         extra: tuple[str, ...] = (), out_name: str = "out") -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def play(
+    tmp_path: Path,
+    a: list[str],
+    b: list[str],
+    sea: str = SEA,
+    k: int = 20,
+    extra: tuple[str, ...] = (),
+    out_name: str = "out",
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     bots = tmp_path / "bots"
     if not (bots / "a").exists():
         make_bot(bots, "a", a)
@@ -47,9 +54,24 @@ def play(tmp_path: Path, a: list[str], b: list[str], sea: str = SEA, k: int = 20
     map_file = tmp_path / "sea.txt"
     map_file.write_text(sea.format(k=k))
     out = tmp_path / out_name
-    code = main(["match", str(bots / "a"), str(bots / "b"), "--map", str(map_file),
-                 "--allow-invalid-map", "--seed", "5", "--out", str(out), "--quiet",
-                 "--time-limit", "1", *extra])
+    code = main(
+        [
+            "match",
+            str(bots / "a"),
+            str(bots / "b"),
+            "--map",
+            str(map_file),
+            "--allow-invalid-map",
+            "--seed",
+            "5",
+            "--out",
+            str(out),
+            "--quiet",
+            "--time-limit",
+            "1",
+            *extra,
+        ]
+    )
     assert code == 0
     result = json.loads((out / "result.json").read_text())
     lines = (out / "round-1" / "replay.jsonl").read_text().splitlines()
@@ -108,8 +130,10 @@ def test_treasure_appears_and_is_collected(tmp_path: Path) -> None:
     result, turns = play(tmp_path, ["3 2", "3 3", "3 4", "4 4"], ["7 7", "-"], k=4)
     rnd = result["rounds"][0]
     # after turn 2 = K/2: gap 3 -> treasure floor(9/4) = 2 on the centre
-    assert any(e["kind"] == "treasure" and e["value"] == 2 and e["pos"] == [4, 4]
-               for e in turns[2]["events"])
+    assert any(
+        e["kind"] == "treasure" and e["value"] == 2 and e["pos"] == [4, 4]
+        for e in turns[2]["events"]
+    )
     assert rnd["treasure"] == {"value": 2, "collected_by": 0}
     assert rnd["gold"] == [5, 0] and rnd["winner"] == 0 and rnd["points"] == [20, 0]
 
@@ -151,23 +175,24 @@ def test_invalid_start_is_placed_at_random(tmp_path: Path) -> None:
 
 def test_r10_failed_runs(tmp_path: Path) -> None:
     script = [
-        "1 1",            # 1 placement
-        "-",              # 2 no MOVE.OUT
-        "!crash 1 2",     # 3 exit 3 after writing a move: void
-        "!sleep 3 1 2",   # 4 time limit: void
-        "!hex fffe00",    # 5 garbage bytes
-        "1 2 3",          # 6 three numbers
-        "a b",            # 7 words
-        "9 9",            # 8 outside
-        "3 3",            # 9 not adjacent
-        "!stdout 1 2",    # 10 the move on stdout
-        "!segv",          # 11 signal
-        "!mem 300 1 2",   # 12 over the memory limit
+        "1 1",  # 1 placement
+        "-",  # 2 no MOVE.OUT
+        "!crash 1 2",  # 3 exit 3 after writing a move: void
+        "!sleep 3 1 2",  # 4 time limit: void
+        "!hex fffe00",  # 5 garbage bytes
+        "1 2 3",  # 6 three numbers
+        "a b",  # 7 words
+        "9 9",  # 8 outside
+        "3 3",  # 9 not adjacent
+        "!stdout 1 2",  # 10 the move on stdout
+        "!segv",  # 11 signal
+        "!mem 300 1 2",  # 12 over the memory limit
         "!hex efbbbf2020312009320d0a",  # 13 BOM, spaces, tab, CRLF: accepted
-        "1 3",            # 14 a normal move still works after all that
+        "1 3",  # 14 a normal move still works after all that
     ]
-    result, turns = play(tmp_path, script, ["7 7", "-"], k=14,
-                         extra=("--memory-limit", "128", "--time-limit", "0.7"))
+    result, turns = play(
+        tmp_path, script, ["7 7", "-"], k=14, extra=("--memory-limit", "128", "--time-limit", "0.7")
+    )
     got = [(t["verdicts"][0], t["move_status"][0]) for t in turns[2:]]
     assert got == [
         ("OK", "no_move_out"),
@@ -199,16 +224,37 @@ def test_r15_state_out_starts_absent_each_round(tmp_path: Path) -> None:
     sea = tmp_path / "sea.txt"
     sea.write_text(SEA.format(k=4))
     out = tmp_path / "out"
-    assert main(["match", str(bots / "a"), str(bots / "b"), "--map", str(sea), "--map", str(sea),
-                 "--allow-invalid-map", "--seed", "1", "--out", str(out), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "match",
+                str(bots / "a"),
+                str(bots / "b"),
+                "--map",
+                str(sea),
+                "--map",
+                str(sea),
+                "--allow-invalid-map",
+                "--seed",
+                "1",
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     result = json.loads((out / "result.json").read_text())
     assert [r["positions"] for r in result["rounds"]] == [[[1, 4], [7, 4]]] * 2
 
 
 def _strip_timings(obj: Any) -> Any:
     if isinstance(obj, dict):
-        return {k: _strip_timings(v) for k, v in obj.items()
-                if k not in ("stats", "wall_ms", "cpu_ms", "mem_mb")}
+        return {
+            k: _strip_timings(v)
+            for k, v in obj.items()
+            if k not in ("stats", "wall_ms", "cpu_ms", "mem_mb")
+        }
     if isinstance(obj, list):
         return [_strip_timings(v) for v in obj]
     return obj
@@ -219,26 +265,47 @@ def test_same_seed_same_result(tmp_path: Path) -> None:
     outs = []
     for name in ("one", "two"):
         out = tmp_path / name
-        code = main(["match", "random", "random", "--map", str(root / "maps" / "m2.txt"),
-                     "--seed", "11", "--out", str(out), "--quiet",
-                     "--bots-dir", str(root / "bots")])
+        code = main(
+            [
+                "match",
+                "random",
+                "random",
+                "--map",
+                str(root / "maps" / "m2.txt"),
+                "--seed",
+                "11",
+                "--out",
+                str(out),
+                "--quiet",
+                "--bots-dir",
+                str(root / "bots"),
+            ]
+        )
         assert code == 0
         outs.append(out)
     r1, r2 = (json.loads((o / "result.json").read_text()) for o in outs)
     assert _strip_timings(r1) == _strip_timings(r2)
-    rp1, rp2 = ([_strip_timings(json.loads(x)) for x in
-                 (o / "round-1" / "replay.jsonl").read_text().splitlines()[1:]] for o in outs)
+    rp1, rp2 = (
+        [
+            _strip_timings(json.loads(x))
+            for x in (o / "round-1" / "replay.jsonl").read_text().splitlines()[1:]
+        ]
+        for o in outs
+    )
     assert rp1 == rp2
     assert r1["teams"] == ["random", "random-2"]
 
 
-@pytest.mark.parametrize("argv, needle", [
-    (["match", "no_such_bot", "random", "--map", "m1"], "no such bot"),
-    (["match", "random", "random", "--map", "no_such_map"], "no such map"),
-    (["match", "random", "random", "--map", "m1", "--turns", "7"], "--turns 7"),
-    (["match", "random", "random", "--map", "m1", "--time-limit", "nan"], "--time-limit nan"),
-    (["match", "random", "random", "--map", "m1", "--out", "/proc/no/such"], "cannot write"),
-])
+@pytest.mark.parametrize(
+    "argv, needle",
+    [
+        (["match", "no_such_bot", "random", "--map", "m1"], "no such bot"),
+        (["match", "random", "random", "--map", "no_such_map"], "no such map"),
+        (["match", "random", "random", "--map", "m1", "--turns", "7"], "--turns 7"),
+        (["match", "random", "random", "--map", "m1", "--time-limit", "nan"], "--time-limit nan"),
+        (["match", "random", "random", "--map", "m1", "--out", "/proc/no/such"], "cannot write"),
+    ],
+)
 def test_bad_arguments_give_a_message(argv: list[str], needle: str, capsys: Any) -> None:
     root = Path(__file__).resolve().parents[2]
     argv = argv + ["--bots-dir", str(root / "bots"), "--maps-dir", str(root / "maps")]
@@ -249,23 +316,53 @@ def test_bad_arguments_give_a_message(argv: list[str], needle: str, capsys: Any)
 def test_map_inp_can_be_opened_read_write(tmp_path: Path) -> None:
     """Pascal's default file mode and C's "r+" open MAP.INP for writing too: that must work."""
     bot = tmp_path / "rw.py"
-    bot.write_text('#!/usr/bin/env python3\nwith open("MAP.INP", "r+") as f:\n    f.read()\n'
-                   'open("MOVE.OUT", "w").write("1 1\\n")\n')
+    bot.write_text(
+        '#!/usr/bin/env python3\nwith open("MAP.INP", "r+") as f:\n    f.read()\n'
+        'open("MOVE.OUT", "w").write("1 1\\n")\n'
+    )
     bot.chmod(0o755)
     sea = tmp_path / "sea.txt"
     sea.write_text(SEA.format(k=4))
     out = tmp_path / "out"
     make_bot(tmp_path / "bots", "b", ["7 7", "-"])
-    assert main(["match", str(bot), str(tmp_path / "bots" / "b"), "--map", str(sea),
-                 "--allow-invalid-map", "--seed", "1", "--out", str(out), "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "match",
+                str(bot),
+                str(tmp_path / "bots" / "b"),
+                "--map",
+                str(sea),
+                "--allow-invalid-map",
+                "--seed",
+                "1",
+                "--out",
+                str(out),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     turns = [json.loads(x) for x in (out / "round-1" / "replay.jsonl").read_text().splitlines()[1:]]
     assert all(t["verdicts"][0] == "OK" for t in turns)
 
 
 def test_out_folder_must_be_new_or_empty(tmp_path: Path, capsys: Any) -> None:
     root = Path(__file__).resolve().parents[2]
-    base = ["match", "random", "random", "--map", "m1", "--bots-dir", str(root / "bots"),
-            "--maps-dir", str(root / "maps"), "--quiet", "--seed", "1"]
+    base = [
+        "match",
+        "random",
+        "random",
+        "--map",
+        "m1",
+        "--bots-dir",
+        str(root / "bots"),
+        "--maps-dir",
+        str(root / "maps"),
+        "--quiet",
+        "--seed",
+        "1",
+    ]
     a_file = tmp_path / "file"
     a_file.write_text("x")
     assert main(base + ["--out", str(a_file)]) == 2
@@ -294,10 +391,26 @@ def test_sigterm_keeps_finished_rounds_marked_incomplete(tmp_path: Path) -> None
     sea.write_text(SEA.format(k=6))
     out = tmp_path / "out"
     proc = subprocess.Popen(
-        [sys.executable, "-m", "judge", "match", str(bots / "a"), str(bots / "b"),
-         "--map", str(sea), "--map", str(sea), "--allow-invalid-map", "--seed", "2",
-         "--out", str(out), "--quiet"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        [
+            sys.executable,
+            "-m",
+            "judge",
+            "match",
+            str(bots / "a"),
+            str(bots / "b"),
+            "--map",
+            str(sea),
+            "--map",
+            str(sea),
+            "--allow-invalid-map",
+            "--seed",
+            "2",
+            "--out",
+            str(out),
+            "--quiet",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -316,8 +429,11 @@ def test_sigterm_keeps_finished_rounds_marked_incomplete(tmp_path: Path) -> None
     assert len(result["rounds"]) == 1 and result["complete"] is False
     assert result["rounds_planned"] == 2
     time.sleep(0.2)
-    leftovers = [p for p in psutil.process_iter(["cmdline"])
-                 if any("scripted_bot.py" in c for c in (p.info["cmdline"] or []))
-                 and str(tmp_path) in " ".join(p.info["cmdline"] or []) or
-                 any(str(bots) in c for c in (p.info["cmdline"] or []))]
+    leftovers = [
+        p
+        for p in psutil.process_iter(["cmdline"])
+        if any("scripted_bot.py" in c for c in (p.info["cmdline"] or []))
+        and str(tmp_path) in " ".join(p.info["cmdline"] or [])
+        or any(str(bots) in c for c in (p.info["cmdline"] or []))
+    ]
     assert not [p for p in leftovers if p.pid != os.getpid()]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import pytest
 
@@ -20,20 +20,35 @@ from tests.core.test_properties import RefRound
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _cell(p: Optional[list[int]]) -> Optional[tuple[int, int]]:
+def _cell(p: list[int] | None) -> tuple[int, int] | None:
     return (p[0], p[1]) if p is not None else None
 
 
-@pytest.mark.parametrize("bots, maps, seed", [
-    (("greedy", "random"), ("m2", "m3"), 3),
-    (("random", "greedy_c"), ("m4",), 8),
-    (("greedy", "greedy"), ("m1", "m5"), 5),
-])
+@pytest.mark.parametrize(
+    "bots, maps, seed",
+    [
+        (("greedy", "random"), ("m2", "m3"), 3),
+        (("random", "greedy_c"), ("m4",), 8),
+        (("greedy", "greedy"), ("m1", "m5"), 5),
+    ],
+)
 def test_every_recorded_turn_agrees_with_the_independent_model(
-        tmp_path: Path, bots: tuple[str, str], maps: tuple[str, ...], seed: int) -> None:
+    tmp_path: Path, bots: tuple[str, str], maps: tuple[str, ...], seed: int
+) -> None:
     out = tmp_path / "out"
-    argv = ["match", *bots, "--seed", str(seed), "--out", str(out), "--quiet",
-            "--bots-dir", str(ROOT / "bots"), "--maps-dir", str(ROOT / "maps")]
+    argv = [
+        "match",
+        *bots,
+        "--seed",
+        str(seed),
+        "--out",
+        str(out),
+        "--quiet",
+        "--bots-dir",
+        str(ROOT / "bots"),
+        "--maps-dir",
+        str(ROOT / "maps"),
+    ]
     for m in maps:
         argv += ["--map", m]
     assert main(argv) == 0
@@ -58,8 +73,7 @@ def test_every_recorded_turn_agrees_with_the_independent_model(
         assert [list(b) for b in ref.boat] == rnd["positions"]
         assert rnd["turns_played"] == ref.turn == turns[-1]["turn"]
         g0, g1 = ref.gold
-        expected = ([20, 0] if g0 > g1 else [0, 20] if g1 > g0 else
-                    [10, 10] if g0 >= 1 else [0, 0])
+        expected = [20, 0] if g0 > g1 else [0, 20] if g1 > g0 else [10, 10] if g0 >= 1 else [0, 0]
         assert rnd["points"] == expected
         assert rnd["winner"] == (0 if g0 > g1 else 1 if g1 > g0 else None)
         total = [total[0] + expected[0], total[1] + expected[1]]

@@ -22,7 +22,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
@@ -67,7 +67,7 @@ class RefBot:
     name = "reference"
 
     def __init__(self) -> None:
-        self.state: Optional[str] = None
+        self.state: str | None = None
         self.times: list[float] = []
 
     def new_round(self) -> None:
@@ -102,7 +102,7 @@ class ScriptBot:
         for f in os.listdir(self.dir):
             os.unlink(os.path.join(self.dir, f))
 
-    def turn(self, map_text: str) -> Optional[bytes]:
+    def turn(self, map_text: str) -> bytes | None:
         old = os.getcwd()
         os.chdir(self.dir)
         try:
@@ -145,7 +145,7 @@ class NullBot:
         m, n = int(tok[0]), int(tok[1])
         if int(tok[3]) > 0:
             return f"{tok[3]} {tok[4]}".encode()
-        zeros = [i for i, t in enumerate(tok[9:9 + m * n]) if t == "0"]
+        zeros = [i for i, t in enumerate(tok[9 : 9 + m * n]) if t == "0"]
         self.tried += 1
         z = zeros[-(1 + (self.tried - 1) % len(zeros))]
         return f"{z // n + 1} {z % n + 1}".encode()
@@ -211,14 +211,25 @@ def run_case(args: tuple[str, int, int, int, int, int]) -> dict[str, Any]:
     if isinstance(other, ScriptBot):
         other.close()
     return {
-        "opp": opp, "rows": rows, "cols": cols, "k": k, "seed": seed, "seat": seat,
-        "result": res, "gold": (g.gold[seat], g.gold[1 - seat]), "reason": out.reason.value,
+        "opp": opp,
+        "rows": rows,
+        "cols": cols,
+        "k": k,
+        "seed": seed,
+        "seat": seat,
+        "result": res,
+        "gold": (g.gold[seat], g.gold[1 - seat]),
+        "reason": out.reason.value,
         "sunk": (g.sunk[seat], g.sunk[1 - seat]),
-        "tmax": max(ref.times), "tsum": sum(ref.times), "n": len(ref.times),
+        "tmax": max(ref.times),
+        "tsum": sum(ref.times),
+        "n": len(ref.times),
     }
 
 
-def cases(opponents: list[str], rounds: int, seed: int) -> list[tuple[str, int, int, int, int, int]]:
+def cases(
+    opponents: list[str], rounds: int, seed: int
+) -> list[tuple[str, int, int, int, int, int]]:
     rng = random.Random(seed)
     out = []
     for i in range(rounds):
@@ -240,13 +251,16 @@ def main() -> None:
     t0 = time.time()
     if a.jobs > 1:
         import multiprocessing as mp
+
         with mp.Pool(a.jobs) as pool:
             rows = pool.map(run_case, todo, chunksize=2)
     else:
         rows = [run_case(c) for c in todo]
     print(f"{len(rows)} rounds in {time.time() - t0:.0f}s")
-    print(f"{'opponent':10} {'win':>5} {'draw':>5} {'loss':>5} {'win% dec':>9} "
-          f"{'gold':>11} {'tmax ms':>8} {'tmean ms':>8}")
+    print(
+        f"{'opponent':10} {'win':>5} {'draw':>5} {'loss':>5} {'win% dec':>9} "
+        f"{'gold':>11} {'tmax ms':>8} {'tmean ms':>8}"
+    )
     for opp in a.opponents.split(","):
         rs = [r for r in rows if r["opp"] == opp]
         w = sum(r["result"] == "win" for r in rs)
@@ -256,13 +270,28 @@ def main() -> None:
         go = sum(r["gold"][1] for r in rs) / max(1, len(rs))
         tmax = max(r["tmax"] for r in rs) * 1000
         tmean = sum(r["tsum"] for r in rs) / max(1, sum(r["n"] for r in rs)) * 1000
-        print(f"{opp:10} {w:5} {d:5} {lo:5} {100 * w / max(1, w + lo):8.1f}% "
-              f"{gm:5.1f}/{go:5.1f} {tmax:8.0f} {tmean:8.1f}")
+        print(
+            f"{opp:10} {w:5} {d:5} {lo:5} {100 * w / max(1, w + lo):8.1f}% "
+            f"{gm:5.1f}/{go:5.1f} {tmax:8.0f} {tmean:8.1f}"
+        )
         if a.show_losses:
             for r in rs:
                 if r["result"] != "win":
-                    print("   ", r["result"], r["rows"], r["cols"], r["k"], r["seed"],
-                          "seat", r["seat"], "gold", r["gold"], r["reason"], "sunk", r["sunk"])
+                    print(
+                        "   ",
+                        r["result"],
+                        r["rows"],
+                        r["cols"],
+                        r["k"],
+                        r["seed"],
+                        "seat",
+                        r["seat"],
+                        "gold",
+                        r["gold"],
+                        r["reason"],
+                        "sunk",
+                        r["sunk"],
+                    )
 
 
 if __name__ == "__main__":

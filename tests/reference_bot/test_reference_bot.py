@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import harness  # noqa: E402
+
 from judge.mapgen import generate_map  # noqa: E402
 from judge.protocol import parse_move_out, render_map_inp  # noqa: E402
 from judge.rules import Game  # noqa: E402
@@ -33,12 +33,20 @@ ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin"}
 brain = harness.brain()
 
 
-def map_inp(rows: list[str], k: int, me: tuple[int, int], opp: tuple[int, int],
-            gold: int = 0, shield: bool = False) -> str:
+def map_inp(
+    rows: list[str],
+    k: int,
+    me: tuple[int, int],
+    opp: tuple[int, int],
+    gold: int = 0,
+    shield: bool = False,
+) -> str:
     """A MAP.INP from rows of tokens (1-based positions; (0, 0) = placement)."""
     n = len(rows[0].split())
-    return (f"{len(rows)} {n} {k}\n{me[0]} {me[1]} {opp[0]} {opp[1]}\n"
-            f"{gold} {1 if shield else 0}\n" + "\n".join(rows) + "\n")
+    return (
+        f"{len(rows)} {n} {k}\n{me[0]} {me[1]} {opp[0]} {opp[1]}\n"
+        f"{gold} {1 if shield else 0}\n" + "\n".join(rows) + "\n"
+    )
 
 
 def placement_state(rows: list[str], k: int) -> str:
@@ -55,8 +63,20 @@ def move_of(text: str) -> tuple[int, int]:
 # Placement
 # --------------------------------------------------------------------------
 
-@pytest.mark.parametrize("size,k,seed", [(5, 2, 1), (7, 20, 2), (9, 40, 3), (11, 64, 4),
-                                         (13, 8, 5), (15, 100, 6), (5, 100, 7), (15, 2, 8)])
+
+@pytest.mark.parametrize(
+    "size,k,seed",
+    [
+        (5, 2, 1),
+        (7, 20, 2),
+        (9, 40, 3),
+        (11, 64, 4),
+        (13, 8, 5),
+        (15, 100, 6),
+        (5, 100, 7),
+        (15, 2, 8),
+    ],
+)
 def test_placement_is_on_a_zero_cell_and_changes_on_a_reask(size: int, k: int, seed: int) -> None:
     game = Game(generate_map(size, size, k, seed=seed))
     text = render_map_inp(game, 0)
@@ -84,19 +104,22 @@ def test_placement_is_deterministic() -> None:
 # Moves
 # --------------------------------------------------------------------------
 
+
 def test_collects_a_one_step_gold() -> None:
     """The 5 next to the boat is taken before the round ends (when is the bot's choice:
     before half time it may wait on purpose, since early gold grows the trailing side's
     treasure), and the far 1s are picked up too when there is time."""
     from judge.maps import map_from_text
 
-    rows = ["0 0 0 0 0 0 1",
-            "0 0 0 0 0 0 0",
-            "0 0 5 0 0 0 0",
-            "0 0 0 0 0 0 0",
-            "0 0 0 0 0 0 0",
-            "D 0 0 0 0 0 0",
-            "1 0 0 0 0 0 0"]
+    rows = [
+        "0 0 0 0 0 0 1",
+        "0 0 0 0 0 0 0",
+        "0 0 5 0 0 0 0",
+        "0 0 0 0 0 0 0",
+        "0 0 0 0 0 0 0",
+        "D 0 0 0 0 0 0",
+        "1 0 0 0 0 0 0",
+    ]
     for k in (20, 12, 6):
         game = Game(map_from_text(f"7 7 {k}\n" + "\n".join(rows) + "\n", allow_invalid=True))
         state = brain.decide(render_map_inp(game, 0), None)[1]
@@ -110,13 +133,15 @@ def test_collects_a_one_step_gold() -> None:
 
 def test_takes_the_shield_route_through_reefs() -> None:
     # Gold behind a reef wall; the shield is one step away and the way around is long.
-    rows = ["0 0 0 0 0 0 0",
-            "0 0 0 0 0 0 0",
-            "S 0 D D D D D",
-            "0 0 D 5 5 5 D",
-            "0 0 D 5 5 5 D",
-            "0 0 D D D D D",
-            "0 0 0 0 0 0 0"]
+    rows = [
+        "0 0 0 0 0 0 0",
+        "0 0 0 0 0 0 0",
+        "S 0 D D D D D",
+        "0 0 D 5 5 5 D",
+        "0 0 D 5 5 5 D",
+        "0 0 D D D D D",
+        "0 0 0 0 0 0 0",
+    ]
     st = placement_state(rows, 12)
     move, _ = brain.decide(map_inp(rows, 11, (2, 1), (7, 7)), st)
     assert move_of(move) == (3, 1)
@@ -130,7 +155,7 @@ def check_legal(text: str, move: bytes) -> None:
     me = (int(tok[3]), int(tok[4]))
     opp = (int(tok[5]), int(tok[6]))
     shield = tok[8] == "1"
-    cells = tok[9:9 + m * n]
+    cells = tok[9 : 9 + m * n]
     parsed = parse_move_out(move)
     assert parsed.status is None, f"unreadable MOVE.OUT {move!r}"
     i, j = parsed.target
@@ -170,13 +195,15 @@ def test_keeps_clear_of_the_opponent_when_trailing() -> None:
     # Two equal golds: (2,2) is safe, (3,3) is a cell the opponent can enter.
     # The opponent's gold is inferred as 100 - ours - the gold on the map: the
     # walled-in corner sets it to 3 (we have 0).
-    rows = ["0 0 0 0 0 0 0",
-            "0 2 0 0 0 0 0",
-            "0 0 2 0 0 0 0",
-            "0 0 0 0 0 0 0",
-            "0 0 0 0 0 0 0",
-            "0 0 0 0 0 0 D",
-            "0 0 0 0 0 D 93"]
+    rows = [
+        "0 0 0 0 0 0 0",
+        "0 2 0 0 0 0 0",
+        "0 0 2 0 0 0 0",
+        "0 0 0 0 0 0 0",
+        "0 0 0 0 0 0 0",
+        "0 0 0 0 0 0 D",
+        "0 0 0 0 0 D 93",
+    ]
     st = placement_state(rows, 20)
     move, _ = brain.decide(map_inp(rows, 19, (3, 2), (3, 4), gold=0), st)
     assert move_of(move) == (2, 2)
@@ -188,17 +215,14 @@ def test_rams_when_leading_late_and_keeps_clear_when_trailing() -> None:
     # (both sink, our lead is frozen) or it is shut out.  Trailing, the same
     # step could sink us with the lower score, so we keep clear.
     def rows(extra: int) -> list[str]:
-        return ["D D D D D",
-                "D 0 D D D",
-                "0 0 0 0 5",
-                "D 0 D D D",
-                f"D D D D {extra}"]
+        return ["D D D D D", "D 0 D D D", "0 0 0 0 5", "D 0 D D D", f"D D D D {extra}"]
+
     # Opponent's gold = 100 - ours - gold on the map.
-    lead_rows = rows(100 - 30 - 28 - 5)      # we 30, it 28
+    lead_rows = rows(100 - 30 - 28 - 5)  # we 30, it 28
     st = placement_state(lead_rows, 20)
     move, _ = brain.decide(map_inp(lead_rows, 4, (4, 2), (2, 2), gold=30), st)
     assert move_of(move) == (3, 2)
-    trail_rows = rows(100 - 26 - 28 - 5)     # we 26, it 28
+    trail_rows = rows(100 - 26 - 28 - 5)  # we 26, it 28
     st = placement_state(trail_rows, 20)
     move, _ = brain.decide(map_inp(trail_rows, 4, (4, 2), (2, 2), gold=26), st)
     assert move_of(move) != (3, 2)
@@ -206,11 +230,7 @@ def test_rams_when_leading_late_and_keeps_clear_when_trailing() -> None:
 
 def test_never_enters_a_wreck() -> None:
     # The opponent sank on a reef (no shield): its cell is a wreck, gold behind it.
-    rows = ["0 0 0 0 0",
-            "0 0 D 5 0",
-            "0 0 0 0 0",
-            "0 0 0 0 0",
-            "0 0 0 0 0"]
+    rows = ["0 0 0 0 0", "0 0 D 5 0", "0 0 0 0 0", "0 0 0 0 0", "0 0 0 0 0"]
     st = placement_state(rows, 20)
     move, _ = brain.decide(map_inp(rows, 15, (2, 2), (2, 3), gold=10, shield=True), st)
     assert move_of(move) != (2, 3)
@@ -220,14 +240,22 @@ def test_never_enters_a_wreck() -> None:
 # Real processes: time per decision, including start-up
 # --------------------------------------------------------------------------
 
+
 def run_bot(folder: Path, text: str) -> tuple[str, float]:
     (folder / "MAP.INP").write_text(text)
     move_out = folder / "MOVE.OUT"
     if move_out.exists():
         move_out.unlink()
     t0 = time.perf_counter()
-    subprocess.run([PYTHON, str(BOT_DIR / "bot.py")], cwd=folder, env=ENV, check=True,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=10)
+    subprocess.run(
+        [PYTHON, str(BOT_DIR / "bot.py")],
+        cwd=folder,
+        env=ENV,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        timeout=10,
+    )
     wall = time.perf_counter() - t0
     return move_out.read_text(), wall
 
@@ -267,6 +295,7 @@ def test_decision_time_as_a_process_on_the_largest_map(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------
 # Strength
 # --------------------------------------------------------------------------
+
 
 def test_beats_greedy_in_most_rounds() -> None:
     rng = random.Random(5)

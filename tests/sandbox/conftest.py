@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
+from sandbox_support import FIXTURES, find_cc
 
 from judge.sandbox import Sandbox
-from sandbox_support import FIXTURES, find_cc
 
 
 @pytest.fixture(scope="session")

@@ -11,25 +11,38 @@ import sys
 from pathlib import Path
 
 import pytest
+from sandbox_support import FIXTURES, IS_ROOT, needs_root, procs_of_uid
 
 from judge.sandbox import Isolation, Limits, ProgramUnreachable, Sandbox, SandboxError, Verdict
 from judge.sandbox.cgroups import read_mounts, read_own_cgroups
 from judge.sandbox.helper import find_helper
 from judge.sandbox.probe import P_UID
-from judge.sandbox.runner import RawRun, Tail
+from judge.sandbox.supervise import RawRun, Tail
 from judge.sandbox.uids import UidPool, UidsExhausted
 from judge.sandbox.verdicts import decide, fmt_bytes
-from sandbox_support import FIXTURES, IS_ROOT, needs_root, procs_of_uid
 
 
 # ---------------------------------------------------------------- types
 def test_limits_defaults_and_validation() -> None:
     lim = Limits()
     assert (lim.time_s, lim.memory_bytes, lim.file_bytes, lim.max_procs, lim.output_bytes) == (
-        2.0, 512 * 2**20, 16 * 2**20, 64, 64 * 1024)
+        2.0,
+        512 * 2**20,
+        16 * 2**20,
+        64,
+        64 * 1024,
+    )
     assert Limits(time_s=None).time_s is None
-    for kw in ({"time_s": 0}, {"time_s": -1.0}, {"time_s": float("inf")}, {"memory_bytes": 0},
-               {"memory_bytes": 1024}, {"max_procs": 0}, {"file_bytes": -5}, {"output_bytes": 1.5}):
+    for kw in (
+        {"time_s": 0},
+        {"time_s": -1.0},
+        {"time_s": float("inf")},
+        {"memory_bytes": 0},
+        {"memory_bytes": 1024},
+        {"max_procs": 0},
+        {"file_bytes": -5},
+        {"output_bytes": 1.5},
+    ):
         with pytest.raises(ValueError, match=next(iter(kw))):
             Limits(**kw)  # type: ignore[arg-type]
 
@@ -41,7 +54,10 @@ def test_verdict_values_are_strings() -> None:
 
 def test_isolation_report() -> None:
     iso = Isolation((("a", True, "why a"), ("b", False, "why not b")))
-    assert iso.as_dict() == {"a": {"on": True, "detail": "why a"}, "b": {"on": False, "detail": "why not b"}}
+    assert iso.as_dict() == {
+        "a": {"on": True, "detail": "why a"},
+        "b": {"on": False, "detail": "why not b"},
+    }
     text = iso.describe()
     assert text.startswith("1 of 2 protections OFF") and "[OFF] b" in text and "[on ] a" in text
     assert iso.is_on("a") and not iso.is_on("b")
@@ -58,7 +74,12 @@ def test_every_protection_on_as_root(sandbox: Sandbox) -> None:
 
 def test_fmt_bytes() -> None:
     assert [fmt_bytes(n) for n in (0, 700, 1536, 2**20, 3 * 2**30 // 2)] == [
-        "0 B", "700 B", "1.5 KiB", "1 MiB", "1.5 GiB"]
+        "0 B",
+        "700 B",
+        "1.5 KiB",
+        "1 MiB",
+        "1.5 GiB",
+    ]
 
 
 def test_tail_keeps_the_end() -> None:
@@ -75,8 +96,17 @@ def test_tail_keeps_the_end() -> None:
 
 # ---------------------------------------------------------------- verdicts
 def _raw(status: int | None = 0, **kw: object) -> RawRun:
-    rec = None if status is None else {"main_status": str(status), "start_ns": "0",
-                                       "main_end_ns": str(10**8), "main_before_kill": "1", "end": "1"}
+    rec = (
+        None
+        if status is None
+        else {
+            "main_status": str(status),
+            "start_ns": "0",
+            "main_end_ns": str(10**8),
+            "main_before_kill": "1",
+            "end": "1",
+        }
+    )
     raw = RawRun(rec, 0, 0.7, 0.5, Tail(8), Tail(8))
     for k, v in kw.items():
         setattr(raw, k, v)
@@ -88,12 +118,22 @@ def test_verdict_precedence() -> None:
     killed = signal.SIGKILL
     assert decide(_raw(0), lim, None, True).verdict is Verdict.OK
     assert decide(_raw(3 << 8), lim, None, True).verdict is Verdict.RE
-    assert decide(_raw(killed), lim, None, True, ).verdict is Verdict.RE
+    assert (
+        decide(
+            _raw(killed),
+            lim,
+            None,
+            True,
+        ).verdict
+        is Verdict.RE
+    )
     assert decide(_raw(killed, timed_out=True), lim, None, True).verdict is Verdict.TLE
     big = ("big.bin", lim.file_bytes)
     assert decide(_raw(killed, timed_out=True), lim, big, True).verdict is Verdict.OLE
     assert decide(_raw(signal.SIGXFSZ), lim, None, True).verdict is Verdict.OLE
-    assert decide(_raw(killed, timed_out=True, cg_oom_kills=1), lim, big, True).verdict is Verdict.MLE
+    assert (
+        decide(_raw(killed, timed_out=True, cg_oom_kills=1), lim, big, True).verdict is Verdict.MLE
+    )
     assert decide(_raw(0, polled_peak=600 * 2**20), lim, None, False).verdict is Verdict.MLE
     # with a cgroup, a peak at the limit without an OOM kill is page cache being reclaimed: fine
     assert decide(_raw(0, cg_peak=600 * 2**20), lim, None, True).verdict is Verdict.OK
@@ -110,14 +150,18 @@ def test_verdict_precedence() -> None:
 
 # ---------------------------------------------------------------- parsing
 def test_read_mounts_and_own_cgroups() -> None:
-    info = ("35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
-            "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n"
-            "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
-            "50 31 0:40 /sub /mnt/cg rw - cgroup cgroup rw,cpu,cpuacct\n")
+    info = (
+        "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
+        "41 31 0:38 / /sys/fs/cgroup/unified rw,relatime - cgroup2 cgroup2 rw\n"
+        "27 1 254:0 / / rw,relatime - ext4 /dev/vda rw\n"
+        "50 31 0:40 /sub /mnt/cg rw - cgroup cgroup rw,cpu,cpuacct\n"
+    )
     mounts = read_mounts(info)
     assert [(m.fstype, m.mountpoint, m.root) for m in mounts] == [
-        ("cgroup", "/sys/fs/cgroup/memory", "/"), ("cgroup2", "/sys/fs/cgroup/unified", "/"),
-        ("cgroup", "/mnt/cg", "/sub")]
+        ("cgroup", "/sys/fs/cgroup/memory", "/"),
+        ("cgroup2", "/sys/fs/cgroup/unified", "/"),
+        ("cgroup", "/mnt/cg", "/sub"),
+    ]
     assert "memory" in mounts[0].options and "cpuacct" in mounts[2].options
     own = read_own_cgroups("8:pids:/\n4:memory:/a/b\n2:cpu,cpuacct:/c\n0::/user.slice\n")
     assert own == {"pids": "/", "memory": "/a/b", "cpu": "/c", "cpuacct": "/c", "": "/user.slice"}
@@ -137,21 +181,27 @@ def test_uid_leases_across_processes(tmp_path: Path) -> None:
     lock_dir = str(tmp_path / "locks")
     pool = UidPool(61990, 61990, lock_dir)
     holder = subprocess.Popen(
-        [sys.executable, "-c",
-         "import sys, time\nfrom judge.sandbox.uids import UidPool\n"
-         f"l = UidPool(61990, 61990, {lock_dir!r}).acquire()\nprint(l.uid, flush=True)\n"
-         "sys.stdin.read()\n"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        [
+            sys.executable,
+            "-c",
+            "import sys, time\nfrom judge.sandbox.uids import UidPool\n"
+            f"l = UidPool(61990, 61990, {lock_dir!r}).acquire()\nprint(l.uid, flush=True)\n"
+            "sys.stdin.read()\n",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert holder.stdout is not None and holder.stdin is not None
     assert holder.stdout.readline().strip() == "61990"
     with pytest.raises(UidsExhausted, match="61990-61990"):
         pool.acquire()
     holder.stdin.close()
     holder.wait()
-    lease = pool.acquire()          # released by the kernel when the holder exited
+    lease = pool.acquire()  # released by the kernel when the holder exited
     assert lease.uid == lease.gid == 61990
     with pytest.raises(UidsExhausted):
-        pool.acquire()              # and a second lease in this process is refused too
+        pool.acquire()  # and a second lease in this process is refused too
     lease.release()
     lease.release()
     assert not lease.held
@@ -161,7 +211,7 @@ def test_uid_leases_across_processes(tmp_path: Path) -> None:
 @needs_root
 def test_uids_with_accounts_are_skipped(tmp_path: Path) -> None:
     with pytest.raises(UidsExhausted):
-        UidPool(65534, 65534, str(tmp_path / "locks")).acquire()   # nobody
+        UidPool(65534, 65534, str(tmp_path / "locks")).acquire()  # nobody
     with pytest.raises(ValueError, match="seat uid range"):
         UidPool(10, 20, str(tmp_path / "locks"))
 
@@ -170,7 +220,9 @@ def test_uids_with_accounts_are_skipped(tmp_path: Path) -> None:
 def test_two_seats_get_different_uids(sandbox: Sandbox) -> None:
     with sandbox.seat("a", None) as a, sandbox.seat("a", None) as b:
         assert a.uid != b.uid and a.base != b.base
-        assert os.stat(a.workdir).st_uid == a.uid and stat.S_IMODE(os.stat(a.workdir).st_mode) == 0o700
+        assert (
+            os.stat(a.workdir).st_uid == a.uid and stat.S_IMODE(os.stat(a.workdir).st_mode) == 0o700
+        )
         assert os.stat(a.base).st_gid == a.gid and stat.S_IMODE(os.stat(a.base).st_mode) == 0o750
     assert sandbox.isolation.is_on(P_UID)
 
@@ -214,15 +266,19 @@ def test_missing_or_not_executable_program(sandbox: Sandbox, tmp_path: Path) -> 
         with pytest.raises(ProgramUnreachable, match="is a folder"):
             seat.run_turn([str(seat.program_dir)], {}, [], Limits())
         # The system python3, found through the minimal PATH, is fine.
-        run = seat.run_turn(["python3", "-c", "open('MOVE.OUT','w').write('ok')"], {}, ["MOVE.OUT"],
-                            Limits(time_s=10))
+        run = seat.run_turn(
+            ["python3", "-c", "open('MOVE.OUT','w').write('ok')"],
+            {},
+            ["MOVE.OUT"],
+            Limits(time_s=10),
+        )
         assert run.result.verdict is Verdict.OK and run.outputs["MOVE.OUT"] == b"ok"
 
 
 def test_env_shebang_through_minimal_path(sandbox: Sandbox) -> None:
     with sandbox.seat("env-shebang", FIXTURES) as seat:
         assert seat.program_dir is not None
-        seat.check([str(seat.program_dir / "ok.py")])      # #!/usr/bin/env python3
+        seat.check([str(seat.program_dir / "ok.py")])  # #!/usr/bin/env python3
 
 
 def test_closed_sandbox_refuses_seats(tmp_path: Path) -> None:

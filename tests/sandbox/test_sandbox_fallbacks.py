@@ -6,25 +6,35 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 import pytest
+from sandbox_support import FIXTURES, IS_ROOT, procs_of_uid
 
 from judge.sandbox import Limits, Sandbox, TurnRun, Verdict
 from judge.sandbox.cgroups import read_mounts
 from judge.sandbox.probe import P_HELPER, P_MEMORY, P_NETWORK, P_VIEW
-from sandbox_support import FIXTURES, IS_ROOT, procs_of_uid
 
 V = Verdict
 
 
-def _run(sb: Sandbox, prog: str, *args: str, time_s: float = 10.0, inputs: dict[str, bytes] | None = None,
-         src: Path = FIXTURES) -> TurnRun:
+def _run(
+    sb: Sandbox,
+    prog: str,
+    *args: str,
+    time_s: float = 10.0,
+    inputs: dict[str, bytes] | None = None,
+    src: Path = FIXTURES,
+) -> TurnRun:
     with sb.seat(prog, src) as seat:
         assert seat.program_dir is not None
-        run = seat.run_turn([str(seat.program_dir / prog), *args], inputs or {"MAP.INP": b"m"},
-                            ["MOVE.OUT"], Limits(time_s=time_s))
+        run = seat.run_turn(
+            [str(seat.program_dir / prog), *args],
+            inputs or {"MAP.INP": b"m"},
+            ["MOVE.OUT"],
+            Limits(time_s=time_s),
+        )
         assert procs_of_uid(seat.uid) == [], f"{prog} left processes"
         return run
 

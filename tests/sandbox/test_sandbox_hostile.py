@@ -17,15 +17,16 @@ import secrets
 import shutil
 import socket
 import tempfile
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
+from sandbox_support import FIXTURES, IS_ROOT, procs_of_uid, tree_digest
 
 from judge.sandbox import Limits, Sandbox, TurnRun, Verdict
-from sandbox_support import FIXTURES, IS_ROOT, procs_of_uid, tree_digest
 
 V = Verdict
 KIB = 1024
@@ -34,12 +35,12 @@ KIB = 1024
 @dataclass(frozen=True)
 class Case:
     name: str
-    argv: tuple[str, ...]           # argv[0] is a file of the program folder
-    expect: Verdict | tuple[Verdict, ...]   # a tuple: any of these (racy by nature)
-    time_s: float = 15.0            # generous for cases that end by themselves
-    c: bool = False                 # a C fixture (built with the system cc)
-    targets: bool = False           # gets TARGETS.INP with paths to attack
-    hog: bool = False               # burns CPU: run in a second wave, not to starve the others
+    argv: tuple[str, ...]  # argv[0] is a file of the program folder
+    expect: Verdict | tuple[Verdict, ...]  # a tuple: any of these (racy by nature)
+    time_s: float = 15.0  # generous for cases that end by themselves
+    c: bool = False  # a C fixture (built with the system cc)
+    targets: bool = False  # gets TARGETS.INP with paths to attack
+    hog: bool = False  # burns CPU: run in a second wave, not to starve the others
 
 
 CASES = [
@@ -134,7 +135,7 @@ def world(sandbox: Sandbox, request: pytest.FixtureRequest) -> Iterator[World]:
     except pytest.skip.Exception:
         cbin = None
     canary_dir = Path(tempfile.mkdtemp(prefix="oj-canary-"))
-    os.chmod(canary_dir, 0o777)            # tempting: world-writable
+    os.chmod(canary_dir, 0o777)  # tempting: world-writable
     canary_file = canary_dir / "secret.txt"
     canary_file.write_text("canary secret\n")
     os.chmod(canary_file, 0o666)
@@ -160,22 +161,39 @@ def world(sandbox: Sandbox, request: pytest.FixtureRequest) -> Iterator[World]:
     tmp_name = f"oj-escape-{secrets.token_hex(4)}"
     victim = sandbox.seat("victim", FIXTURES)
     try:
-        vrun = victim.run_turn(["/bin/sh", "-c", "echo victim-secret > STATE.OUT"], {}, [],
-                               Limits(time_s=10))
+        vrun = victim.run_turn(
+            ["/bin/sh", "-c", "echo victim-secret > STATE.OUT"], {}, [], Limits(time_s=10)
+        )
         assert vrun.result.verdict is V.OK, vrun.result.message
         assert victim.program_dir is not None
         common = {
-            "canary_dir": str(canary_dir), "canary_file": str(canary_file),
-            "victim_work": str(victim.workdir), "victim_base": victim.base,
+            "canary_dir": str(canary_dir),
+            "canary_file": str(canary_file),
+            "victim_work": str(victim.workdir),
+            "victim_base": victim.base,
             "victim_state": str(victim.workdir / "STATE.OUT"),
             "victim_prog_file": str(victim.program_dir / "ok.py"),
-            "judge_file": str(Path(__file__).resolve()), "judge_dir": str(Path(__file__).parent),
-            "sandbox_root": str(sandbox.root), "judge_pid": os.getpid(), "port": port,
-            "abstract": abstract_name, "tmp_name": tmp_name,
+            "judge_file": str(Path(__file__).resolve()),
+            "judge_dir": str(Path(__file__).parent),
+            "sandbox_root": str(sandbox.root),
+            "judge_pid": os.getpid(),
+            "port": port,
+            "abstract": abstract_name,
+            "tmp_name": tmp_name,
         }
-        w = World(canary_dir, canary_file, tmp_name, tree_digest(Path(victim.base)),
-                  tree_digest(canary_dir), tree_digest(FIXTURES), listener, listener6, abstract, {},
-                  Path(victim.base))
+        w = World(
+            canary_dir,
+            canary_file,
+            tmp_name,
+            tree_digest(Path(victim.base)),
+            tree_digest(canary_dir),
+            tree_digest(FIXTURES),
+            listener,
+            listener6,
+            abstract,
+            {},
+            Path(victim.base),
+        )
         cases = [c for c in CASES if cbin is not None or not c.c]
         for wave in ([c for c in cases if not c.hog], [c for c in cases if c.hog]):
             with ThreadPoolExecutor(max_workers=8) as pool:
@@ -274,19 +292,28 @@ def test_links_are_never_followed(world: World) -> None:
 
 def test_oversized_state_is_discarded(world: World) -> None:
     out = outcome(world, "big_state")
-    assert any("STATE.OUT was 2 MiB, over its cap of 1 MiB: discarded" in d for d in out.turn.discarded)
+    assert any(
+        "STATE.OUT was 2 MiB, over its cap of 1 MiB: discarded" in d for d in out.turn.discarded
+    )
     assert "STATE.OUT" not in out.left_files
 
 
 @pytest.mark.skipif(not IS_ROOT, reason="seats are separated only as root")
 def test_cannot_read_other_seat_or_judge(world: World) -> None:
     results = json.loads(outcome(world, "read_other").turn.outputs["MOVE.OUT"] or b"{}")
-    assert set(results) == {"victim_state", "victim_prog_file", "judge_file", "canary_file",
-                            "victim_work", "victim_base", "sandbox_root"}
+    assert set(results) == {
+        "victim_state",
+        "victim_prog_file",
+        "judge_file",
+        "canary_file",
+        "victim_work",
+        "victim_base",
+        "sandbox_root",
+    }
     own_seat = os.path.basename(outcome(world, "read_other").targets["own_base"])
     for key, value in results.items():
         if key == "sandbox_root" and value == f"LISTED:{own_seat}":
-            continue   # the seat's view shows its own folder there, and nothing else
+            continue  # the seat's view shows its own folder there, and nothing else
         assert value.startswith("denied"), f"{key}: {value}"
 
 
@@ -294,7 +321,7 @@ def test_cannot_read_other_seat_or_judge(world: World) -> None:
 def test_cannot_write_outside(world: World) -> None:
     out = outcome(world, "write_outside")
     results = json.loads(out.turn.outputs["MOVE.OUT"] or b"{}")
-    private_scratch = {"host_tmp", "var_tmp", "dev_shm"}   # the seat's own /tmp: allowed, private
+    private_scratch = {"host_tmp", "var_tmp", "dev_shm"}  # the seat's own /tmp: allowed, private
     for key, value in results.items():
         if key not in private_scratch:
             assert value.startswith("denied"), f"{key}: {value}"

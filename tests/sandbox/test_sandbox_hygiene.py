@@ -9,17 +9,26 @@ import time
 from pathlib import Path
 
 import pytest
+from sandbox_support import FIXTURES, IS_ROOT, procs_of_uid
 
 from judge.sandbox import Limits, Sandbox, Seat, TurnRun, Verdict
-from sandbox_support import FIXTURES, IS_ROOT, procs_of_uid
 
 SH = "/bin/sh"
 
 
-def _turn(seat: Seat, argv: list[str], inputs: dict[str, bytes] | None = None,
-          outputs: list[str] | None = None, limits: Limits | None = None) -> TurnRun:
-    return seat.run_turn(argv, {"MAP.INP": b"map"} if inputs is None else inputs,
-                         ["MOVE.OUT"] if outputs is None else outputs, limits or Limits(time_s=10))
+def _turn(
+    seat: Seat,
+    argv: list[str],
+    inputs: dict[str, bytes] | None = None,
+    outputs: list[str] | None = None,
+    limits: Limits | None = None,
+) -> TurnRun:
+    return seat.run_turn(
+        argv,
+        {"MAP.INP": b"map"} if inputs is None else inputs,
+        ["MOVE.OUT"] if outputs is None else outputs,
+        limits or Limits(time_s=10),
+    )
 
 
 def test_turn_after_turn(sandbox: Sandbox) -> None:
@@ -32,10 +41,16 @@ def test_turn_after_turn(sandbox: Sandbox) -> None:
             run = _turn(seat, argv)
             assert run.result.verdict is Verdict.OK, run.result.message
             seen.append(json.loads(run.outputs["MOVE.OUT"] or b"{}"))
-        assert [s["files"] for s in seen] == [["MAP.INP"], ["MAP.INP", "STATE.OUT"], ["MAP.INP", "STATE.OUT"]]
+        assert [s["files"] for s in seen] == [
+            ["MAP.INP"],
+            ["MAP.INP", "STATE.OUT"],
+            ["MAP.INP", "STATE.OUT"],
+        ]
         assert [s["state"] for s in seen] == [None, "1", "2"]
         if IS_ROOT:
-            assert [s["tmp"] for s in seen] == [[], [], []], "the private /tmp must be emptied each turn"
+            assert [s["tmp"] for s in seen] == [[], [], []], (
+                "the private /tmp must be emptied each turn"
+            )
         assert sorted(os.listdir(seat.workdir)) == ["STATE.OUT"]
         seat.reset()
         assert os.listdir(seat.workdir) == []
@@ -67,8 +82,11 @@ def test_keep_file_rules(sandbox: Sandbox) -> None:
 
 def test_outputs_read_capped_and_returned_whatever_the_verdict(sandbox: Sandbox) -> None:
     with sandbox.seat("outputs", None) as seat:
-        run = _turn(seat, [SH, "-c", "printf '1 2' > MOVE.OUT; printf big > OTHER; exit 4"],
-                    outputs=["MOVE.OUT", "OTHER", "MISSING"])
+        run = _turn(
+            seat,
+            [SH, "-c", "printf '1 2' > MOVE.OUT; printf big > OTHER; exit 4"],
+            outputs=["MOVE.OUT", "OTHER", "MISSING"],
+        )
         assert run.result.verdict is Verdict.RE
         assert run.outputs == {"MOVE.OUT": b"1 2", "OTHER": b"big", "MISSING": None}
 
@@ -115,7 +133,7 @@ def test_one_turn_at_a_time_and_close(sandbox: Sandbox) -> None:
     assert errors and "already running a turn" in str(errors[0])
     base, uid = seat.base, seat.uid
     seat.close()
-    seat.close()                              # idempotent
+    seat.close()  # idempotent
     assert not os.path.exists(base)
     assert procs_of_uid(uid) == []
     with pytest.raises(RuntimeError, match="closed"):
@@ -129,12 +147,15 @@ def test_environment_stdin_and_limits(sandbox: Sandbox) -> None:
         run = _turn(seat, [str(seat.program_dir / "env.py")], limits=limits)
         assert run.result.verdict is Verdict.OK, run.result.message
         info = json.loads(run.outputs["MOVE.OUT"] or b"{}")
-        assert info["env"] == {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(seat.workdir),
-                               "LANG": "C.UTF-8"}
+        assert info["env"] == {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "HOME": str(seat.workdir),
+            "LANG": "C.UTF-8",
+        }
         assert info["cwd"] == str(seat.workdir)
         assert info["stdin"] == ""
         assert info["fsize"] == 1234567
-        assert info["fds"] == [0, 1, 2, 3]    # 3: the listing's own fd
+        assert info["fds"] == [0, 1, 2, 3]  # 3: the listing's own fd
         assert info["sid_is_self"]
         if IS_ROOT:
             assert info["uid"] == seat.uid and info["gid"] == seat.gid and info["groups"] == []

@@ -17,15 +17,15 @@ from pathlib import Path
 
 import psutil
 import pytest
+from sandbox_support import FIXTURES, needs_root
 
 import judge
 from judge.sandbox.probe import P_NETWORK, P_SIGNAL, P_UID
-from sandbox_support import FIXTURES, needs_root
 
 NOBODY = 65534
 SYSTEM_PYTHON = "/usr/bin/python3"
 
-SCRIPT = r'''
+SCRIPT = r"""
 import json, sys
 from pathlib import Path
 from judge.sandbox import Limits, Sandbox
@@ -43,17 +43,21 @@ with Sandbox() as sb:
             out[name] = {"verdict": r.result.verdict.value, "message": r.result.message,
                          "peak": r.result.peak_memory_bytes, "move": (r.outputs["MOVE.OUT"] or b"").decode()}
 print(json.dumps(out))
-'''
+"""
 
 
 def _copy_package(dst: Path) -> None:
     src = Path(judge.__file__).resolve().parent
     (dst / "judge").mkdir()
     shutil.copy2(src / "__init__.py", dst / "judge" / "__init__.py")
-    shutil.copytree(src / "sandbox", dst / "judge" / "sandbox",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    shutil.copytree(Path(psutil.__file__).resolve().parent, dst / "psutil",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        src / "sandbox", dst / "judge" / "sandbox", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    shutil.copytree(
+        Path(psutil.__file__).resolve().parent,
+        dst / "psutil",
+        ignore=shutil.ignore_patterns("__pycache__"),
+    )
     shutil.copytree(FIXTURES, dst / "fixtures")
 
 
@@ -69,14 +73,24 @@ def test_normal_user_runs_with_what_is_available() -> None:
         tmp = work / "tmp"
         tmp.mkdir()
         os.chown(tmp, NOBODY, NOBODY)
-        for dirpath, dirnames, filenames in os.walk(work):
+        for dirpath, dirnames, _filenames in os.walk(work):
             for name in dirnames:
                 os.chmod(os.path.join(dirpath, name), 0o755)
         proc = subprocess.run(
             [SYSTEM_PYTHON, str(work / "run.py"), str(work / "fixtures")],
-            user=NOBODY, group=NOBODY, extra_groups=[], cwd=str(tmp), capture_output=True, timeout=120,
-            env={"PATH": "/usr/local/bin:/usr/bin:/bin", "PYTHONPATH": str(work), "HOME": "/nonexistent",
-                 "TMPDIR": str(tmp), "LANG": "C.UTF-8"},
+            user=NOBODY,
+            group=NOBODY,
+            extra_groups=[],
+            cwd=str(tmp),
+            capture_output=True,
+            timeout=120,
+            env={
+                "PATH": "/usr/local/bin:/usr/bin:/bin",
+                "PYTHONPATH": str(work),
+                "HOME": "/nonexistent",
+                "TMPDIR": str(tmp),
+                "LANG": "C.UTF-8",
+            },
         )
         assert proc.returncode == 0, proc.stderr.decode()[-3000:]
         out = json.loads(proc.stdout)
@@ -88,9 +102,13 @@ def test_normal_user_runs_with_what_is_available() -> None:
         assert "still running" not in out["tle"]["message"], "the main process was the one killed"
         assert out["mle"]["verdict"] == "MLE", out["mle"]
         assert out["daemon"]["verdict"] == "TLE" and "still running" in out["daemon"]["message"]
-        left = [p.pid for p in psutil.process_iter(["uids", "cmdline"])
-                if p.info["uids"] and p.info["uids"].real == NOBODY
-                and any(str(work) in a for a in (p.info["cmdline"] or []))]
+        left = [
+            p.pid
+            for p in psutil.process_iter(["uids", "cmdline"])
+            if p.info["uids"]
+            and p.info["uids"].real == NOBODY
+            and any(str(work) in a for a in (p.info["cmdline"] or []))
+        ]
         assert left == [], f"processes left behind: {left}"
         assert not os.path.exists(out["root"]), "the sandbox root was not removed"
     finally:

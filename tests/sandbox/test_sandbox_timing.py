@@ -10,15 +10,16 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from judge.sandbox import Limits, Sandbox, TurnRun, Verdict
 from sandbox_support import FIXTURES, procs_of_uid
+
+from judge.sandbox import Limits, Sandbox, TurnRun, Verdict
 
 
 def _sleeper(sandbox: Sandbox, seconds: str) -> tuple[TurnRun, float, list[int]]:
     with sandbox.seat(f"sleep-{seconds}", FIXTURES) as seat:
         assert seat.program_dir is not None
         argv = [str(seat.program_dir / "sleep.sh"), seconds]
-        seat.check(argv)                     # reachability check outside the timed part
+        seat.check(argv)  # reachability check outside the timed part
         t0 = time.monotonic()
         run = seat.run_turn(argv, {"MAP.INP": b"x"}, ["MOVE.OUT"], Limits())
         returned_after = time.monotonic() - t0
@@ -38,7 +39,7 @@ def test_sleep_1_5_ok_and_sleep_2_3_tle_gone_by_2_1(sandbox: Sandbox) -> None:
     run, returned_after, left = long_
     assert run.result.verdict is Verdict.TLE, run.result.message
     assert 2.0 <= run.result.wall_s <= 2.1, run.result.wall_s
-    assert returned_after <= 2.1 + 0.05, returned_after   # cleanup after the kill included
+    assert returned_after <= 2.1 + 0.05, returned_after  # cleanup after the kill included
     assert left == [], "the sleeping program outlived its run"
     assert run.outputs["MOVE.OUT"] is None
     assert run.result.signal == 9 and run.result.exit_code is None

@@ -11,15 +11,16 @@ import io
 import json
 import shutil
 import threading
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any
 
 import yaml
 from rich.console import Console
 
 from judge.tournament.config import TournamentConfig, load_config
 from judge.tournament.ledger import LEDGER_FILE, Ledger
-from judge.tournament.runner import Runner, RunReport
+from judge.tournament.play import Runner, RunReport
 from tests.referee.fakes import FakeBot, FakeSandbox
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,7 +37,9 @@ def copy_maps(dest: Path, names: Sequence[str] = ("m1", "m2", "m3", "m4", "m5"))
     return dest
 
 
-def config_dict(n_teams: int = 3, bots: Optional[Sequence[str]] = None, **overrides: Any) -> dict[str, Any]:
+def config_dict(
+    n_teams: int = 3, bots: Sequence[str] | None = None, **overrides: Any
+) -> dict[str, Any]:
     """A valid configuration of ``n_teams`` teams on the project's maps and bots."""
     bots = list(bots) if bots is not None else ["greedy", "random"] * n_teams
     data: dict[str, Any] = {
@@ -49,8 +52,9 @@ def config_dict(n_teams: int = 3, bots: Optional[Sequence[str]] = None, **overri
         "maps_dir": str(MAPS),
         "bots_dir": str(BOTS),
         "organiser_map": str(MAPS / "organiser" / "final.txt"),
-        "teams": [{"name": TEAM_NAMES[i], "bot": bots[i], "map": f"m{i + 1}"}
-                  for i in range(n_teams)],
+        "teams": [
+            {"name": TEAM_NAMES[i], "bot": bots[i], "map": f"m{i + 1}"} for i in range(n_teams)
+        ],
     }
     data.update(overrides)
     return data
@@ -59,8 +63,9 @@ def config_dict(n_teams: int = 3, bots: Optional[Sequence[str]] = None, **overri
 def write_config(folder: Path, data: Any, name: str = "judge.yaml") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
-    path.write_text(data if isinstance(data, str) else yaml.safe_dump(data, sort_keys=False),
-                    encoding="utf-8")
+    path.write_text(
+        data if isinstance(data, str) else yaml.safe_dump(data, sort_keys=False), encoding="utf-8"
+    )
     return path
 
 
@@ -69,12 +74,14 @@ def make_config(folder: Path, n_teams: int = 3, **overrides: Any) -> TournamentC
 
 
 # ------------------------------------------------------------------ fake bots
-def _parse(map_inp: str) -> tuple[int, int, tuple[int, int], tuple[int, int], bool, list[list[str]]]:
+def _parse(
+    map_inp: str,
+) -> tuple[int, int, tuple[int, int], tuple[int, int], bool, list[list[str]]]:
     lines = [ln.split() for ln in map_inp.splitlines() if ln.strip()]
     m, n, _k = (int(x) for x in lines[0])
     i1, j1, i2, j2 = (int(x) for x in lines[1])
     shield = lines[2][1] == "1"
-    return m, n, (i1, j1), (i2, j2), shield, lines[3:3 + m]
+    return m, n, (i1, j1), (i2, j2), shield, lines[3 : 3 + m]
 
 
 def fake_greedy(style: int) -> FakeBot:
@@ -85,16 +92,16 @@ def fake_greedy(style: int) -> FakeBot:
     neighbour, ties broken in a style-dependent direction order.
     """
     dirs = [(-1, 0), (0, 1), (1, 0), (0, -1)]
-    order = dirs[style % 4:] + dirs[:style % 4]
+    order = dirs[style % 4 :] + dirs[: style % 4]
 
-    def bot(map_inp: str, state: Optional[bytes]) -> tuple[Optional[bytes], Optional[bytes], str]:
+    def bot(map_inp: str, state: bytes | None) -> tuple[bytes | None, bytes | None, str]:
         m, n, me, other, shield, grid = _parse(map_inp)
         if me == (0, 0):
             asked = int(state or b"0")
             zeros = [(i + 1, j + 1) for i in range(m) for j in range(n) if grid[i][j] == "0"]
             cell = zeros[(style * 3 + asked) % len(zeros)]
             return f"{cell[0]} {cell[1]}\n".encode(), str(asked + 1).encode(), "OK"
-        best: Optional[tuple[int, int]] = None
+        best: tuple[int, int] | None = None
         best_value = -1
         for di, dj in order:
             i, j = me[0] + di, me[1] + dj
@@ -123,11 +130,11 @@ class StopAfter:
         self.count = 0
         self.calls = calls
         self.lock = threading.Lock()
-        self.runner: Optional[Runner] = None
+        self.runner: Runner | None = None
         self.bots = {name: self._wrap(b) for name, b in bots.items()}
 
     def _wrap(self, bot: FakeBot) -> FakeBot:
-        def wrapped(map_inp: str, state: Optional[bytes]) -> tuple[Optional[bytes], Optional[bytes], str]:
+        def wrapped(map_inp: str, state: bytes | None) -> tuple[bytes | None, bytes | None, str]:
             with self.lock:
                 self.count += 1
                 if self.count == self.calls and self.runner is not None:
@@ -141,13 +148,19 @@ def quiet_console() -> Console:
     return Console(file=io.StringIO(), width=120)
 
 
-def run_fake(cfg: TournamentConfig, out: Path, jobs: int = 2, resume: bool = False,
-             bots: Optional[dict[str, FakeBot]] = None,
-             hook: Optional[Callable[[Runner], None]] = None) -> RunReport:
+def run_fake(
+    cfg: TournamentConfig,
+    out: Path,
+    jobs: int = 2,
+    resume: bool = False,
+    bots: dict[str, FakeBot] | None = None,
+    hook: Callable[[Runner], None] | None = None,
+) -> RunReport:
     """Play the tournament on the fake sandbox (deterministic fake bots)."""
     bots = bots if bots is not None else fake_bots(cfg.team_names)
-    runner = Runner(cfg, out, jobs, lambda: FakeSandbox(bots), console=quiet_console(),
-                    progress=False)
+    runner = Runner(
+        cfg, out, jobs, lambda: FakeSandbox(bots), console=quiet_console(), progress=False
+    )
     if hook is not None:
         hook(runner)
     return runner.run(resume=resume)
@@ -159,8 +172,21 @@ def ledger_rows(out: Path) -> list[tuple[Any, ...]]:
         rows = []
         for r in ledger.rounds():
             result = {k: v for k, v in r.result.items() if k != "stats"}
-            rows.append((r.match, r.round, r.map_label, r.seed, r.seats, r.gold, r.points,
-                         r.winner, r.end_reason, r.turns_played, json.dumps(result, sort_keys=True)))
+            rows.append(
+                (
+                    r.match,
+                    r.round,
+                    r.map_label,
+                    r.seed,
+                    r.seats,
+                    r.gold,
+                    r.points,
+                    r.winner,
+                    r.end_reason,
+                    r.turns_played,
+                    json.dumps(result, sort_keys=True),
+                )
+            )
         return rows
 
 

@@ -55,7 +55,9 @@ def test_defaults_and_paths_relative_to_the_config_file(tmp_path: Path) -> None:
 
 
 def test_a_generated_organisers_map(tmp_path: Path) -> None:
-    data = config_dict(3, organiser_map={"generate": {"rows": 9, "cols": 11, "turns": 20, "seed": 9}})
+    data = config_dict(
+        3, organiser_map={"generate": {"rows": 9, "cols": 11, "turns": 20, "seed": 9}}
+    )
     cfg = load_config(write_config(tmp_path, data))
     gm = cfg.organiser_map
     assert (gm.rows, gm.cols, gm.turns) == (9, 11, 20)
@@ -107,7 +109,9 @@ def test_unknown_team_key(tmp_path: Path) -> None:
 
 
 def test_unknown_generate_key(tmp_path: Path) -> None:
-    msg = refused(tmp_path, config_dict(2, organiser_map={"generate": {"rows": 9, "cols": 9, "size": 3}}))
+    msg = refused(
+        tmp_path, config_dict(2, organiser_map={"generate": {"rows": 9, "cols": 9, "size": 3}})
+    )
     assert "organiser_map.generate.size: unknown key" in msg
 
 
@@ -257,11 +261,23 @@ def test_time_limit_zero_is_never_allowed(tmp_path: Path) -> None:
     assert "time_limit: 0" in msg and "never allows" in msg
 
 
-@pytest.mark.parametrize("key, value", [
-    ("time_limit", 61), ("time_limit", -1), ("time_limit", "fast"),
-    ("memory_limit_mb", 8), ("memory_limit_mb", 100000), ("memory_limit_mb", 1.5),
-    ("jobs", 0), ("turns", 7), ("turns", 102), ("seed", -3), ("seed", "x"), ("seed", True),
-])
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("time_limit", 61),
+        ("time_limit", -1),
+        ("time_limit", "fast"),
+        ("memory_limit_mb", 8),
+        ("memory_limit_mb", 100000),
+        ("memory_limit_mb", 1.5),
+        ("jobs", 0),
+        ("turns", 7),
+        ("turns", 102),
+        ("seed", -3),
+        ("seed", "x"),
+        ("seed", True),
+    ],
+)
 def test_limits_out_of_range(tmp_path: Path, key: str, value: Any) -> None:
     msg = refused(tmp_path, config_dict(2, **{key: value}))
     assert f"{key}:" in msg
@@ -280,7 +296,8 @@ def test_every_problem_is_listed_at_once(tmp_path: Path) -> None:
 
 # ----------------------------------------------------------------- command
 def test_the_command_refuses_a_bad_config_with_status_2_and_runs_nothing(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = write_config(tmp_path, config_dict(2, time_limit=0))
     out = tmp_path / "t"
     assert main(["tournament", str(path), "--out", str(out)]) == 2
@@ -289,7 +306,9 @@ def test_the_command_refuses_a_bad_config_with_status_2_and_runs_nothing(
     assert not out.exists()
 
 
-def test_the_command_refuses_a_bad_jobs_argument(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_command_refuses_a_bad_jobs_argument(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     path = write_config(tmp_path, config_dict(2))
     assert main(["tournament", str(path), "--out", str(tmp_path / "t"), "--jobs", "0"]) == 2
     assert "--jobs" in capsys.readouterr().err

@@ -12,9 +12,16 @@ from judge.tournament.ledger import SCHEMA_VERSION, Ledger, LedgerError, LedgerR
 
 def a_round(match: str = "A-vs-B", idx: int = 1, winner: int | None = 1) -> LedgerRound:
     return LedgerRound(
-        match=match, round=idx, map_label="maps/m1.txt", seed=123456789012, seats=("B", "A"),
-        gold=(12, 30), points=(0, 20) if winner == 1 else (10, 10), winner=winner,
-        end_reason="turns", turns_played=6,
+        match=match,
+        round=idx,
+        map_label="maps/m1.txt",
+        seed=123456789012,
+        seats=("B", "A"),
+        gold=(12, 30),
+        points=(0, 20) if winner == 1 else (10, 10),
+        winner=winner,
+        end_reason="turns",
+        turns_played=6,
         result={"map": "maps/m1.txt", "gold": [30, 12], "seats": ["B", "A"], "winner": 0},
         finished_at="2026-01-01T00:00:00+00:00",
     )
@@ -57,8 +64,10 @@ def test_the_winner_must_be_one_of_the_seats() -> None:
     with Ledger.create(":memory:", "h", {}) as ledger:
         conn = ledger._conn
         with pytest.raises(sqlite3.IntegrityError):
-            conn.execute("INSERT INTO rounds VALUES ('X-vs-Y', 1, 'm', 1, 'X', 'Y', 0, 0, 0, 0, "
-                         "'Z', 'turns', 2, '{}', 'now')")
+            conn.execute(
+                "INSERT INTO rounds VALUES ('X-vs-Y', 1, 'm', 1, 'X', 'Y', 0, 0, 0, 0, "
+                "'Z', 'turns', 2, '{}', 'now')"
+            )
 
 
 def test_on_disk_it_survives_reopening_and_knows_its_version(tmp_path: Path) -> None:

@@ -54,7 +54,9 @@ def test_deterministic_given_the_injected_random(n: int) -> None:
     b = round_robin(NAMES[:n], random.Random(42))
     assert a == b
     if n >= 3:  # another seed gives another schedule (order and/or orientation)
-        others = {tuple(p.teams for p in round_robin(NAMES[:n], random.Random(s))) for s in range(20)}
+        others = {
+            tuple(p.teams for p in round_robin(NAMES[:n], random.Random(s))) for s in range(20)
+        }
         assert len(others) > 1
 
 
@@ -68,8 +70,17 @@ def test_play_order_is_by_round_index_and_covers_every_round() -> None:
 
 def test_match_seed_depends_on_the_seed_and_the_teams_only() -> None:
     assert match_seed(2026, "A", "B") == match_seed(2026, "A", "B")
-    assert len({match_seed(2026, "A", "B"), match_seed(2027, "A", "B"),
-                match_seed(2026, "B", "A"), match_seed(2026, "A", "C")}) == 4
+    assert (
+        len(
+            {
+                match_seed(2026, "A", "B"),
+                match_seed(2027, "A", "B"),
+                match_seed(2026, "B", "A"),
+                match_seed(2026, "A", "C"),
+            }
+        )
+        == 4
+    )
 
 
 def test_refuses_fewer_than_two_or_repeated_teams() -> None:

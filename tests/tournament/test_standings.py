@@ -28,7 +28,15 @@ def test_rows_have_the_published_columns_and_ranks_are_positions() -> None:
     rows = standings(["A", "B"], [rnd("A", "B", 30, 10)])
     assert all(list(r) == list(COLUMNS) for r in rows)
     assert rows == [
-        {"rank": 1, "team": "A", "points": 20, "rounds_won": 1, "draws": 0, "losses": 0, "gold": 30},
+        {
+            "rank": 1,
+            "team": "A",
+            "points": 20,
+            "rounds_won": 1,
+            "draws": 0,
+            "losses": 0,
+            "gold": 30,
+        },
         {"rank": 2, "team": "B", "points": 0, "rounds_won": 0, "draws": 0, "losses": 1, "gold": 10},
     ]
 
@@ -44,18 +52,28 @@ def test_points_first() -> None:
 
 def test_rounds_won_break_a_tie_on_points() -> None:
     # A: 2 wins (40), B: 4 draws with gold (40), and B has more gold.
-    rounds = [rnd("A", "C", 5, 1), rnd("C", "A", 1, 5), rnd("B", "D", 50, 50), rnd("B", "D", 50, 50),
-              rnd("D", "B", 50, 50), rnd("D", "B", 50, 50)]
+    rounds = [
+        rnd("A", "C", 5, 1),
+        rnd("C", "A", 1, 5),
+        rnd("B", "D", 50, 50),
+        rnd("B", "D", 50, 50),
+        rnd("D", "B", 50, 50),
+        rnd("D", "B", 50, 50),
+    ]
     rows = standings(["B", "A", "C", "D"], rounds)
     assert [(r["team"], r["points"], r["rounds_won"], r["draws"], r["gold"]) for r in rows][:2] == [
-        ("A", 40, 2, 0, 10), ("B", 40, 0, 4, 200)]
+        ("A", 40, 2, 0, 10),
+        ("B", 40, 0, 4, 200),
+    ]
 
 
 def test_total_gold_breaks_a_tie_on_points_and_rounds_won() -> None:
     rounds = [rnd("A", "B", 30, 10), rnd("B", "A", 40, 10)]
     rows = standings(["A", "B"], rounds)
     assert [(r["team"], r["points"], r["rounds_won"], r["gold"]) for r in rows] == [
-        ("B", 20, 1, 50), ("A", 20, 1, 40)]
+        ("B", 20, 1, 50),
+        ("A", 20, 1, 40),
+    ]
 
 
 def test_name_breaks_a_tie_on_everything_else() -> None:

@@ -18,7 +18,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import psutil
 import pytest
@@ -27,7 +27,7 @@ from judge.cli import main
 from judge.rules import EndReason
 from judge.tournament.config import load_config
 from judge.tournament.ledger import LEDGER_FILE
-from judge.tournament.runner import Runner
+from judge.tournament.play import Runner
 
 from ._helpers import ROOT, config_dict, ledger_rows, quiet_console, read_standings, write_config
 
@@ -52,8 +52,13 @@ def three(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     cfg_path = write_config(root, config_dict(3, bots=THREE_BOTS, turns=6, time_limit=TIME_LIMIT))
     out = root / "whole"
     assert main(["tournament", str(cfg_path), "--out", str(out), "--jobs", "2", "--quiet"]) == 0
-    return {"root": root, "config": cfg_path, "out": out, "standings": read_standings(out),
-            "rows": ledger_rows(out)}
+    return {
+        "root": root,
+        "config": cfg_path,
+        "out": out,
+        "standings": read_standings(out),
+        "rows": ledger_rows(out),
+    }
 
 
 def check_tournament_folder(out: Path, n_teams: int) -> None:
@@ -85,10 +90,14 @@ def check_tournament_folder(out: Path, n_teams: int) -> None:
     for row in read_standings(out):
         t = totals[row["team"]]
         assert (row["points"], row["gold"], row["rounds_won"]) == (t["points"], t["gold"], t["won"])
-    keys = [(-r["points"], -r["rounds_won"], -r["gold"], r["team"].casefold()) for r in read_standings(out)]
+    keys = [
+        (-r["points"], -r["rounds_won"], -r["gold"], r["team"].casefold())
+        for r in read_standings(out)
+    ]
     assert keys == sorted(keys)
-    assert (out / "standings.csv").read_text().splitlines()[0] == \
-        "rank,team,points,rounds_won,draws,losses,gold"
+    assert (out / "standings.csv").read_text().splitlines()[
+        0
+    ] == "rank,team,points,rounds_won,draws,losses,gold"
     assert (out / LEDGER_FILE).is_file() and (out / "index.html").is_file()
 
 
@@ -98,7 +107,9 @@ def test_three_teams_end_to_end(three: dict[str, Any]) -> None:
 
 
 def test_five_teams_end_to_end(tmp_path: Path) -> None:
-    cfg_path = write_config(tmp_path, config_dict(5, bots=FIVE_BOTS, turns=4, time_limit=TIME_LIMIT))
+    cfg_path = write_config(
+        tmp_path, config_dict(5, bots=FIVE_BOTS, turns=4, time_limit=TIME_LIMIT)
+    )
     out = tmp_path / "t"
     assert main(["tournament", str(cfg_path), "--out", str(out), "--jobs", "2", "--quiet"]) == 0
     check_tournament_folder(out, 5)
@@ -107,7 +118,9 @@ def test_five_teams_end_to_end(tmp_path: Path) -> None:
 
 def test_jobs_1_and_jobs_2_give_the_same_standings(three: dict[str, Any]) -> None:
     out = three["root"] / "jobs1"
-    assert main(["tournament", str(three["config"]), "--out", str(out), "--jobs", "1", "--quiet"]) == 0
+    assert (
+        main(["tournament", str(three["config"]), "--out", str(out), "--jobs", "1", "--quiet"]) == 0
+    )
     assert read_standings(out) == three["standings"]
     assert ledger_rows(out) == three["rows"]
 
@@ -126,9 +139,22 @@ def rounds_in_ledger(out: Path) -> int:
 
 def start_judge(config: Path, out: Path) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
-        [sys.executable, "-m", "judge", "tournament", str(config), "--out", str(out),
-         "--jobs", "2", "--quiet"],
-        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True,
+        [
+            sys.executable,
+            "-m",
+            "judge",
+            "tournament",
+            str(config),
+            "--out",
+            str(out),
+            "--jobs",
+            "2",
+            "--quiet",
+        ],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
     )
 
 
@@ -147,7 +173,7 @@ def processes_of(judge_pid: int, out: Path) -> list[str]:
     for p in psutil.process_iter(["pid", "cmdline"]):
         try:
             text = " ".join(p.info["cmdline"] or [])
-            cwd: Optional[str] = p.cwd()
+            cwd: str | None = p.cwd()
         except (psutil.NoSuchProcess, psutil.AccessDenied, psutil.ZombieProcess):
             continue
         if p.pid == judge_pid or any(m in text or m in (cwd or "") for m in marks):
@@ -257,17 +283,19 @@ def main():
 main()
 '''
 
-VICTIM = r'''#!/usr/bin/env python3
+VICTIM = r"""#!/usr/bin/env python3
 with open("STATE.OUT", "w") as f:
     f.write("SECRET-VICTIM-STATE\n")
 with open("MOVE.OUT", "w") as f:
     f.write("5 5\n")
-'''
+"""
 
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="the seats' separate uids need root")
 @pytest.mark.parametrize("options", [{}, {"namespaces": False}], ids=["full", "uids-only"])
-def test_a_teams_program_cannot_read_the_other_teams_files(tmp_path: Path, options: dict[str, Any]) -> None:
+def test_a_teams_program_cannot_read_the_other_teams_files(
+    tmp_path: Path, options: dict[str, Any]
+) -> None:
     """With every protection, and with separate uids alone (the seats' folders visible)."""
     from judge.sandbox import Sandbox
 
@@ -278,13 +306,18 @@ def test_a_teams_program_cannot_read_the_other_teams_files(tmp_path: Path, optio
         (folder / "bot.yaml").write_text("command: [python3, bot.py]\n")
     (victim / "SECRET.txt").write_text("SECRET-VICTIM-PROGRAM\n")
     data = config_dict(2, turns=4, time_limit=TIME_LIMIT)
-    data["teams"] = [{"name": "Spy", "bot": str(spy), "map": "m1"},
-                     {"name": "Victim", "bot": str(victim), "map": "m2"}]
+    data["teams"] = [
+        {"name": "Spy", "bot": str(spy), "map": "m1"},
+        {"name": "Victim", "bot": str(victim), "map": "m2"},
+    ]
     cfg = load_config(write_config(tmp_path, data))
 
     def sandbox() -> Sandbox:
         sb = Sandbox(**options)
-        if not (sb.isolation.is_on("separate uid per seat") and sb.isolation.is_on("private seat folders")):
+        if not (
+            sb.isolation.is_on("separate uid per seat")
+            and sb.isolation.is_on("private seat folders")
+        ):
             sb.close()
             pytest.skip("the sandbox cannot keep seats apart on this machine")
         # The spy is told where everything is: the sandbox's seats and the victim's own folder.
@@ -294,8 +327,13 @@ def test_a_teams_program_cannot_read_the_other_teams_files(tmp_path: Path, optio
     # Control: outside the sandbox the spy does find the victim's files.
     (spy / "targets.txt").write_text(f"{victim}\n")
     (tmp_path / "outside").mkdir()
-    control = subprocess.run([sys.executable, str(spy / "bot.py")], cwd=tmp_path / "outside",
-                             capture_output=True, text=True, timeout=30)
+    control = subprocess.run(
+        [sys.executable, str(spy / "bot.py")],
+        cwd=tmp_path / "outside",
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert "LEAKED" in control.stderr and "SECRET-VICTIM-PROGRAM" in control.stderr
 
     out = tmp_path / "t"

@@ -12,27 +12,34 @@ from __future__ import annotations
 import json
 import random
 from collections import deque
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, Callable, Optional, Sequence
+from typing import Any
 
-from judge.maps import REEF, SHIELD, GameMap, cell_token, map_from_text
+from judge.maps import REEF, GameMap, cell_token, map_from_text
 from judge.rules import Game, MoveStatus, Pos
 
-Strategy = Callable[[Game, int], Optional[Pos]]
+Strategy = Callable[[Game, int], Pos | None]
 
 
 def grid_rows(g: Game) -> list[str]:
     cols = g.board.cols
-    return [" ".join(cell_token(v) for v in g.grid[r * cols:(r + 1) * cols])
-            for r in range(g.board.rows)]
+    return [
+        " ".join(cell_token(v) for v in g.grid[r * cols : (r + 1) * cols])
+        for r in range(g.board.rows)
+    ]
 
 
 def snapshot(g: Game) -> dict[str, Any]:
     pos = [g.position(0), g.position(1)]
     return {
         "positions": [list(p) if p else None for p in pos],
-        "gold": list(g.gold), "shield": list(g.shield), "sunk": list(g.sunk),
-        "grid": grid_rows(g), "treasure": g.treasure, "ended": g.ended,
+        "gold": list(g.gold),
+        "shield": list(g.shield),
+        "sunk": list(g.sunk),
+        "grid": grid_rows(g),
+        "treasure": g.treasure,
+        "ended": g.ended,
         "end_reason": g.reason.value if g.reason else None,
     }
 
@@ -40,20 +47,35 @@ def snapshot(g: Game) -> dict[str, Any]:
 def header(gm: GameMap, label: str, names: Sequence[str], turns: int, seed: int) -> dict[str, Any]:
     g = Game(gm, turns)
     return {
-        "type": "header", "schema": 1,
-        "map": {"path": label, "rows": gm.rows, "cols": gm.cols, "turns": gm.turns,
-                "grid": grid_rows(g)},
-        "turns": turns, "seed": seed, "teams": list(names), "bots": ["fake", "fake"],
+        "type": "header",
+        "schema": 1,
+        "map": {
+            "path": label,
+            "rows": gm.rows,
+            "cols": gm.cols,
+            "turns": gm.turns,
+            "grid": grid_rows(g),
+        },
+        "turns": turns,
+        "seed": seed,
+        "teams": list(names),
+        "bots": ["fake", "fake"],
         "limits": {"time_s": 2.0, "memory_mb": 512.0, "file_mb": 1.0, "time_limit_lifted": False},
         "isolation": {"fake": "in-process"},
     }
 
 
-def common(turn: int, k_left: int, targets: Sequence[Optional[Pos]],
-           statuses: Sequence[Optional[MoveStatus]], events: list[Any],
-           active: Sequence[bool]) -> dict[str, Any]:
+def common(
+    turn: int,
+    k_left: int,
+    targets: Sequence[Pos | None],
+    statuses: Sequence[MoveStatus | None],
+    events: list[Any],
+    active: Sequence[bool],
+) -> dict[str, Any]:
     return {
-        "turn": turn, "turns_left": k_left,
+        "turn": turn,
+        "turns_left": k_left,
         "moves": [list(t) if t else None for t in targets],
         "raw": [f"{t[0]} {t[1]}" if t else None for t in targets],
         "verdicts": ["OK" if a else None for a in active],
@@ -67,9 +89,15 @@ def common(turn: int, k_left: int, targets: Sequence[Optional[Pos]],
     }
 
 
-def play(gm: GameMap, strategies: Sequence[Strategy], starts: Sequence[Optional[Pos]],
-         names: Sequence[str] = ("alpha", "beta"), label: str = "maps/test.txt",
-         turns: Optional[int] = None, seed: int = 1) -> list[dict[str, Any]]:
+def play(
+    gm: GameMap,
+    strategies: Sequence[Strategy],
+    starts: Sequence[Pos | None],
+    names: Sequence[str] = ("alpha", "beta"),
+    label: str = "maps/test.txt",
+    turns: int | None = None,
+    seed: int = 1,
+) -> list[dict[str, Any]]:
     """A whole round as replay lines (header first)."""
     k = turns or gm.turns
     g = Game(gm, k)
@@ -106,18 +134,27 @@ def round_result(lines: list[dict[str, Any]], rel: str, seed: int) -> dict[str, 
     last = lines[-1]
     gold = last["gold"]
     if gold[0] != gold[1]:
-        winner: Optional[int] = 0 if gold[0] > gold[1] else 1
+        winner: int | None = 0 if gold[0] > gold[1] else 1
         points = [20, 0] if winner == 0 else [0, 20]
     else:
         winner = None
         points = [10, 10] if min(gold) >= 1 else [0, 0]
     t = last["treasure"]
     return {
-        "map": lines[0]["map"]["path"], "turns": lines[0]["turns"], "turns_played": last["turn"],
-        "end_reason": last["end_reason"], "gold": gold, "sunk": last["sunk"],
-        "shield": last["shield"], "positions": last["positions"],
+        "map": lines[0]["map"]["path"],
+        "turns": lines[0]["turns"],
+        "turns_played": last["turn"],
+        "end_reason": last["end_reason"],
+        "gold": gold,
+        "sunk": last["sunk"],
+        "shield": last["shield"],
+        "positions": last["positions"],
         "treasure": None if t is None else {"value": t, "collected_by": None},
-        "winner": winner, "points": points, "replay": rel, "seed": seed, "stats": [{}, {}],
+        "winner": winner,
+        "points": points,
+        "replay": rel,
+        "seed": seed,
+        "stats": [{}, {}],
     }
 
 
@@ -130,18 +167,23 @@ def write_match(folder: Path, rounds: Sequence[list[dict[str, Any]]]) -> Path:
         results.append(round_result(lines, rel, idx))
     teams = rounds[0][0]["teams"]
     pts = [sum(r["points"][s] for r in results) for s in (0, 1)]
-    result = {"teams": teams, "seed": 7, "rounds": results, "points": pts,
-              "winner": None if pts[0] == pts[1] else (0 if pts[0] > pts[1] else 1)}
+    result = {
+        "teams": teams,
+        "seed": 7,
+        "rounds": results,
+        "points": pts,
+        "winner": None if pts[0] == pts[1] else (0 if pts[0] > pts[1] else 1),
+    }
     (folder / "result.json").write_text(json.dumps(result, indent=2))
     return folder
 
 
 # -------------------------------------------------------------- strategies
-def scripted(moves: Sequence[Optional[Pos]], then: Optional[Strategy] = None) -> Strategy:
+def scripted(moves: Sequence[Pos | None], then: Strategy | None = None) -> Strategy:
     """Ask for the given cells in order, then follow ``then`` (or stay)."""
     it = iter(moves)
 
-    def strat(g: Game, s: int) -> Optional[Pos]:
+    def strat(g: Game, s: int) -> Pos | None:
         try:
             return next(it)
         except StopIteration:
@@ -150,7 +192,7 @@ def scripted(moves: Sequence[Optional[Pos]], then: Optional[Strategy] = None) ->
     return strat
 
 
-def greedy(g: Game, s: int) -> Optional[Pos]:
+def greedy(g: Game, s: int) -> Pos | None:
     """One step towards the nearest gold (BFS), avoiding reefs without a shield and both boats."""
     b = g.board
     start = g.pos[s]
@@ -194,8 +236,9 @@ def eventful_round() -> list[dict[str, Any]]:
     """A 7x7 round: A collects, takes a shield; B sinks on the reef at (6,4) (a wreck);
     the treasure appears at turn 10 (K=20) and A collects it later."""
     gm = small_map()
-    a = scripted([(4, 1), (4, 2), (3, 2), (3, 3), (2, 3), (1, 3), (1, 2), (1, 1), (2, 1)],
-                 then=greedy)
+    a = scripted(
+        [(4, 1), (4, 2), (3, 2), (3, 3), (2, 3), (1, 3), (1, 2), (1, 1), (2, 1)], then=greedy
+    )
     b = scripted([(7, 4), (6, 4)])
     return play(gm, [a, b], [(4, 1), (7, 3)], label="maps/small.txt")
 
@@ -207,5 +250,11 @@ def big_round(turns: int = 40, seed: int = 3) -> list[dict[str, Any]]:
     gm = generate_map(15, 15, turns=turns, seed=seed)
     g = Game(gm, turns)
     cells = g.start_cells()
-    return play(gm, [greedy, greedy], [cells[0], cells[-1]], names=("alpha", "beta"),
-                label="maps/big15.txt", seed=seed)
+    return play(
+        gm,
+        [greedy, greedy],
+        [cells[0], cells[-1]],
+        names=("alpha", "beta"),
+        label="maps/big15.txt",
+        seed=seed,
+    )

@@ -34,7 +34,6 @@ def big(_big: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 @pytest.fixture
-def match_dir(tmp_path: Path, _eventful: list[dict[str, Any]],
-              _big: list[dict[str, Any]]) -> Path:
+def match_dir(tmp_path: Path, _eventful: list[dict[str, Any]], _big: list[dict[str, Any]]) -> Path:
     """A match folder as ``judge match`` writes it: round 1 the 7x7 round, round 2 the 15x15."""
     return write_match(tmp_path / "match", [_eventful, _big])

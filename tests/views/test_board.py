@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import io
-from typing import Any, Optional
+from typing import Any
 
 from rich.console import Console, RenderableType
 
@@ -29,14 +29,14 @@ def cell(lines: list[str], i: int, j: int, top: int = 0) -> str:
     """The 3 characters of cell (i, j): line 0 is the column numbers."""
     row = lines[top + i]
     x = LABEL_W + (j - 1) * CELL_W
-    return row[x:x + CELL_W]
+    return row[x : x + CELL_W]
 
 
 def rec_at(lines: list[dict[str, Any]], turn: int) -> dict[str, Any]:
     return next(r for r in lines[1:] if r["turn"] == turn)
 
 
-def expected_cell(rec: dict[str, Any], i: int, j: int) -> Optional[str]:
+def expected_cell(rec: dict[str, Any], i: int, j: int) -> str | None:
     tok = rec["grid"][i - 1].split()[j - 1]
     return {"0": " . ", "D": " # ", "S": " S "}.get(tok, f"{tok:>2} ")
 
@@ -82,7 +82,7 @@ def test_narrow_terminal_stacks_panel_below(big: list[dict[str, Any]]) -> None:
     lines = out.splitlines()
     assert max(len(x) for x in lines) <= 60
     board_end = next(k for k, x in enumerate(lines) if x.startswith("15 "))
-    assert any("turn 21/40" in x for x in lines[board_end + 1:])
+    assert any("turn 21/40" in x for x in lines[board_end + 1 :])
     assert not any("turn 21/40" in x for x in lines[:board_end])
 
 
@@ -112,9 +112,14 @@ def test_shield_wreck_treasure_and_events_in_words(eventful: list[dict[str, Any]
 
 def test_both_wrecks_on_one_cell(eventful: list[dict[str, Any]]) -> None:
     rec = rec_at(eventful, 3)
-    rec.update(positions=[[5, 5], [5, 5]], sunk=[True, True],
-               events=[{"kind": "sink", "seat": 0, "pos": [5, 5], "cause": "collision"},
-                       {"kind": "sink", "seat": 1, "pos": [5, 5], "cause": "collision"}])
+    rec.update(
+        positions=[[5, 5], [5, 5]],
+        sunk=[True, True],
+        events=[
+            {"kind": "sink", "seat": 0, "pos": [5, 5], "cause": "collision"},
+            {"kind": "sink", "seat": 1, "pos": [5, 5], "cause": "collision"},
+        ],
+    )
     out = render(turn_view(rec, ["alpha", "beta"], 20, 80))
     assert cell(out.splitlines(), 5, 5) == "xAB"
     assert "alpha sank in a collision at (5,5)" in out
@@ -122,9 +127,14 @@ def test_both_wrecks_on_one_cell(eventful: list[dict[str, Any]]) -> None:
 
 def test_void_moves_and_failed_runs_are_shown(eventful: list[dict[str, Any]]) -> None:
     rec = rec_at(eventful, 5)
-    rec.update(verdicts=["TLE", "OK"], wall_ms=[2001.3, 3.2], moves=[None, None],
-               raw=[None, "9 9 9"], move_status=["run_failed", "not_two_integers"],
-               messages=["time limit 2 s exceeded", None])
+    rec.update(
+        verdicts=["TLE", "OK"],
+        wall_ms=[2001.3, 3.2],
+        moves=[None, None],
+        raw=[None, "9 9 9"],
+        move_status=["run_failed", "not_two_integers"],
+        messages=["time limit 2 s exceeded", None],
+    )
     out = render(turn_view(rec, ["alpha", "beta"], 20, 80))
     assert "TLE 2001 ms run_failed" in out
     assert "time limit 2 s exceeded" in out

@@ -11,23 +11,33 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 import pytest
 
 from judge.cli import main
 
 CHROMIUM = os.environ.get("OCEAN_CHROMIUM", "/usr/bin/chromium")
-ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 LOCAL_SCHEMES = ("file:", "data:", "about:")
 
 
 def _missing(why: str) -> None:
     if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
-        pytest.fail(f"{why} (CI must run the browser test: .ci/run installs chromium and "
-                    f"`pip install -e .[test]` installs playwright)", pytrace=False)
+        pytest.fail(
+            f"{why} (CI must run the browser test: .ci/run installs chromium and "
+            f"`pip install -e .[test]` installs playwright)",
+            pytrace=False,
+        )
     pytest.skip(why)
 
 
@@ -83,7 +93,9 @@ SHOWN = """() => {
 }"""
 
 
-def check(page: Any, recs: dict[int, dict[str, Any]], turn: int, round_no: int = 1) -> dict[str, Any]:
+def check(
+    page: Any, recs: dict[int, dict[str, Any]], turn: int, round_no: int = 1
+) -> dict[str, Any]:
     """The page shows ``turn`` of the round exactly as the replay records it."""
     s = page.evaluate(SHOWN)
     assert (s["round"], s["turn"], s["slider"]) == (round_no, turn, turn)
@@ -109,8 +121,9 @@ def html_match(match_dir: Path, tmp_path: Path) -> Path:
     return out
 
 
-def test_steps_match_the_replay(page: Any, html_match: Path, match_dir: Path,
-                                tmp_path: Path) -> None:
+def test_steps_match_the_replay(
+    page: Any, html_match: Path, match_dir: Path, tmp_path: Path
+) -> None:
     r1 = _records(match_dir / "round-1" / "replay.jsonl")
     r2 = _records(match_dir / "round-2" / "replay.jsonl")
     page.goto(html_match.as_uri())
@@ -129,8 +142,10 @@ def test_steps_match_the_replay(page: Any, html_match: Path, match_dir: Path,
     page.keyboard.press("ArrowLeft")
     check(page, r1, 2)
 
-    page.eval_on_selector("#slider", "(el) => { el.value = 10; "
-                                     "el.dispatchEvent(new Event('input', {bubbles: true})); }")
+    page.eval_on_selector(
+        "#slider",
+        "(el) => { el.value = 10; el.dispatchEvent(new Event('input', {bubbles: true})); }",
+    )
     s = check(page, r1, 10)  # half time: the treasure appears on the centre
     assert [c for c in s["cells"] if c[3] == "true"] == [[4, 4, "6", "true"]]
 
@@ -142,8 +157,10 @@ def test_steps_match_the_replay(page: Any, html_match: Path, match_dir: Path,
 
     page.select_option("#round-select", "2")
     check(page, r2, 1, round_no=2)
-    page.eval_on_selector("#slider", "(el) => { el.value = 21; "
-                                     "el.dispatchEvent(new Event('input', {bubbles: true})); }")
+    page.eval_on_selector(
+        "#slider",
+        "(el) => { el.value = 21; el.dispatchEvent(new Event('input', {bubbles: true})); }",
+    )
     check(page, r2, 21, round_no=2)
     page.keyboard.press("End")
     check(page, r2, 40, round_no=2)
@@ -177,9 +194,11 @@ def test_start_from_the_url_and_index_links(page: Any, match_dir: Path, tmp_path
     r2 = _records(match_dir / "round-2" / "replay.jsonl")
     tour = tmp_path / "tournament"
     match_dir = Path(shutil.copytree(match_dir, tour / "final #1 (alpha vs beta)"))
-    index = write_index_html(tour, [{"team": "alpha", "points": 20},
-                                    {"team": "beta", "points": 20}],
-                             [{"dir": match_dir.name}])
+    index = write_index_html(
+        tour,
+        [{"team": "alpha", "points": 20}, {"team": "beta", "points": 20}],
+        [{"dir": match_dir.name}],
+    )
     page.goto(index.as_uri())
     assert page.text_content("#standings tbody tr:first-child td:nth-child(2)") == "alpha"
     page.click("text=round 2: maps/big15.txt")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import io
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Iterator, Optional
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -16,8 +17,12 @@ from ._replays import small_map
 
 
 def console(terminal: bool = False) -> Console:
-    return Console(file=io.StringIO(), width=80, force_terminal=terminal,
-                   color_system="standard" if terminal else None)
+    return Console(
+        file=io.StringIO(),
+        width=80,
+        force_terminal=terminal,
+        color_system="standard" if terminal else None,
+    )
 
 
 def out_of(c: Console) -> str:
@@ -32,11 +37,11 @@ def feed(session: WatchSession, lines: list[dict[str, Any]], idx: int = 1) -> No
     w.end(None)
 
 
-def answers(*lines: Optional[str]) -> Any:
-    it: Iterator[Optional[str]] = iter(lines)
+def answers(*lines: str | None) -> Any:
+    it: Iterator[str | None] = iter(lines)
     calls: list[int] = []
 
-    def read() -> Optional[str]:
+    def read() -> str | None:
         calls.append(1)
         return next(it, None)
 
@@ -98,10 +103,17 @@ def _play(observer: Any, tmp_path: Path) -> Any:
     from tests.referee.fakes import FakeSandbox, scripted, spec
 
     cfg = RoundConfig(game_map=small_map(), map_label="maps/small.txt", seed=5)
-    sb = FakeSandbox({"alpha": scripted(["4 1", "4 2", "3 2", "3 3"]),
-                      "beta": scripted(["7 3", "7 4", "6 4"])})
-    return play_round(cfg, [spec("alpha"), spec("beta")], ["alpha", "beta"], sb,
-                      tmp_path / "round-1", observer=observer)
+    sb = FakeSandbox(
+        {"alpha": scripted(["4 1", "4 2", "3 2", "3 3"]), "beta": scripted(["7 3", "7 4", "6 4"])}
+    )
+    return play_round(
+        cfg,
+        [spec("alpha"), spec("beta")],
+        ["alpha", "beta"],
+        sb,
+        tmp_path / "round-1",
+        observer=observer,
+    )
 
 
 def test_match_watch_plugs_the_board_into_the_round(tmp_path: Path) -> None:

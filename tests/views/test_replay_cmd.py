@@ -31,8 +31,9 @@ def flat(text: str) -> str:
     return " ".join(text.split())
 
 
-def test_default_is_round_1_at_its_last_turn_with_summary(match_dir: Path,
-                                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_default_is_round_1_at_its_last_turn_with_summary(
+    match_dir: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     code, out, err = run(capsys, str(match_dir))
     assert code == 0 and err == ""
     assert "\x1b" not in out
@@ -43,8 +44,9 @@ def test_default_is_round_1_at_its_last_turn_with_summary(match_dir: Path,
     assert "match points: alpha" in out
 
 
-def test_round_and_turn(match_dir: Path, capsys: pytest.CaptureFixture[str],
-                        big: list[dict[str, Any]]) -> None:
+def test_round_and_turn(
+    match_dir: Path, capsys: pytest.CaptureFixture[str], big: list[dict[str, Any]]
+) -> None:
     code, out, _ = run(capsys, str(match_dir), "--round", "2", "--turn", "5")
     assert code == 0
     assert "turn 5/40" in out and "round 2 of 2: maps/big15.txt" in out
@@ -53,27 +55,32 @@ def test_round_and_turn(match_dir: Path, capsys: pytest.CaptureFixture[str],
     a, b = rec["positions"]
     lines = out.splitlines()
     top = next(k for k, x in enumerate(lines) if x.split()[:3] == ["1", "2", "3"])
-    assert lines[top + a[0]][3 + 3 * (a[1] - 1):][:3].strip("[] ") == "A"
-    assert lines[top + b[0]][3 + 3 * (b[1] - 1):][:3].strip("[] ") == "B"
+    assert lines[top + a[0]][3 + 3 * (a[1] - 1) :][:3].strip("[] ") == "A"
+    assert lines[top + b[0]][3 + 3 * (b[1] - 1) :][:3].strip("[] ") == "B"
 
 
 def test_a_single_replay_file(match_dir: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, str(match_dir / "round-1" / "replay.jsonl"), "--turn", "3")
     assert code == 0
     assert "beta sank on a reef at (6,4)" in out
-    assert ("round 1 on maps/small.txt: alpha wins, gold 23-0, points 20-0, 20/20 turns, "
-            "ended by turns") in flat(out)
+    assert (
+        "round 1 on maps/small.txt: alpha wins, gold 23-0, points 20-0, 20/20 turns, ended by turns"
+    ) in flat(out)
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["{dir}", "--turn", "99"], r"round 1 has no turn 99: its turns are 1\.\.20"),
-    (["{dir}", "--turn", "0"], r"has no turn 0"),
-    (["{dir}", "--round", "5"], r"has no round 5 \(rounds: 1, 2\)"),
-    (["{dir}/nope"], r"nope: no such file or folder"),
-    (["{dir}/round-1/replay.jsonl", "--html", "x.html", "--step"], r"use one of them"),
-])
-def test_errors_exit_2_with_a_message(match_dir: Path, capsys: pytest.CaptureFixture[str],
-                                      argv: list[str], message: str) -> None:
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["{dir}", "--turn", "99"], r"round 1 has no turn 99: its turns are 1\.\.20"),
+        (["{dir}", "--turn", "0"], r"has no turn 0"),
+        (["{dir}", "--round", "5"], r"has no round 5 \(rounds: 1, 2\)"),
+        (["{dir}/nope"], r"nope: no such file or folder"),
+        (["{dir}/round-1/replay.jsonl", "--html", "x.html", "--step"], r"use one of them"),
+    ],
+)
+def test_errors_exit_2_with_a_message(
+    match_dir: Path, capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
     code, out, err = run(capsys, *[a.format(dir=match_dir) for a in argv])
     assert code == 2
     assert re.search(message, flat(err)), err
@@ -97,8 +104,9 @@ def test_wrong_schema_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str])
     assert code == 2 and "replay schema 9 was written by a newer judge" in flat(err)
 
 
-def test_step_forward_back_jump_and_quit(match_dir: Path, capsys: pytest.CaptureFixture[str],
-                                         monkeypatch: pytest.MonkeyPatch) -> None:
+def test_step_forward_back_jump_and_quit(
+    match_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("\n\nb\n15\nxyz\n99\nq\n"))
     code, out, _ = run(capsys, str(match_dir), "--turn", "3", "--step")
     assert code == 0
@@ -110,8 +118,9 @@ def test_step_forward_back_jump_and_quit(match_dir: Path, capsys: pytest.Capture
     assert "round 1 on maps/small.txt: alpha wins" in flat(out)  # the summary after quitting
 
 
-def test_step_at_the_ends_and_end_of_input(match_dir: Path, capsys: pytest.CaptureFixture[str],
-                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_step_at_the_ends_and_end_of_input(
+    match_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("b\n20\n\n"))
     code, out, _ = run(capsys, str(match_dir), "--turn", "1", "--step")
     assert code == 0
@@ -119,8 +128,12 @@ def test_step_at_the_ends_and_end_of_input(match_dir: Path, capsys: pytest.Captu
     assert "turn 20 is the last turn" in flat(out)
 
 
-def test_html_file(match_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
-                   eventful: list[dict[str, Any]]) -> None:
+def test_html_file(
+    match_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    eventful: list[dict[str, Any]],
+) -> None:
     out_file = tmp_path / "usb" / "final.html"
     code, out, _ = run(capsys, str(match_dir), "--html", str(out_file))
     assert code == 0 and "wrote" in out and "2 rounds" in out
@@ -129,18 +142,20 @@ def test_html_file(match_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixtur
     assert [r["index"] for r in data["rounds"]] == [1, 2]
     frames = data["rounds"][0]["frames"]
     assert [f["turn"] for f in frames] == [r["turn"] for r in eventful[1:]]
-    for f, rec in zip(frames, eventful[1:]):
+    for f, rec in zip(frames, eventful[1:], strict=False):
         assert f["positions"] == rec["positions"] and f["gold"] == rec["gold"]
         assert f["grid"] == [row.split() for row in rec["grid"]]
     assert "beta sank on a reef at (6,4)" in frames[2]["text"]
     _self_contained(page)
 
 
-def test_html_one_round_and_start_turn(match_dir: Path, tmp_path: Path,
-                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_html_one_round_and_start_turn(
+    match_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out_file = tmp_path / "r2.html"
-    code, out, _ = run(capsys, str(match_dir), "--round", "2", "--turn", "12", "--html",
-                       str(out_file))
+    code, out, _ = run(
+        capsys, str(match_dir), "--round", "2", "--turn", "12", "--html", str(out_file)
+    )
     assert code == 0 and "1 round)" in out
     data = _embedded(out_file.read_text())
     assert [r["index"] for r in data["rounds"]] == [2]
@@ -149,8 +164,9 @@ def test_html_one_round_and_start_turn(match_dir: Path, tmp_path: Path,
     assert code == 2 and "no turn 77" in flat(err)
 
 
-def test_html_cannot_break_out_of_its_script_tag(match_dir: Path, tmp_path: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
+def test_html_cannot_break_out_of_its_script_tag(
+    match_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     res = json.loads((match_dir / "result.json").read_text())
     evil = "</script><script>alert(1)</script>{{JS}}&amp;"
     res["teams"][0] = evil
@@ -167,11 +183,16 @@ def test_html_cannot_break_out_of_its_script_tag(match_dir: Path, tmp_path: Path
 
 
 def test_index_html(match_dir: Path, tmp_path: Path) -> None:
-    standings = [{"team": "alpha", "points": 20, "won": 1, "gold": 23},
-                 {"team": "beta", "points": 20, "won": 1, "gold": 38}]
+    standings = [
+        {"team": "alpha", "points": 20, "won": 1, "gold": 23},
+        {"team": "beta", "points": 20, "won": 1, "gold": 38},
+    ]
     (tmp_path / "broken").mkdir()
-    matches = [{"dir": str(match_dir)}, {"dir": "never-played", "title": "gamma vs delta"},
-               {"dir": "broken"}]
+    matches = [
+        {"dir": str(match_dir)},
+        {"dir": "never-played", "title": "gamma vs delta"},
+        {"dir": "broken"},
+    ]
     index = write_index_html(tmp_path, standings, matches, title="Final <2025>")
     page = index.read_text()
     assert index == tmp_path / "index.html"
@@ -179,15 +200,14 @@ def test_index_html(match_dir: Path, tmp_path: Path) -> None:
     assert re.search(r"<th>team</th><th>points</th><th>won</th><th>gold</th>", page)
     assert '<tr data-rank="1"><td>1</td><td>alpha</td><td>20</td><td>1</td><td>23</td></tr>' in page
     links = re.findall(r'href="([^"]+)"', page)
-    assert links == ["match/replay.html", "match/round-1/replay.html",
-                     "match/round-2/replay.html"]
+    assert links == ["match/replay.html", "match/round-1/replay.html", "match/round-2/replay.html"]
     for link in links:
         assert (tmp_path / link).is_file()
-    assert "gamma vs delta: <span class=\"why\">not played yet" in page
+    assert 'gamma vs delta: <span class="why">not played yet' in page
     round_page = (match_dir / "round-2" / "replay.html").read_text()
     assert _embedded(round_page)["back"] == "../../index.html"
     assert _embedded((match_dir / "replay.html").read_text())["back"] == "../index.html"
-    assert "broken: <span class=\"why\">" in page and "not a match folder" in page
+    assert 'broken: <span class="why">' in page and "not a match folder" in page
     _self_contained(page)
 
 

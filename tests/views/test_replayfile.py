@@ -40,8 +40,11 @@ def test_match_folder_lists_rounds_in_order(match_dir: Path) -> None:
 
 @pytest.mark.parametrize("which", ["file", "round-folder", "result.json"])
 def test_other_paths(match_dir: Path, which: str) -> None:
-    path = {"file": match_dir / "round-2" / "replay.jsonl", "round-folder": match_dir / "round-2",
-            "result.json": match_dir / "result.json"}[which]
+    path = {
+        "file": match_dir / "round-2" / "replay.jsonl",
+        "round-folder": match_dir / "round-2",
+        "result.json": match_dir / "result.json",
+    }[which]
     m = load(path)
     assert m.rounds[-1].last_turn == 40
 
@@ -65,7 +68,9 @@ def test_unfinished_round_from_part_file(tmp_path: Path, eventful: list[dict[str
     assert any("cut short" in n for n in r.notes)
 
 
-def test_round_in_progress_beyond_result_json(match_dir: Path, eventful: list[dict[str, Any]]) -> None:
+def test_round_in_progress_beyond_result_json(
+    match_dir: Path, eventful: list[dict[str, Any]]
+) -> None:
     write_replay(match_dir / "round-3" / "replay.jsonl.part", eventful[:4])
     m = load(match_dir)
     assert [r.index for r in m.rounds] == [1, 2, 3]
@@ -79,7 +84,9 @@ def test_record_at(match_dir: Path) -> None:
         r.record_at(21)
 
 
-def test_header_only_round_shows_the_bare_map(tmp_path: Path, eventful: list[dict[str, Any]]) -> None:
+def test_header_only_round_shows_the_bare_map(
+    tmp_path: Path, eventful: list[dict[str, Any]]
+) -> None:
     f = write_replay(tmp_path / "replay.jsonl", eventful[:1])
     r = load_replay_file(f)
     assert r.records == [] and r.frames()[0]["turn"] == 0
@@ -96,24 +103,32 @@ def _broken(tmp_path: Path, eventful: list[dict[str, Any]], line: int, change: A
     return write_replay(tmp_path / "replay.jsonl", lines)
 
 
-@pytest.mark.parametrize("line, change, message", [
-    (0, {"type": "turn"}, r"line 1: the first line is not a replay header"),
-    (0, lambda h: h.update(schema=SUPPORTED_SCHEMA + 1), r"written by a newer judge"),
-    (0, lambda h: h.pop("schema"), r"no schema number"),
-    (0, lambda h: h.update(teams=["only one"]), r"'teams' must be a list of 2 names"),
-    (0, lambda h: h["map"].update(rows=8), r"'grid' must be a list of 8 rows"),
-    (3, lambda r: r.update(gold=[1, "2"]), r"line 4: 'gold' must be a list of 2"),
-    (3, lambda r: r.update(sunk=[0, 1]), r"line 4: 'sunk' must be a list of 2 true/false"),
-    (3, lambda r: r.update(positions=[[9, 9], None]), r"line 4: positions\[0\] \[9, 9\] is outside"),
-    (3, lambda r: r.pop("grid"), r"line 4: the turn record has no 'grid'"),
-    (3, lambda r: r["grid"].__setitem__(2, "0 0 X 0 0 0 0"), r"cell \(3,3\) is 'X'"),
-    (3, lambda r: r["grid"].__setitem__(2, "0 0 0"), r"grid row 3 has 3 cells, expected 7"),
-    (3, lambda r: r.update(turn=7), r"line 4: turn 7 where turn 3 was expected"),
-    (3, lambda r: r.update(events=[{"seat": 0}]), r"'events' must be a list of objects"),
-    (3, [1, 2, 3], r"line 4: a turn record must be a JSON object"),
-])
-def test_schema_errors_name_file_and_line(tmp_path: Path, eventful: list[dict[str, Any]],
-                                         line: int, change: Any, message: str) -> None:
+@pytest.mark.parametrize(
+    "line, change, message",
+    [
+        (0, {"type": "turn"}, r"line 1: the first line is not a replay header"),
+        (0, lambda h: h.update(schema=SUPPORTED_SCHEMA + 1), r"written by a newer judge"),
+        (0, lambda h: h.pop("schema"), r"no schema number"),
+        (0, lambda h: h.update(teams=["only one"]), r"'teams' must be a list of 2 names"),
+        (0, lambda h: h["map"].update(rows=8), r"'grid' must be a list of 8 rows"),
+        (3, lambda r: r.update(gold=[1, "2"]), r"line 4: 'gold' must be a list of 2"),
+        (3, lambda r: r.update(sunk=[0, 1]), r"line 4: 'sunk' must be a list of 2 true/false"),
+        (
+            3,
+            lambda r: r.update(positions=[[9, 9], None]),
+            r"line 4: positions\[0\] \[9, 9\] is outside",
+        ),
+        (3, lambda r: r.pop("grid"), r"line 4: the turn record has no 'grid'"),
+        (3, lambda r: r["grid"].__setitem__(2, "0 0 X 0 0 0 0"), r"cell \(3,3\) is 'X'"),
+        (3, lambda r: r["grid"].__setitem__(2, "0 0 0"), r"grid row 3 has 3 cells, expected 7"),
+        (3, lambda r: r.update(turn=7), r"line 4: turn 7 where turn 3 was expected"),
+        (3, lambda r: r.update(events=[{"seat": 0}]), r"'events' must be a list of objects"),
+        (3, [1, 2, 3], r"line 4: a turn record must be a JSON object"),
+    ],
+)
+def test_schema_errors_name_file_and_line(
+    tmp_path: Path, eventful: list[dict[str, Any]], line: int, change: Any, message: str
+) -> None:
     f = _broken(tmp_path, eventful, line, change)
     with pytest.raises(ReplayError, match=message) as info:
         load(f)
@@ -129,13 +144,16 @@ def test_corrupt_json_line(tmp_path: Path, eventful: list[dict[str, Any]]) -> No
         load(f)
 
 
-@pytest.mark.parametrize("content, message", [
-    (b"", "empty file"),
-    (b"\n\n", "empty file"),
-    (b"\x00\x01\x02", "binary file"),
-    (b"\xff\xfe\xfa garbage", "not a text file"),
-    (b"hello\n", "line 1: not valid JSON"),
-])
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        (b"", "empty file"),
+        (b"\n\n", "empty file"),
+        (b"\x00\x01\x02", "binary file"),
+        (b"\xff\xfe\xfa garbage", "not a text file"),
+        (b"hello\n", "line 1: not valid JSON"),
+    ],
+)
 def test_not_a_replay(tmp_path: Path, content: bytes, message: str) -> None:
     f = tmp_path / "replay.jsonl"
     f.write_bytes(content)
@@ -174,8 +192,10 @@ def test_events_read_back_as_the_rules_word_them(eventful: list[dict[str, Any]])
             assert describe_event(e, names) == ev.describe(names)
             seen.add(e["kind"])
     assert {"placed", "collect", "shield", "sink", "treasure"} <= seen
-    assert describe_event({"kind": "sink", "seat": 1, "pos": [4, 7], "cause": "reef"},
-                          names) == "beta sank on a reef at (4,7)"
+    assert (
+        describe_event({"kind": "sink", "seat": 1, "pos": [4, 7], "cause": "reef"}, names)
+        == "beta sank on a reef at (4,7)"
+    )
 
 
 def test_unknown_event_kind_does_not_break_the_view() -> None:
@@ -190,8 +210,9 @@ def test_reads_what_the_referee_writes(tmp_path: Path) -> None:
 
     assert referee.REPLAY_SCHEMA == SUPPORTED_SCHEMA
     cfg = referee.RoundConfig(game_map=small_map(), map_label="maps/small.txt", seed=5)
-    sb = FakeSandbox({"a": scripted(["4 1", "4 2", "3 2", "oops"]),
-                      "b": scripted(["7 3", "7 4", "6 4"])})
+    sb = FakeSandbox(
+        {"a": scripted(["4 1", "4 2", "3 2", "oops"]), "b": scripted(["7 3", "7 4", "6 4"])}
+    )
     referee.play_round(cfg, [spec("a"), spec("b")], ["a", "b"], sb, tmp_path / "round-1")
     m = load(tmp_path / "round-1")
     r = m.rounds[0]

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from judge.tournament.ledger import LEDGER_FILE, Ledger
-from judge.tournament.runner import RoundInterrupted, TournamentError, schedule_for
+from judge.tournament.play import RoundInterrupted, TournamentError, schedule_for
 
 from ._helpers import StopAfter, fake_bots, ledger_rows, make_config, read_standings, run_fake
 
@@ -32,7 +32,9 @@ def test_a_full_tournament_writes_every_file(tmp_path: Path, n: int) -> None:
 
     rows = read_standings(out)
     assert rows == report.standings
-    assert [r["team"] for r in rows] != [] and sorted(r["team"] for r in rows) == sorted(cfg.team_names)
+    assert [r["team"] for r in rows] != [] and sorted(r["team"] for r in rows) == sorted(
+        cfg.team_names
+    )
     with open(out / "standings.csv", newline="") as f:
         csv_rows = list(csv.DictReader(f))
     assert [{k: str(v) for k, v in r.items()} for r in rows] == csv_rows
@@ -49,7 +51,9 @@ def test_a_full_tournament_writes_every_file(tmp_path: Path, n: int) -> None:
         for idx, entry in enumerate(result["rounds"], start=1):
             assert (out / p.folder / entry["replay"]).is_file()
             assert entry["replay"] == f"round-{idx}/replay.jsonl"
-            replay_header = json.loads((out / p.folder / entry["replay"]).read_text().splitlines()[0])
+            replay_header = json.loads(
+                (out / p.folder / entry["replay"]).read_text().splitlines()[0]
+            )
             assert replay_header["teams"] == entry["seats"]
 
 
@@ -65,16 +69,18 @@ def test_result_json_is_in_the_matchs_team_order_whatever_the_seats(tmp_path: Pa
         for idx, entry in enumerate(result["rounds"], start=1):
             lr = by_key[(p.folder, idx)]
             assert entry["seats"] == list(lr.seats) == ([a, b] if idx != 2 else [b, a])
-            gold_by_team = dict(zip(lr.seats, lr.gold))
+            gold_by_team = dict(zip(lr.seats, lr.gold, strict=False))
             assert entry["gold"] == [gold_by_team[a], gold_by_team[b]]
-            points_by_team = dict(zip(lr.seats, lr.points))
+            points_by_team = dict(zip(lr.seats, lr.points, strict=False))
             assert entry["points"] == [points_by_team[a], points_by_team[b]]
             if lr.winner is None:
                 assert entry["winner"] is None
             else:
                 assert p.teams[entry["winner"]] == lr.seats[lr.winner]
-        assert result["points"] == [sum(e["points"][0] for e in result["rounds"]),
-                                    sum(e["points"][1] for e in result["rounds"])]
+        assert result["points"] == [
+            sum(e["points"][0] for e in result["rounds"]),
+            sum(e["points"][1] for e in result["rounds"]),
+        ]
 
 
 def test_jobs_do_not_change_the_results(tmp_path: Path) -> None:
@@ -91,8 +97,9 @@ def test_stop_then_resume_gives_the_same_standings_as_an_uninterrupted_run(tmp_p
 
     out = tmp_path / "broken"
     stopper = StopAfter(fake_bots(cfg.team_names), calls=60)
-    report = run_fake(cfg, out, jobs=2, bots=stopper.bots,
-                      hook=lambda r: setattr(stopper, "runner", r))
+    report = run_fake(
+        cfg, out, jobs=2, bots=stopper.bots, hook=lambda r: setattr(stopper, "runner", r)
+    )
     assert not report.complete and report.interrupted_by == "SIGINT"
     assert 0 < report.played < report.total
     assert not (out / "standings.json").exists()  # standings are published complete only
@@ -114,8 +121,10 @@ def test_stop_then_resume_gives_the_same_standings_as_an_uninterrupted_run(tmp_p
     assert read_standings(out) == read_standings(tmp_path / "whole")
     assert ledger_rows(out) == ledger_rows(tmp_path / "whole")
     for p in schedule_for(cfg):
-        assert (json.loads((out / p.folder / "result.json").read_text())["points"]
-                == json.loads((tmp_path / "whole" / p.folder / "result.json").read_text())["points"])
+        assert (
+            json.loads((out / p.folder / "result.json").read_text())["points"]
+            == json.loads((tmp_path / "whole" / p.folder / "result.json").read_text())["points"]
+        )
 
 
 def _slots(cfg: object) -> list[tuple[str, int]]:
@@ -190,7 +199,7 @@ def test_a_judge_failure_stops_the_run_and_keeps_the_ledger(tmp_path: Path) -> N
 def test_a_stopping_seat_refuses_new_turns() -> None:
     import threading
 
-    from judge.tournament.runner import _StoppingSandbox
+    from judge.tournament.play import _StoppingSandbox
     from tests.referee.fakes import FakeSandbox
 
     stop = threading.Event()

@@ -42,7 +42,7 @@ class Tail:
     def add(self, data: bytes) -> None:
         self.total += len(data)
         if len(data) >= self.cap:
-            self._buf = bytearray(data[-self.cap:])
+            self._buf = bytearray(data[-self.cap :])
             return
         self._buf += data
         extra = len(self._buf) - self.cap
@@ -87,7 +87,7 @@ class RawRun:
     stdout: Tail
     stderr: Tail
     timed_out: bool = False
-    mem_killed: bool = False          # killed by the judge because polled memory went over
+    mem_killed: bool = False  # killed by the judge because polled memory went over
     polled_peak: int = 0
     cg_peak: int | None = None
     cg_oom_kills: int = 0
@@ -247,9 +247,17 @@ def _read_available(fd: int, sink: Tail | None, limit: int = 1 << 30) -> bool:
     return False
 
 
-def run(helper: Helper, spawn: Spawn, *, time_s: float | None, memory_bytes: int,
-        output_bytes: int, cg: RunCgroup | None, poll_s: float,
-        kill_uid: tuple[int, int] | None = None) -> RawRun:
+def run(
+    helper: Helper,
+    spawn: Spawn,
+    *,
+    time_s: float | None,
+    memory_bytes: int,
+    output_bytes: int,
+    cg: RunCgroup | None,
+    poll_s: float,
+    kill_uid: tuple[int, int] | None = None,
+) -> RawRun:
     """Run once.  Never raises for anything the program does; judge-side failures
     are returned as ``internal_error`` (an IE verdict), and the tree is always gone
     when this returns."""
@@ -259,14 +267,27 @@ def run(helper: Helper, spawn: Spawn, *, time_s: float | None, memory_bytes: int
     start = time.monotonic()
     try:
         proc = subprocess.Popen(
-            cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=spawn.env, pass_fds=(status_w, *spawn.ns_fds), cwd="/", close_fds=True,
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=spawn.env,
+            pass_fds=(status_w, *spawn.ns_fds),
+            cwd="/",
+            close_fds=True,
         )
     except OSError as exc:
         os.close(status_r)
         os.close(status_w)
-        return RawRun(None, None, 0.0, 0.0, stdout, stderr,
-                      internal_error=f"cannot start the exec helper {cmd[0]}: {exc}")
+        return RawRun(
+            None,
+            None,
+            0.0,
+            0.0,
+            stdout,
+            stderr,
+            internal_error=f"cannot start the exec helper {cmd[0]}: {exc}",
+        )
     os.close(status_w)
     assert proc.stdout is not None and proc.stderr is not None
     out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
@@ -299,9 +320,11 @@ def run(helper: Helper, spawn: Spawn, *, time_s: float | None, memory_bytes: int
         exited = False
         while not exited:
             now = time.monotonic()
-            wakes = [next_mem if watcher is not None else None,
-                     next_cg if (cg is not None and cg.memory) else None,
-                     deadline if kill_sent is None else kill_sent + KILL_GRACE_S]
+            wakes = [
+                next_mem if watcher is not None else None,
+                next_cg if (cg is not None and cg.memory) else None,
+                deadline if kill_sent is None else kill_sent + KILL_GRACE_S,
+            ]
             if pidfd is None:
                 wakes.append(now + 0.005)
             due = min((w for w in wakes if w is not None), default=None)
@@ -316,7 +339,10 @@ def run(helper: Helper, spawn: Spawn, *, time_s: float | None, memory_bytes: int
             now = time.monotonic()
             if not exited and pidfd is None:
                 try:
-                    exited = os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+                    exited = (
+                        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+                        is not None
+                    )
                 except ChildProcessError:
                     exited = True
             if exited:
@@ -326,7 +352,9 @@ def run(helper: Helper, spawn: Spawn, *, time_s: float | None, memory_bytes: int
                     raw.timed_out = True
                     if cg is not None:
                         current = cg.pids_current()
-                        raw.procs_at_kill = None if current is None else current - 1  # minus the helper
+                        raw.procs_at_kill = (
+                            None if current is None else current - 1
+                        )  # minus the helper
                     kill_sent = _terminate(proc.pid)
                 elif watcher is not None and now >= next_mem:
                     if watcher.sample() > memory_bytes:
@@ -338,8 +366,10 @@ def run(helper: Helper, spawn: Spawn, *, time_s: float | None, memory_bytes: int
                         kill_sent = _terminate(proc.pid)
                     next_cg = now + CGROUP_CHECK_S
             elif now >= kill_sent + KILL_GRACE_S:
-                raw.internal_error = (f"the exec helper did not finish within {KILL_GRACE_S:g} s of "
-                                      "being told to kill the program; killed it and swept")
+                raw.internal_error = (
+                    f"the exec helper did not finish within {KILL_GRACE_S:g} s of "
+                    "being told to kill the program; killed it and swept"
+                )
                 _force_kill(proc.pid, cg, helper, kill_uid)
                 break
         _, status, rusage = os.wait4(proc.pid, 0)
@@ -386,13 +416,14 @@ def run(helper: Helper, spawn: Spawn, *, time_s: float | None, memory_bytes: int
     elif rusage is not None:
         raw.cpu_s = rusage.ru_utime + rusage.ru_stime
     if raw.record is None and raw.internal_error is None:
-        raw.internal_error = (f"the exec helper ended ({_describe_status(status)}) without its "
-                              f"status record")
+        raw.internal_error = (
+            f"the exec helper ended ({_describe_status(status)}) without its status record"
+        )
     if cg is not None:
         raw.cg_peak = cg.peak_memory()
         kills = cg.oom_kills()
         raw.cg_oom_kills = kills or 0
-        if kills is None:   # old kernel: the failure counter is the only hint
+        if kills is None:  # old kernel: the failure counter is the only hint
             raw.cg_failcnt = cg.memory_failures()
         raw.pids_refused = cg.pids_refused()
     return raw
@@ -415,8 +446,9 @@ def _terminate(pid: int) -> float:
     return time.monotonic()
 
 
-def _force_kill(pid: int, cg: RunCgroup | None, helper: Helper,
-                kill_uid: tuple[int, int] | None) -> None:
+def _force_kill(
+    pid: int, cg: RunCgroup | None, helper: Helper, kill_uid: tuple[int, int] | None
+) -> None:
     try:
         os.kill(pid, signal.SIGKILL)
     except ProcessLookupError:
@@ -427,8 +459,12 @@ def _force_kill(pid: int, cg: RunCgroup | None, helper: Helper,
         sweep_uid(helper, *kill_uid)
 
 
-def _abort(proc: subprocess.Popen[bytes], cg: RunCgroup | None, helper: Helper,
-           kill_uid: tuple[int, int] | None) -> None:
+def _abort(
+    proc: subprocess.Popen[bytes],
+    cg: RunCgroup | None,
+    helper: Helper,
+    kill_uid: tuple[int, int] | None,
+) -> None:
     if proc.returncode is not None:
         return
     _terminate(proc.pid)
@@ -442,5 +478,11 @@ def _abort(proc: subprocess.Popen[bytes], cg: RunCgroup | None, helper: Helper,
 def sweep_uid(helper: Helper, uid: int, gid: int) -> None:
     """Kill every process of ``uid`` (as that uid, atomically): used when a seat
     gets a uid that a crashed judge may have left processes under."""
-    subprocess.run(list(helper.argv) + ["killuid", str(uid), str(gid)], stdin=subprocess.DEVNULL,
-                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, timeout=30)
+    subprocess.run(
+        list(helper.argv) + ["killuid", str(uid), str(gid)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+        timeout=30,
+    )

@@ -40,11 +40,13 @@ import signal
 import threading
 import time
 from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import FrameType
-from typing import Any, Callable, ContextManager, Iterator, Optional, Sequence
+from typing import Any
 
 from rich.console import Console
 from rich.progress import (
@@ -63,7 +65,13 @@ from judge.rules import EndReason
 from judge.sandbox import Limits, ProgramUnreachable, SandboxError
 from judge.tournament.config import TournamentConfig, diff_fingerprints
 from judge.tournament.ledger import LEDGER_FILE, Ledger, LedgerError, LedgerRound
-from judge.tournament.pairings import Pairing, RoundSlot, match_seed, round_robin, rounds_in_play_order
+from judge.tournament.pairings import (
+    Pairing,
+    RoundSlot,
+    match_seed,
+    round_robin,
+    rounds_in_play_order,
+)
 from judge.tournament.standings import COLUMNS, standings
 
 STANDINGS_JSON = "standings.json"
@@ -92,8 +100,8 @@ class RunReport:
     total: int
     done_before: int
     played: int = 0
-    interrupted_by: Optional[str] = None  # the signal's name
-    failure: Optional[str] = None  # a judge failure (exit 3)
+    interrupted_by: str | None = None  # the signal's name
+    failure: str | None = None  # a judge failure (exit 3)
     failure_code: int = 3
     standings: list[dict[str, Any]] = field(default_factory=list)
     elapsed_s: float = 0.0
@@ -155,21 +163,32 @@ class _RecordedRound(RoundResult):
         return dict(self.recorded)
 
     @classmethod
-    def from_entry(cls, d: dict[str, Any]) -> "_RecordedRound":
-        def pos(p: Any) -> Optional[tuple[int, int]]:
+    def from_entry(cls, d: dict[str, Any]) -> _RecordedRound:
+        def pos(p: Any) -> tuple[int, int] | None:
             return (int(p[0]), int(p[1])) if p else None
 
         return cls(
-            map_label=d["map"], turns=d["turns"], turns_played=d["turns_played"],
-            end_reason=EndReason(d["end_reason"]), gold=(d["gold"][0], d["gold"][1]),
-            sunk=(d["sunk"][0], d["sunk"][1]), shield=(d["shield"][0], d["shield"][1]),
+            map_label=d["map"],
+            turns=d["turns"],
+            turns_played=d["turns_played"],
+            end_reason=EndReason(d["end_reason"]),
+            gold=(d["gold"][0], d["gold"][1]),
+            sunk=(d["sunk"][0], d["sunk"][1]),
+            shield=(d["shield"][0], d["shield"][1]),
             positions=(pos(d["positions"][0]), pos(d["positions"][1])),
-            treasure=d["treasure"], winner=d["winner"], points=(d["points"][0], d["points"][1]),
-            replay=d["replay"], stats=(SeatStats(), SeatStats()), seed=d["seed"], recorded=d,
+            treasure=d["treasure"],
+            winner=d["winner"],
+            points=(d["points"][0], d["points"][1]),
+            replay=d["replay"],
+            stats=(SeatStats(), SeatStats()),
+            seed=d["seed"],
+            recorded=d,
         )
 
 
-def team_order_entry(rr: RoundResult, seats: tuple[str, str], teams: tuple[str, str]) -> dict[str, Any]:
+def team_order_entry(
+    rr: RoundResult, seats: tuple[str, str], teams: tuple[str, str]
+) -> dict[str, Any]:
     """The round's result.json entry in the match's team order, plus who sat where.
 
     A match's ``result.json`` lists ``teams`` once and every per-team pair of a
@@ -190,8 +209,9 @@ def team_order_entry(rr: RoundResult, seats: tuple[str, str], teams: tuple[str, 
     return d
 
 
-def write_match_result(out: Path, cfg: TournamentConfig, pairing: Pairing,
-                       recorded: dict[int, LedgerRound]) -> None:
+def write_match_result(
+    out: Path, cfg: TournamentConfig, pairing: Pairing, recorded: dict[int, LedgerRound]
+) -> None:
     """Rewrite one match's result.json from its recorded rounds (1, 2, ... while contiguous).
 
     Only the unbroken run of rounds from round 1 is listed, so entry i is
@@ -206,7 +226,9 @@ def write_match_result(out: Path, cfg: TournamentConfig, pairing: Pairing,
     if not rounds:
         return
     result = MatchResult(
-        list(pairing.teams), match_seed(cfg.seed, *pairing.teams), rounds=list(rounds),
+        list(pairing.teams),
+        match_seed(cfg.seed, *pairing.teams),
+        rounds=list(rounds),
         planned=len(pairing.rounds),
         extra={"bots": [cfg.team(t).bot.source for t in pairing.teams], "time_limit_lifted": False},
     )
@@ -231,11 +253,11 @@ def _is_empty_dir(p: Path) -> bool:
 def check_fresh_folder(out: Path) -> None:
     """A new tournament needs an empty or absent folder: never mix two tournaments' files."""
     if out.exists() and not _is_empty_dir(out):
-        hint = (" (it holds a tournament's ledger)" if (out / LEDGER_FILE).exists()
-                else "")
+        hint = " (it holds a tournament's ledger)" if (out / LEDGER_FILE).exists() else ""
         raise TournamentError(
             f"{out} is not empty{hint}; to continue that tournament add --resume, or give a "
-            "new folder with --out")
+            "new folder with --out"
+        )
 
 
 def open_for_resume(cfg: TournamentConfig, out: Path) -> Ledger:
@@ -244,7 +266,8 @@ def open_for_resume(cfg: TournamentConfig, out: Path) -> Ledger:
     if not path.is_file():
         raise TournamentError(
             f"{out} has no {LEDGER_FILE}: there is nothing to resume; run without --resume "
-            "to start the tournament")
+            "to start the tournament"
+        )
     try:
         ledger = Ledger.open(path)
     except LedgerError as exc:
@@ -255,7 +278,8 @@ def open_for_resume(cfg: TournamentConfig, out: Path) -> Ledger:
         raise TournamentError(
             f"{path} was started with another configuration; changed since: "
             f"{'; '.join(changed)}.  Resume with the configuration it was started with, "
-            "or start a new tournament with --out NEW_FOLDER")
+            "or start a new tournament with --out NEW_FOLDER"
+        )
     return ledger
 
 
@@ -267,8 +291,8 @@ class Runner:
         cfg: TournamentConfig,
         out: Path,
         jobs: int,
-        sandbox_factory: Callable[[], ContextManager[Any]],
-        console: Optional[Console] = None,
+        sandbox_factory: Callable[[], AbstractContextManager[Any]],
+        console: Console | None = None,
         progress: bool = True,
     ):
         self.cfg, self.out, self.jobs = cfg, out, max(1, jobs)
@@ -278,8 +302,8 @@ class Runner:
         self.schedule = schedule_for(cfg)
         self.pairing_of = {p.folder: p for p in self.schedule}
         self.stop = threading.Event()
-        self._signal: Optional[str] = None
-        self._ledger: Optional[Ledger] = None
+        self._signal: str | None = None
+        self._ledger: Ledger | None = None
         self.limits = Limits(time_s=cfg.time_limit, memory_bytes=cfg.memory_limit_mb * 2**20)
 
     # ------------------------------------------------------------- signals
@@ -289,14 +313,16 @@ class Runner:
             self._signal = why
         self.stop.set()
 
-    def _on_signal(self, signum: int, frame: Optional[FrameType]) -> None:
+    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
         name = signal.Signals(signum).name
         if self._signal is not None:
             raise KeyboardInterrupt(name)  # second signal: stop waiting
         self.request_stop(name)
         self.console.print(
             f"[bold yellow]{name}: stopping: no new round starts; rounds in flight stop at "
-            "their next turn (a second signal stops waiting)[/]", highlight=False)
+            "their next turn (a second signal stops waiting)[/]",
+            highlight=False,
+        )
 
     @contextlib.contextmanager
     def _signals(self) -> Iterator[None]:
@@ -336,8 +362,10 @@ class Runner:
         recorded: dict[str, dict[int, LedgerRound]] = {p.folder: {} for p in self.schedule}
         for lr in self._ledger.rounds() if self._ledger else []:
             if lr.match not in recorded:
-                raise TournamentError(f"the ledger holds a round of {lr.match}, which is not a "
-                                      "match of this tournament")
+                raise TournamentError(
+                    f"the ledger holds a round of {lr.match}, which is not a "
+                    "match of this tournament"
+                )
             recorded[lr.match][lr.round] = lr
         todo = [s for s in slots if s.index not in recorded[s.match]]
         report = RunReport(total=len(slots), done_before=len(slots) - len(todo))
@@ -354,13 +382,15 @@ class Runner:
                 if ledger is None:
                     self.out.mkdir(parents=True, exist_ok=True)
                     ledger = self._ledger = Ledger.create(
-                        self.out / LEDGER_FILE, self.cfg.config_hash(), self.cfg.fingerprint())
+                        self.out / LEDGER_FILE, self.cfg.config_hash(), self.cfg.fingerprint()
+                    )
                 self._tidy(todo, recorded)
                 self._play(todo, _StoppingSandbox(sandbox, self.stop), ledger, recorded, report)
         else:
             self._tidy(todo, recorded)
-        rows = standings(self.cfg.team_names,
-                         (lr.outcome() for per in recorded.values() for lr in per.values()))
+        rows = standings(
+            self.cfg.team_names, (lr.outcome() for per in recorded.values() for lr in per.values())
+        )
         report.standings = rows
         report.interrupted_by = self._signal if not report.complete else None
         if report.complete:
@@ -368,8 +398,10 @@ class Runner:
             try:
                 write_index(self.out, self.schedule, rows)
             except Exception as exc:  # noqa: BLE001 - the standings are out; the page is a view
-                self.console.print(f"[yellow]warning:[/] {INDEX_HTML} not written: "
-                                   f"{type(exc).__name__}: {exc}", highlight=False)
+                self.console.print(
+                    f"[yellow]warning:[/] {INDEX_HTML} not written: {type(exc).__name__}: {exc}",
+                    highlight=False,
+                )
         return report
 
     def _tidy(self, todo: Sequence[RoundSlot], recorded: dict[str, dict[int, LedgerRound]]) -> None:
@@ -384,17 +416,25 @@ class Runner:
     def _header(self, sandbox: Any, report: RunReport) -> None:
         c = self.console
         todo = report.total - report.done_before
-        c.print(f"tournament: {len(self.cfg.teams)} teams, {len(self.schedule)} matches, "
-                f"{report.total} rounds; seed {self.cfg.seed}", highlight=False)
+        c.print(
+            f"tournament: {len(self.cfg.teams)} teams, {len(self.schedule)} matches, "
+            f"{report.total} rounds; seed {self.cfg.seed}",
+            highlight=False,
+        )
         for t in self.cfg.teams:
             c.print(f"  {t.name}: bot {t.bot.source}, map {t.map_spec}", highlight=False)
         c.print(f"  organisers' map: {self.cfg.organiser_label}", highlight=False)
-        c.print(f"limits: {self.cfg.time_limit:g} s, {self.cfg.memory_limit_mb} MiB per run; "
-                f"{self.jobs} round(s) at a time", highlight=False)
+        c.print(
+            f"limits: {self.cfg.time_limit:g} s, {self.cfg.memory_limit_mb} MiB per run; "
+            f"{self.jobs} round(s) at a time",
+            highlight=False,
+        )
         c.print(f"isolation: {sandbox.isolation.describe()}", highlight=False)
         if report.done_before:
-            c.print(f"resuming: {report.done_before} rounds already in the ledger, "
-                    f"{todo} to play", highlight=False)
+            c.print(
+                f"resuming: {report.done_before} rounds already in the ledger, {todo} to play",
+                highlight=False,
+            )
         c.print(f"output: {self.out}", highlight=False)
 
     def _preflight(self, sandbox: Any) -> None:
@@ -413,7 +453,8 @@ class Runner:
             except ProgramUnreachable as exc:
                 raise TournamentError(
                     f"teams[{i}].bot ({t.name}, {t.bot.source}): {exc}; make the program "
-                    "reachable (a bot folder, a system interpreter), then run again") from None
+                    "reachable (a bot folder, a system interpreter), then run again"
+                ) from None
             except SandboxError as exc:
                 raise TournamentError(f"cannot check {t.name}'s program: {exc}", 3) from None
             finally:
@@ -423,22 +464,41 @@ class Runner:
         pairing = self.pairing_of[slot.match]
         game_map, label = self.cfg.map_of(slot.map_owner)
         rcfg = RoundConfig(
-            game_map=game_map, map_label=label,
+            game_map=game_map,
+            map_label=label,
             seed=round_seed(match_seed(self.cfg.seed, *pairing.teams), slot.index),
-            limits=self.limits, turns=self.cfg.turns,
+            limits=self.limits,
+            turns=self.cfg.turns,
         )
         bots = [self.cfg.team(n).bot for n in slot.seats]
-        return play_round(rcfg, bots, list(slot.seats), sandbox,  # type: ignore[arg-type]
-                          self.out / slot.match / f"round-{slot.index}",
-                          replay_rel=f"round-{slot.index}/replay.jsonl")
+        return play_round(
+            rcfg,
+            bots,
+            list(slot.seats),
+            sandbox,  # type: ignore[arg-type]
+            self.out / slot.match / f"round-{slot.index}",
+            replay_rel=f"round-{slot.index}/replay.jsonl",
+        )
 
-    def _record(self, slot: RoundSlot, rr: RoundResult, ledger: Ledger,
-                recorded: dict[str, dict[int, LedgerRound]]) -> LedgerRound:
+    def _record(
+        self,
+        slot: RoundSlot,
+        rr: RoundResult,
+        ledger: Ledger,
+        recorded: dict[str, dict[int, LedgerRound]],
+    ) -> LedgerRound:
         pairing = self.pairing_of[slot.match]
         lr = LedgerRound(
-            match=slot.match, round=slot.index, map_label=rr.map_label, seed=rr.seed,
-            seats=slot.seats, gold=rr.gold, points=rr.points, winner=rr.winner,
-            end_reason=rr.end_reason.value, turns_played=rr.turns_played,
+            match=slot.match,
+            round=slot.index,
+            map_label=rr.map_label,
+            seed=rr.seed,
+            seats=slot.seats,
+            gold=rr.gold,
+            points=rr.points,
+            winner=rr.winner,
+            end_reason=rr.end_reason.value,
+            turns_played=rr.turns_played,
             result=team_order_entry(rr, slot.seats, pairing.teams),
         )
         ledger.record(lr)  # from here on the round counts
@@ -448,19 +508,33 @@ class Runner:
 
     def _progress(self) -> Progress:
         return Progress(
-            TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-            TextColumn("rounds"), TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-            console=self.console, disable=not self.show_progress, transient=False,
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("rounds"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=self.console,
+            disable=not self.show_progress,
+            transient=False,
         )
 
-    def _play(self, todo: Sequence[RoundSlot], sandbox: _StoppingSandbox, ledger: Ledger,
-              recorded: dict[str, dict[int, LedgerRound]], report: RunReport) -> None:
+    def _play(
+        self,
+        todo: Sequence[RoundSlot],
+        sandbox: _StoppingSandbox,
+        ledger: Ledger,
+        recorded: dict[str, dict[int, LedgerRound]],
+        report: RunReport,
+    ) -> None:
         pending = deque(todo)
         in_flight: dict[Future[RoundResult], RoundSlot] = {}
-        with self._progress() as progress, \
-                ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="round") as pool:
-            task = progress.add_task("tournament", total=report.total,
-                                     completed=report.done_before)
+        with (
+            self._progress() as progress,
+            ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="round") as pool,
+        ):
+            task = progress.add_task("tournament", total=report.total, completed=report.done_before)
             try:
                 while pending or in_flight:
                     while pending and len(in_flight) < self.jobs and not self.stop.is_set():
@@ -487,8 +561,11 @@ class Runner:
                             self._fail(report, f"round {slot.index} of {slot.match}: {exc}", 2)
                             continue
                         except Exception as exc:  # noqa: BLE001 - reported, then the run stops
-                            self._fail(report, f"round {slot.index} of {slot.match}: "
-                                               f"{type(exc).__name__}: {exc}", 3)
+                            self._fail(
+                                report,
+                                f"round {slot.index} of {slot.match}: {type(exc).__name__}: {exc}",
+                                3,
+                            )
                             continue
                         self._record(slot, rr, ledger, recorded)
                         report.played += 1
@@ -509,9 +586,11 @@ class Runner:
     @staticmethod
     def _round_line(slot: RoundSlot, rr: RoundResult) -> str:
         who = "draw" if rr.winner is None else f"{slot.seats[rr.winner]} wins"
-        return (f"{slot.match} round {slot.index} ({rr.map_label}): {who}, gold "
-                f"{slot.seats[0]} {rr.gold[0]} - {rr.gold[1]} {slot.seats[1]}, points "
-                f"{rr.points[0]}-{rr.points[1]}")
+        return (
+            f"{slot.match} round {slot.index} ({rr.map_label}): {who}, gold "
+            f"{slot.seats[0]} {rr.gold[0]} - {rr.gold[1]} {slot.seats[1]}, points "
+            f"{rr.points[0]}-{rr.points[1]}"
+        )
 
 
 def write_index(out: Path, schedule: Sequence[Pairing], rows: list[dict[str, Any]]) -> None:
@@ -523,6 +602,7 @@ def write_index(out: Path, schedule: Sequence[Pairing], rows: list[dict[str, Any
     from judge.views.html import write_index_html
 
     write_index_html(
-        out, [{k: v for k, v in row.items() if k != "rank"} for row in rows],
+        out,
+        [{k: v for k, v in row.items() if k != "rank"} for row in rows],
         [{"dir": p.folder, "title": f"{p.teams[0]} vs {p.teams[1]}"} for p in schedule],
     )

@@ -7,13 +7,11 @@ before (the re-ask, the first move after placement), as a round would.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Optional
+from typing import Any
 
 from judge.bots import BotSpec
-from judge.rules import EventKind
-from judge.sandbox import Limits, Sandbox, Seat, TurnRun, Verdict
-
 from judge.checkbot.diagnose import (
     ERROR,
     MISNAMED_MOVE_FILES,
@@ -26,6 +24,8 @@ from judge.checkbot.diagnose import (
     worst,
 )
 from judge.checkbot.situations import AVOID_REEF, Situation, battery
+from judge.rules import EventKind
+from judge.sandbox import Limits, Sandbox, Seat, TurnRun, Verdict
 
 #: A judge failure (IE) is retried this many times, as the referee does.
 IE_RETRIES = 1
@@ -42,12 +42,12 @@ class SituationResult:
     situation: Situation
     map_inp: str
     facts: RunFacts
-    target: Optional[tuple[int, int]]
-    raw: Optional[str]
+    target: tuple[int, int] | None
+    raw: str | None
     findings: list[Finding] = field(default_factory=list)
 
     @property
-    def level(self) -> Optional[str]:
+    def level(self) -> str | None:
         return worst(self.findings)
 
     def as_dict(self) -> dict[str, Any]:
@@ -69,21 +69,34 @@ class SituationResult:
             "stderr_tail": f.stderr.decode("utf-8", "replace")[-2000:],
             "discarded": list(f.discarded),
             "result": self.level or "ok",
-            "findings": [{"level": x.level, "reason": x.reason, "cause": x.cause, "tag": x.tag}
-                         for x in self.findings],
+            "findings": [
+                {"level": x.level, "reason": x.reason, "cause": x.cause, "tag": x.tag}
+                for x in self.findings
+            ],
         }
 
 
 def facts_from(run: TurnRun) -> RunFacts:
     r = run.result
-    misnamed = {name: data for name, data in run.outputs.items()
-                if name in MISNAMED_MOVE_FILES and data is not None}
+    misnamed = {
+        name: data
+        for name, data in run.outputs.items()
+        if name in MISNAMED_MOVE_FILES and data is not None
+    }
     return RunFacts(
-        verdict=r.verdict.value, wall_s=r.wall_s, cpu_s=r.cpu_s,
-        peak_memory_bytes=r.peak_memory_bytes, exit_code=r.exit_code, signal=r.signal,
-        message=r.message, stdout=r.stdout_tail, stderr=r.stderr_tail,
-        move_out=run.outputs.get(MOVE_OUT), misnamed=misnamed,
-        wrote_state=run.outputs.get(STATE_OUT) is not None, discarded=run.discarded,
+        verdict=r.verdict.value,
+        wall_s=r.wall_s,
+        cpu_s=r.cpu_s,
+        peak_memory_bytes=r.peak_memory_bytes,
+        exit_code=r.exit_code,
+        signal=r.signal,
+        message=r.message,
+        stdout=r.stdout_tail,
+        stderr=r.stderr_tail,
+        move_out=run.outputs.get(MOVE_OUT),
+        misnamed=misnamed,
+        wrote_state=run.outputs.get(STATE_OUT) is not None,
+        discarded=run.discarded,
     )
 
 
@@ -96,23 +109,32 @@ def _run(seat: Seat, argv: list[str], map_inp: str, limits: Limits) -> TurnRun:
     raise CheckAborted(f"the judge could not run the bot: {run.result.message}")
 
 
-def check_bot(bot: BotSpec, sandbox: Sandbox, limits: Limits,
-              situations: Optional[list[Situation]] = None,
-              on_result: Optional[Callable[[SituationResult], None]] = None) -> list[SituationResult]:
+def check_bot(
+    bot: BotSpec,
+    sandbox: Sandbox,
+    limits: Limits,
+    situations: list[Situation] | None = None,
+    on_result: Callable[[SituationResult], None] | None = None,
+) -> list[SituationResult]:
     """Run every situation once and diagnose it.
 
     Raises ``ProgramUnreachable`` (a ``ValueError``) when the seat cannot run
     the command at all, and :class:`CheckAborted` when the judge fails.
     """
     results: list[SituationResult] = []
-    seat: Optional[Seat] = None
+    seat: Seat | None = None
     try:
         for sit in situations if situations is not None else battery():
             prev = results[-1] if results else None
             if sit.follow_up is not None:
-                sit = Situation(sit.key, sit.title, sit.purpose,
-                                sit.follow_up(prev.target if prev else None),
-                                sit.expect, sit.reuse_seat)
+                sit = Situation(
+                    sit.key,
+                    sit.title,
+                    sit.purpose,
+                    sit.follow_up(prev.target if prev else None),
+                    sit.expect,
+                    sit.reuse_seat,
+                )
             if seat is None or not sit.reuse_seat:
                 if seat is not None:
                     seat.close()
@@ -120,9 +142,13 @@ def check_bot(bot: BotSpec, sandbox: Sandbox, limits: Limits,
             argv = bot.argv_for(seat.program_dir)
             text = sit.map_inp()
             facts = facts_from(_run(seat, argv, text, limits))
-            d = diagnose(sit, facts, limits,
-                         previous=prev.target if (prev and sit.reuse_seat) else None,
-                         previous_wrote_state=bool(prev and prev.facts.wrote_state))
+            d = diagnose(
+                sit,
+                facts,
+                limits,
+                previous=prev.target if (prev and sit.reuse_seat) else None,
+                previous_wrote_state=bool(prev and prev.facts.wrote_state),
+            )
             findings = d.findings
             if AVOID_REEF in sit.expect and any(f.tag == "reef_entered" for f in findings):
                 findings = _reef_symbol_check(bot, sandbox, limits, sit, d.target, findings)
@@ -136,8 +162,14 @@ def check_bot(bot: BotSpec, sandbox: Sandbox, limits: Limits,
     return results
 
 
-def _reef_symbol_check(bot: BotSpec, sandbox: Sandbox, limits: Limits, sit: Situation,
-                       target: Optional[tuple[int, int]], findings: list[Finding]) -> list[Finding]:
+def _reef_symbol_check(
+    bot: BotSpec,
+    sandbox: Sandbox,
+    limits: Limits,
+    sit: Situation,
+    target: tuple[int, int] | None,
+    findings: list[Finding],
+) -> list[Finding]:
     """One more run, the same sea written with W: tells 'expects W' from 'ignores reefs'."""
     assert target is not None
     with sandbox.seat(bot.name, bot.program_dir) as seat:

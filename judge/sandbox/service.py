@@ -29,7 +29,7 @@ def _default_root() -> str:
         st = os.lstat(ROOT_BASE)
         if not stat.S_ISDIR(st.st_mode) or st.st_uid != 0 or st.st_mode & 0o022:
             raise SandboxError(f"{ROOT_BASE} must be a root-owned folder not writable by others")
-        for name in os.listdir(ROOT_BASE):   # left by judges that died
+        for name in os.listdir(ROOT_BASE):  # left by judges that died
             mt = _STALE.match(name)
             if mt and not pid_alive(int(mt.group(1))):
                 remove_tree(os.path.join(ROOT_BASE, name))
@@ -53,10 +53,18 @@ class Sandbox:
     cgroup), ``helper_cache`` (folder for the compiled helper).
     """
 
-    def __init__(self, root: Path | None = None, *, cgroup: str = "auto", helper: str = "auto",
-                 namespaces: bool = True, uid_range: tuple[int, int] = DEFAULT_RANGE,
-                 uid_lock_dir: str = DEFAULT_LOCK_DIR, poll_interval_s: float = 0.01,
-                 helper_cache: str | None = None) -> None:
+    def __init__(
+        self,
+        root: Path | None = None,
+        *,
+        cgroup: str = "auto",
+        helper: str = "auto",
+        namespaces: bool = True,
+        uid_range: tuple[int, int] = DEFAULT_RANGE,
+        uid_lock_dir: str = DEFAULT_LOCK_DIR,
+        poll_interval_s: float = 0.01,
+        helper_cache: str | None = None,
+    ) -> None:
         if not poll_interval_s > 0:
             raise ValueError(f"poll_interval_s must be positive, not {poll_interval_s!r}")
         self._own_root = root is None
@@ -71,10 +79,16 @@ class Sandbox:
         self._seats: set[Seat] = set()
         self._closed = False
         try:
-            self.machine: Machine = probe(str(self.root), cgroup=cgroup, helper=helper,
-                                          namespaces=namespaces, uid_range=uid_range,
-                                          uid_lock_dir=uid_lock_dir, poll_interval_s=poll_interval_s,
-                                          helper_cache=helper_cache)
+            self.machine: Machine = probe(
+                str(self.root),
+                cgroup=cgroup,
+                helper=helper,
+                namespaces=namespaces,
+                uid_range=uid_range,
+                uid_lock_dir=uid_lock_dir,
+                poll_interval_s=poll_interval_s,
+                helper_cache=helper_cache,
+            )
         except BaseException:
             if self._own_root:
                 remove_tree(str(self.root))
@@ -90,12 +104,19 @@ class Sandbox:
             st = os.stat(d)
             if not st.st_mode & stat.S_IXOTH:
                 self.close()
-                raise SandboxError(f"seat folders under {self.root} are unreachable for the seats' "
-                                   f"uids: {d} has mode {oct(st.st_mode & 0o777)} (needs o+x); "
-                                   "choose another root")
+                raise SandboxError(
+                    f"seat folders under {self.root} are unreachable for the seats' "
+                    f"uids: {d} has mode {oct(st.st_mode & 0o777)} (needs o+x); "
+                    "choose another root"
+                )
 
-    def seat(self, name: str, program_dir: Path | None, keep: str = "STATE.OUT",
-             keep_bytes: int = 1 * 2**20) -> Seat:
+    def seat(
+        self,
+        name: str,
+        program_dir: Path | None,
+        keep: str = "STATE.OUT",
+        keep_bytes: int = 1 * 2**20,
+    ) -> Seat:
         """A new seat: own uid (as root), own folders, private copy of ``program_dir``."""
         with self._lock:
             if self._closed:
@@ -130,7 +151,7 @@ class Sandbox:
         if self._own_root:
             remove_tree(str(self.root))
 
-    def __enter__(self) -> "Sandbox":
+    def __enter__(self) -> Sandbox:
         return self
 
     def __exit__(self, *exc: object) -> None:
