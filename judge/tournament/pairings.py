@@ -52,8 +52,21 @@ class Pairing:
         return match_folder(*self.teams)
 
 
+#: Joins the two team names of a match folder; no team name may hold it (the configuration
+#: refuses one that does), so a folder name gives back its two teams.
+VS = "-vs-"
+
+
 def match_folder(first: str, second: str) -> str:
-    return f"{first}-vs-{second}"
+    return f"{first}{VS}{second}"
+
+
+def match_teams(folder: str) -> tuple[str, str]:
+    """The two teams of a match folder name (the inverse of :func:`match_folder`)."""
+    first, sep, second = folder.partition(VS)
+    if not sep or not first or not second or VS in second:
+        raise ValueError(f"{folder!r} is not a match folder name (<first>{VS}<second>)")
+    return (first, second)
 
 
 def match_seed(tournament_seed: int, first: str, second: str) -> int:

@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import dataclasses
 import io
 import shutil
 import signal
@@ -59,9 +60,9 @@ from rich.progress import (
 )
 
 from judge import atomic
-from judge.match import MatchResult, round_seed, write_result
-from judge.referee import RoundAborted, RoundConfig, RoundResult, SeatStats, play_round
-from judge.rules import EndReason
+from judge.match import round_seed, write_result
+from judge.records import MatchResult, RoundResult
+from judge.referee import RoundAborted, RoundConfig, play_round
 from judge.sandbox import Limits, ProgramUnreachable, SandboxError
 from judge.tournament.config import TournamentConfig, diff_fingerprints
 from judge.tournament.ledger import LEDGER_FILE, Ledger, LedgerError, LedgerRound
@@ -153,62 +154,6 @@ class _StoppingSandbox:
 
 
 # ------------------------------------------------------------ result files
-@dataclass(frozen=True)
-class _RecordedRound(RoundResult):
-    """A round rebuilt from the ledger: ``as_dict`` gives back exactly what was recorded."""
-
-    recorded: dict[str, Any] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.recorded)
-
-    @classmethod
-    def from_entry(cls, d: dict[str, Any]) -> _RecordedRound:
-        def pos(p: Any) -> tuple[int, int] | None:
-            return (int(p[0]), int(p[1])) if p else None
-
-        return cls(
-            map_label=d["map"],
-            turns=d["turns"],
-            turns_played=d["turns_played"],
-            end_reason=EndReason(d["end_reason"]),
-            gold=(d["gold"][0], d["gold"][1]),
-            sunk=(d["sunk"][0], d["sunk"][1]),
-            shield=(d["shield"][0], d["shield"][1]),
-            positions=(pos(d["positions"][0]), pos(d["positions"][1])),
-            treasure=d["treasure"],
-            winner=d["winner"],
-            points=(d["points"][0], d["points"][1]),
-            replay=d["replay"],
-            stats=(SeatStats(), SeatStats()),
-            seed=d["seed"],
-            recorded=d,
-        )
-
-
-def team_order_entry(
-    rr: RoundResult, seats: tuple[str, str], teams: tuple[str, str]
-) -> dict[str, Any]:
-    """The round's result.json entry in the match's team order, plus who sat where.
-
-    A match's ``result.json`` lists ``teams`` once and every per-team pair of a
-    round (gold, points, winner, ...) in that order, as ``judge match`` does;
-    seats alternate between rounds, so a round where the second team sat in
-    seat 0 is turned around here.  ``seats`` keeps the seat order, which is
-    the order of that round's replay.
-    """
-    d = rr.as_dict()
-    if seats != teams:
-        for key in ("gold", "sunk", "shield", "positions", "points", "stats"):
-            d[key] = list(reversed(d[key]))
-        if d["winner"] is not None:
-            d["winner"] = 1 - d["winner"]
-        if d.get("treasure") and d["treasure"].get("collected_by") is not None:
-            d["treasure"] = dict(d["treasure"], collected_by=1 - d["treasure"]["collected_by"])
-    d["seats"] = list(seats)
-    return d
-
-
 def write_match_result(
     out: Path, cfg: TournamentConfig, pairing: Pairing, recorded: dict[int, LedgerRound]
 ) -> None:
@@ -222,15 +167,16 @@ def write_match_result(
     for idx in range(1, len(pairing.rounds) + 1):
         if idx not in recorded:
             break
-        rounds.append(_RecordedRound.from_entry(recorded[idx].result))
+        rounds.append(recorded[idx].result)
     if not rounds:
         return
     result = MatchResult(
-        list(pairing.teams),
+        pairing.teams,
         match_seed(cfg.seed, *pairing.teams),
-        rounds=list(rounds),
+        rounds=rounds,
         planned=len(pairing.rounds),
-        extra={"bots": [cfg.team(t).bot.source for t in pairing.teams], "time_limit_lifted": False},
+        bots=tuple(cfg.team(t).bot.source for t in pairing.teams),
+        time_limit_lifted=False,
     )
     write_result(out / pairing.folder, result)
 
@@ -389,7 +335,7 @@ class Runner:
         else:
             self._tidy(todo, recorded)
         rows = standings(
-            self.cfg.team_names, (lr.outcome() for per in recorded.values() for lr in per.values())
+            self.cfg.team_names, (lr.result for per in recorded.values() for lr in per.values())
         )
         report.standings = rows
         report.interrupted_by = self._signal if not report.complete else None
@@ -487,23 +433,10 @@ class Runner:
         ledger: Ledger,
         recorded: dict[str, dict[int, LedgerRound]],
     ) -> LedgerRound:
-        pairing = self.pairing_of[slot.match]
-        lr = LedgerRound(
-            match=slot.match,
-            round=slot.index,
-            map_label=rr.map_label,
-            seed=rr.seed,
-            seats=slot.seats,
-            gold=rr.gold,
-            points=rr.points,
-            winner=rr.winner,
-            end_reason=rr.end_reason.value,
-            turns_played=rr.turns_played,
-            result=team_order_entry(rr, slot.seats, pairing.teams),
-        )
+        lr = LedgerRound(slot.match, slot.index, dataclasses.replace(rr, seats=slot.seats))
         ledger.record(lr)  # from here on the round counts
         recorded[slot.match][slot.index] = lr
-        write_match_result(self.out, self.cfg, pairing, recorded[slot.match])
+        write_match_result(self.out, self.cfg, self.pairing_of[slot.match], recorded[slot.match])
         return lr
 
     def _progress(self) -> Progress:
