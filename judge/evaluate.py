@@ -495,9 +495,11 @@ def _ms(x: float | None) -> str:
 
 def render(summary: dict[str, Any]) -> list[Any]:
     """Rich renderables for a summary: the head-to-head table, per-bot measurements, by size."""
+    from rich.markup import escape
     from rich.table import Table
 
-    a, b = summary["bots"]["a"]["name"], summary["bots"]["b"]["name"]
+    # Names are shown as written: escaped, since table titles, headers and cells are markup.
+    a, b = escape(summary["bots"]["a"]["name"]), escape(summary["bots"]["b"]["name"])
     res = summary["result"]
     maps = summary["rounds_planned"] // 2
     head = Table(
@@ -580,7 +582,9 @@ def render(summary: dict[str, Any]) -> list[Any]:
         )
     out += [bots, sizes]
     for ab in summary["rounds_aborted"]:
-        out.append(f"[bold red]round {ab['round']} abandoned by the judge:[/] {ab['error']}")
+        out.append(
+            f"[bold red]round {ab['round']} abandoned by the judge:[/] {escape(ab['error'])}"
+        )
     return out
 
 

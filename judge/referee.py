@@ -19,10 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TextIO
 
-from judge import atomic
+from judge import atomic, voidwhy
 from judge.bots import BotSpec
 from judge.errors import JudgeError
 from judge.maps import GameMap, cell_token
+from judge.names import distinct_folders
 from judge.protocol import (
     MAP_INP,
     MOVE_OUT,
@@ -128,6 +129,12 @@ def read_run(run: TurnRun | None) -> SeatRun:
         status: MoveStatus | None = MoveStatus.RUN_FAILED
     else:
         status = parsed.status
+    why = voidwhy.for_run(
+        r.verdict.value,
+        parsed.status,
+        r.stdout_tail,
+        r.stderr_tail + b"\n" + r.message.encode("utf-8", "replace"),
+    )
     return SeatRun(
         move=parsed.target if ok and parsed.status is None else None,
         raw=parsed.raw,
@@ -138,6 +145,7 @@ def read_run(run: TurnRun | None) -> SeatRun:
         mem_mb=round(r.peak_memory_bytes / 2**20, 1),
         discarded=tuple(run.discarded),
         message=r.message if not ok else None,
+        why=why.value if why is not None else None,
     )
 
 
@@ -150,6 +158,10 @@ class _Tally:
     cpu_ms: list[float] = field(default_factory=list)
     peak_mem_mb: float = 0.0
     void_moves: int = 0
+    #: turns the program was asked for a move (placement included, re-asks not)
+    moves: int = 0
+    #: why its void moves were void (judge.voidwhy.Why values), placement included
+    why_void: dict[str, int] = field(default_factory=dict)
 
     def add(self, run: TurnRun) -> None:
         r = run.result
@@ -158,9 +170,21 @@ class _Tally:
         self.cpu_ms.append(round(r.cpu_s * 1000, 1))
         self.peak_mem_mb = max(self.peak_mem_mb, r.peak_memory_bytes / 2**20)
 
+    def count_move(self, run: SeatRun) -> None:
+        """One more move asked for; its ``why`` says why it was void (None: it was not)."""
+        self.moves += 1
+        if run.why is not None:
+            self.why_void[run.why] = self.why_void.get(run.why, 0) + 1
+
     def stats(self) -> SeatStats:
         return SeatStats.measured(
-            self.verdicts, self.wall_ms, self.cpu_ms, self.peak_mem_mb, self.void_moves
+            self.verdicts,
+            self.wall_ms,
+            self.cpu_ms,
+            self.peak_mem_mb,
+            self.void_moves,
+            self.moves,
+            self.why_void,
         )
 
 
@@ -191,8 +215,11 @@ class _Round:
         out_dir: Path,
         replay_rel: str,
         observer: RoundObserver | None,
+        folders: Sequence[str] | None = None,
     ):
         self.cfg, self.bots, self.names = cfg, bots, list(names)
+        #: the teams' folder forms (judge.names): their stderr.log folders and seat names
+        self.folders = list(folders) if folders else distinct_folders(self.names)
         self.sandbox, self.out_dir, self.observer = sandbox, out_dir, observer
         self.replay_rel = replay_rel
         self.game = Game(cfg.game_map, cfg.k)
@@ -287,6 +314,7 @@ class _Round:
         return [read_run(run) for run in runs]
 
     def log_block(self, rec: TurnRecord) -> None:
+        """The turn in words for log.txt: the same words as the summary and the board."""
         assert rec.runs is not None
         lines = [f"turn {rec.turn} (K left {rec.turns_left})"]
         for s, run in enumerate(rec.runs):
@@ -294,10 +322,12 @@ class _Round:
             if run.status is MoveStatus.SUNK:
                 lines.append(f"  {name}: sunk, not run")
                 continue
-            status = run.status.value if run.status is not None else None
-            what = f"asked {run.move}" if run.move else f"no move ({status})"
+            what = f"asked {run.move}, " if run.move else ""
             extra = f" [{run.message}]" if run.message else ""
-            lines.append(f"  {name}: {what}, {status}, {run.verdict} in {run.wall_ms} ms{extra}")
+            lines.append(
+                f"  {name}: {what}{voidwhy.status_words(run)}; "
+                f"run {run.verdict} in {run.wall_ms} ms{extra}"
+            )
             for d in run.discarded:
                 lines.append(f"  {name}: {d}")
         for e in rec.events:
@@ -320,7 +350,13 @@ class _Round:
             asked: tuple[Move, Move] = (runs[0].move, runs[1].move)
             decision = self.game.decide_placement(asked, reasks, self.rng)
             runs = [
-                r if r.status is not None else dataclasses.replace(r, status=decision.statuses[s])
+                self.with_why(
+                    s,
+                    r
+                    if r.status is not None
+                    else dataclasses.replace(r, status=decision.statuses[s]),
+                    placement=True,
+                )
                 for s, r in enumerate(runs)
             ]
             attempts.append(Attempt(1, k_left, (runs[0], runs[1]), decision.events, decision.reask))
@@ -328,6 +364,8 @@ class _Round:
                 reasks += 1
                 continue
             assert decision.positions is not None
+            for s in (0, 1):
+                self.tallies[s].count_move(runs[s])
             events = list(decision.events) + self.game.place(decision.positions)
             self.emit(
                 self.record(
@@ -348,12 +386,27 @@ class _Round:
         runs = self.run_seats(seats, argvs, active, turn)
         for s, r in enumerate(runs):
             if r.status is None:
-                runs[s] = r = dataclasses.replace(r, status=g.classify(s, r.move))
-            assert r.status is not None
-            if r.status.void and r.status is not MoveStatus.SUNK:
-                self.tallies[s].void_moves += 1
+                r = dataclasses.replace(r, status=g.classify(s, r.move))
+            runs[s] = r = self.with_why(s, r, placement=False)
+            if r.status is not MoveStatus.SUNK:
+                self.tallies[s].count_move(r)
+                if r.status is not None and r.status.void:
+                    self.tallies[s].void_moves += 1
         events = g.step((runs[0].move, runs[1].move))
         self.emit(self.record(runs, events, turn, k_left))
+
+    def with_why(self, s: int, run: SeatRun, placement: bool) -> SeatRun:
+        """Seat ``s``'s run with why its move is void (None when it is not): the run's, else the cell's."""
+        status = run.status
+        if status is None or not status.void or status is MoveStatus.SUNK:
+            return dataclasses.replace(run, why=None) if run.why is not None else run
+        if run.why is not None:
+            return run
+        if run.move is None:
+            why = voidwhy.for_run("OK", status)
+        else:
+            why = voidwhy.for_cell(self.game, s, run.move, status, placement)
+        return dataclasses.replace(run, why=why.value if why is not None else None)
 
     def result(self) -> RoundResult:
         g = self.game
@@ -380,7 +433,7 @@ class _Round:
     def write_logs(self, result: RoundResult | None, error: str | None) -> None:
         for s in (0, 1):
             atomic.write_text(
-                self.out_dir / self.names[s] / "stderr.log",
+                self.out_dir / self.folders[s] / "stderr.log",
                 "\n".join(self.stderr[s]) + ("\n" if self.stderr[s] else ""),
             )
         head = []
@@ -417,14 +470,18 @@ def play_round(
     out_dir: Path,
     replay_rel: str = "replay.jsonl",
     observer: RoundObserver | None = None,
+    folders: Sequence[str] | None = None,
 ) -> RoundResult:
     """Play one round and write its replay and logs into ``out_dir``.
+
+    ``names`` are shown as written (replay, log.txt); ``folders`` are their
+    folder forms (default :func:`judge.names.distinct_folders` of the names).
 
     The replay grows in ``replay.jsonl.part`` (so a crash leaves the turns so
     far) and is renamed to ``replay.jsonl`` when the round is over.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
-    rnd = _Round(cfg, bots, names, sandbox, out_dir, replay_rel, observer)
+    rnd = _Round(cfg, bots, names, sandbox, out_dir, replay_rel, observer, folders)
     result: RoundResult | None = None
     error: str | None = None
     seats: list[Seat] = []
@@ -432,7 +489,7 @@ def play_round(
         for s in (0, 1):
             seats.append(
                 sandbox.seat(
-                    names[s], bots[s].program_dir, keep=STATE_OUT, keep_bytes=STATE_MAX_BYTES
+                    rnd.folders[s], bots[s].program_dir, keep=STATE_OUT, keep_bytes=STATE_MAX_BYTES
                 )
             )
         argvs = [bots[s].argv_for(seats[s].program_dir) for s in (0, 1)]

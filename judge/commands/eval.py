@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -23,7 +24,7 @@ from rich.progress import (
 )
 
 from judge import atomic
-from judge.bots import BotError, resolve_bot, unique_names
+from judge.bots import BotError, resolve_bot
 from judge.evaluate import (
     DEFAULT_SIZES,
     EvalError,
@@ -34,6 +35,7 @@ from judge.evaluate import (
     parse_turns,
     render,
 )
+from judge.names import distinct_names
 from judge.sandbox import Limits, Sandbox
 
 #: More rounds than this would take days; refuse rather than hang.
@@ -132,7 +134,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _fail(console: Console, msg: str, code: int = 2) -> int:
-    console.print(f"[bold red]judge eval:[/] {msg}", highlight=False)
+    console.print(f"[bold red]judge eval:[/] {escape(msg)}", highlight=False)
     return code
 
 
@@ -156,7 +158,7 @@ def _request(args: argparse.Namespace) -> EvalRequest:
     )
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     return EvalRequest(
-        bots, unique_names([b.name for b in bots]), args.rounds, sizes, turns, seed, jobs, limits
+        bots, distinct_names([b.name for b in bots]), args.rounds, sizes, turns, seed, jobs, limits
     )
 
 
@@ -185,7 +187,7 @@ def run(args: argparse.Namespace) -> int:
         err.print(
             f"{req.names[0]} vs {req.names[1]}: {total} rounds{extra}, seed {req.seed}, "
             f"{req.jobs} at once",
-            highlight=False,
+            markup=False,
         )
     try:
         with sandbox:
@@ -211,7 +213,7 @@ def run(args: argparse.Namespace) -> int:
         for item in render(summary):
             console.print(item)
         if args.out is not None:
-            console.print(f"replays and eval.json in {out_dir}", highlight=False)
+            console.print(f"replays and eval.json in {out_dir}", markup=False)
     sys.stdout.flush()
     return 3 if summary["rounds_aborted"] else 0
 

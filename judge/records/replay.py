@@ -169,6 +169,9 @@ class SeatRun:
     mem_mb: float | None = None
     discarded: tuple[str, ...] = ()  # what folder hygiene removed, in words
     message: str | None = None  # why the verdict, when not OK
+    #: why the move was void (a :class:`judge.voidwhy.Why` value, kept as recorded: a
+    #: newer judge's reason stays readable); None when it was not, or not recorded
+    why: str | None = None
 
     @property
     def ran(self) -> bool:
@@ -186,6 +189,7 @@ _RUN_KEYS = (
     ("mem_mb", "mem_mb"),
     ("discarded", "discarded"),
     ("messages", "message"),
+    ("why", "why"),
 )
 
 
@@ -230,6 +234,7 @@ def _runs(d: Mapping[str, Any]) -> tuple[SeatRun, SeatRun]:
                 mem_mb=read_number(f"mem_mb[{s}]", pairs["mem_mb"][s]),
                 discarded=tuple(str(x) for x in discarded),
                 message=read_text(f"messages[{s}]", pairs["messages"][s]),
+                why=read_text(f"why[{s}]", pairs["why"][s]),
             )
         )
     return out[0], out[1]
@@ -375,7 +380,7 @@ class TurnRecord:
         if t is not None and not (is_int(t) and t >= 0):
             raise RecordError("'treasure' must be null or a non-negative integer")
         events = read_events(rec["events"])
-        for key in ("moves", "raw", "verdicts", "move_status", "wall_ms", "messages"):
+        for key in ("moves", "raw", "verdicts", "move_status", "wall_ms", "messages", "why"):
             if key in rec and not is_pair(rec[key]):
                 raise RecordError(f"{key!r} must be a list of 2")
         _moves_checked(rec)

@@ -38,6 +38,10 @@ class SeatStats:
     wall_ms_max: float | None = None
     peak_mem_mb: float = 0.0
     void_moves: int = 0
+    #: moves asked for (placement included, re-asks not); 0 in results of judge 0.1.0
+    moves: int = 0
+    #: why the void moves were void (:class:`judge.voidwhy.Why` values), placement included
+    why_void: Mapping[str, int] = field(default_factory=dict)
     wall_ms: tuple[float, ...] = field(default=(), compare=False)
     cpu_ms: tuple[float, ...] = field(default=(), compare=False)
 
@@ -49,6 +53,8 @@ class SeatStats:
         cpu_ms: Sequence[float],
         peak_mem_mb: float,
         void_moves: int,
+        moves: int = 0,
+        why_void: Mapping[str, int] | None = None,
     ) -> SeatStats:
         walls = sorted(wall_ms)
         return cls(
@@ -58,6 +64,8 @@ class SeatStats:
             wall_ms_max=walls[-1] if walls else None,
             peak_mem_mb=round(peak_mem_mb, 1),
             void_moves=void_moves,
+            moves=moves,
+            why_void=dict(sorted((why_void or {}).items())),
             wall_ms=tuple(wall_ms),
             cpu_ms=tuple(cpu_ms),
         )
@@ -74,6 +82,8 @@ class SeatStats:
             "wall_ms_max": self.wall_ms_max,
             "peak_mem_mb": self.peak_mem_mb,
             "void_moves": self.void_moves,
+            "moves": self.moves,
+            "why_void": dict(sorted(self.why_void.items())),
         }
 
     @classmethod
@@ -83,15 +93,18 @@ class SeatStats:
         verdicts = d.get("verdicts") or {}
         if not isinstance(verdicts, dict) or not all(is_int(n) for n in verdicts.values()):
             raise RecordError("'stats.verdicts' must map verdicts to counts")
-        runs = d.get("runs", 0)
-        void = d.get("void_moves", 0)
+        why_void = d.get("why_void") or {}
+        if not isinstance(why_void, dict) or not all(is_int(n) for n in why_void.values()):
+            raise RecordError("'stats.why_void' must map reasons to counts")
         return cls(
-            runs=runs if is_int(runs) else 0,
+            runs=int_or(d.get("runs"), 0),
             verdicts={str(k): int(v) for k, v in verdicts.items()},
             wall_ms_p50=read_number("stats.wall_ms_p50", d.get("wall_ms_p50")),
             wall_ms_max=read_number("stats.wall_ms_max", d.get("wall_ms_max")),
             peak_mem_mb=read_number("stats.peak_mem_mb", d.get("peak_mem_mb")) or 0.0,
-            void_moves=void if is_int(void) else 0,
+            void_moves=int_or(d.get("void_moves"), 0),
+            moves=int_or(d.get("moves"), 0),
+            why_void={str(k): int(v) for k, v in why_void.items()},
         )
 
 

@@ -72,7 +72,8 @@ class LedgerRound:
 
     ``result.seats`` names the teams in seat 0 and 1; the row's
     ``result_json`` holds the round as the match's ``result.json`` lists it
-    (pairs in the match's team order, which the match folder's name gives).
+    (pairs in the match's team order: the order of the two names that gives
+    the match folder's name).
     """
 
     match: str
@@ -190,7 +191,7 @@ class Ledger:
         if rr.seats is None:
             raise LedgerError(f"round {rnd.round} of {rnd.match} does not name its seats")
         try:
-            listed = rr.to_json(match_teams(rnd.match))
+            listed = rr.to_json(match_teams(rnd.match, rr.seats))
         except ValueError as exc:
             raise LedgerError(
                 f"round {rnd.round} of {rnd.match} cannot be recorded: {exc}"
@@ -235,12 +236,14 @@ class Ledger:
     def rounds(self) -> list[LedgerRound]:
         """Every recorded round, by match and round index."""
         cur = self._conn.execute(
-            "SELECT match, round, result_json, finished_at FROM rounds ORDER BY match, round"
+            "SELECT match, round, seat0, seat1, result_json, finished_at FROM rounds "
+            "ORDER BY match, round"
         )
         out = []
-        for match, idx, result_json, finished in cur:
+        for match, idx, seat0, seat1, result_json, finished in cur:
             try:
-                result = RoundResult.from_json(json.loads(result_json), match_teams(match))
+                teams = match_teams(match, (seat0, seat1))
+                result = RoundResult.from_json(json.loads(result_json), teams)
             except (ValueError, RecordError) as exc:
                 raise LedgerError(
                     f"{self.path}: round {idx} of {match} cannot be read back: {exc}"

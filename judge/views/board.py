@@ -21,6 +21,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from judge import voidwhy
 from judge.records import TurnRecord
 from judge.rules import MoveStatus
 from judge.views.replayfile import ReplayError, load_replay_file
@@ -151,7 +152,8 @@ def seat_lines(record: TurnRecord, names: Sequence[str], s: int) -> Text:
         elif run.raw:
             t.append(f" {run.raw[:12]!r}")
         if run.status is not None:
-            t.append(f" {run.status.value}", style="bold yellow" if run.status.void else "dim")
+            void = voidwhy.of_run(run) is not None
+            t.append(f" {voidwhy.status_words(run)}", style="bold yellow" if void else "dim")
     if run.message:
         t.append(f"\n  {run.message}", style="yellow")
     return t
