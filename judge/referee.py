@@ -13,6 +13,7 @@ import dataclasses
 import json
 import os
 import random
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -55,6 +56,7 @@ __all__ = [
     "RoundConfig",
     "RoundObserver",
     "RoundResult",
+    "RoundStopped",
     "play_round",
     "read_run",
     "run_retrying",
@@ -68,6 +70,12 @@ class RoundAborted(JudgeError, RuntimeError):
     """The judge itself could not run the round (never the bots' fault)."""
 
     exit_code = 3
+
+
+class RoundStopped(JudgeError):
+    """The round was asked to stop (its stop event was set) before it ended: nothing to record."""
+
+    exit_code = 130
 
 
 class RoundObserver(Protocol):
@@ -216,8 +224,10 @@ class _Round:
         replay_rel: str,
         observer: RoundObserver | None,
         folders: Sequence[str] | None = None,
+        stop: threading.Event | None = None,
     ):
         self.cfg, self.bots, self.names = cfg, bots, list(names)
+        self.stop = stop
         #: the teams' folder forms (judge.names): their stderr.log folders and seat names
         self.folders = list(folders) if folders else distinct_folders(self.names)
         self.sandbox, self.out_dir, self.observer = sandbox, out_dir, observer
@@ -278,6 +288,11 @@ class _Round:
         )
 
     # -------------------------------------------------------------- running
+    def check_stop(self, turn: int) -> None:
+        """Before each turn: a round whose stop event is set goes no further."""
+        if self.stop is not None and self.stop.is_set():
+            raise RoundStopped(f"stopped before turn {turn}")
+
     def run_seats(
         self, seats: Sequence[Seat], argvs: Sequence[list[str]], active: Sequence[bool], turn: int
     ) -> list[SeatRun]:
@@ -346,6 +361,7 @@ class _Round:
         reasks = 0
         k_left = self.game.turns_left
         while True:
+            self.check_stop(1)
             runs = self.run_seats(seats, argvs, (True, True), 1)
             asked: tuple[Move, Move] = (runs[0].move, runs[1].move)
             decision = self.game.decide_placement(asked, reasks, self.rng)
@@ -382,6 +398,7 @@ class _Round:
     def moving_turn(self, seats: Sequence[Seat], argvs: Sequence[list[str]]) -> None:
         g = self.game
         turn, k_left = g.turn + 1, g.turns_left
+        self.check_stop(turn)
         active = (not g.sunk[0], not g.sunk[1])
         runs = self.run_seats(seats, argvs, active, turn)
         for s, r in enumerate(runs):
@@ -471,8 +488,13 @@ def play_round(
     replay_rel: str = "replay.jsonl",
     observer: RoundObserver | None = None,
     folders: Sequence[str] | None = None,
+    stop: threading.Event | None = None,
 ) -> RoundResult:
     """Play one round and write its replay and logs into ``out_dir``.
+
+    ``stop`` is looked at before each turn (and before anything is written):
+    once it is set the round raises :class:`RoundStopped`, its seats are closed
+    (the sandbox kills what is left) and its folder is left as it is.
 
     ``names`` are shown as written (replay, log.txt); ``folders`` are their
     folder forms (default :func:`judge.names.distinct_folders` of the names).
@@ -480,8 +502,10 @@ def play_round(
     The replay grows in ``replay.jsonl.part`` (so a crash leaves the turns so
     far) and is renamed to ``replay.jsonl`` when the round is over.
     """
+    if stop is not None and stop.is_set():
+        raise RoundStopped("stopped before the round started")
     out_dir.mkdir(parents=True, exist_ok=True)
-    rnd = _Round(cfg, bots, names, sandbox, out_dir, replay_rel, observer, folders)
+    rnd = _Round(cfg, bots, names, sandbox, out_dir, replay_rel, observer, folders, stop)
     result: RoundResult | None = None
     error: str | None = None
     seats: list[Seat] = []

@@ -29,7 +29,7 @@ from judge.evaluate import (
     DEFAULT_SIZES,
     EvalError,
     EvalRequest,
-    RoundOutcome,
+    EvalRound,
     evaluate,
     parse_sizes,
     parse_turns,
@@ -199,8 +199,8 @@ def run(args: argparse.Namespace) -> int:
                 show=not (args.json or args.quiet),
                 keep=args.out is not None,
             )
-    except ValueError as exc:  # a bot the seats cannot run at all
-        return _fail(err, str(exc), 2)
+    except EvalError as exc:  # a round that cannot be played at all (a bot its seat cannot run)
+        return _fail(err, str(exc), exc.exit_code)
     finally:
         if tmp is not None:
             tmp.cleanup()
@@ -237,7 +237,7 @@ def _play(
     )
     task = progress.add_task("rounds", total=2 * req.n_maps, wdl="")
 
-    def done(o: RoundOutcome) -> None:
+    def done(o: EvalRound) -> None:
         tally[o.outcome] += 1
         wdl = f"{req.names[0]} W {tally['win']} D {tally['draw']} L {tally['loss']}"
         if tally[None]:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from judge.tournament.ledger import LEDGER_FILE, Ledger
-from judge.tournament.play import RoundInterrupted, TournamentError, schedule_for
+from judge.tournament.play import TournamentError, schedule_for
 
 from ._helpers import StopAfter, fake_bots, ledger_rows, make_config, read_standings, run_fake
 
@@ -194,19 +194,3 @@ def test_a_judge_failure_stops_the_run_and_keeps_the_ledger(tmp_path: Path) -> N
     assert "could not run Beta" in report.failure
     assert not report.complete
     assert run_fake(cfg, out, resume=True).complete  # fixed: resume finishes it
-
-
-def test_a_stopping_seat_refuses_new_turns() -> None:
-    import threading
-
-    from judge.tournament.play import _StoppingSandbox
-    from tests.referee.fakes import FakeSandbox
-
-    stop = threading.Event()
-    sb = _StoppingSandbox(FakeSandbox({"A": lambda m, s: (b"1 1", s, "OK")}), stop)
-    seat = sb.seat("A", None)
-    stop.set()
-    with pytest.raises(RoundInterrupted):
-        seat.run_turn(["x"], {"MAP.INP": b"5 5 2\n0 0 0 0\n0 0\n"}, ["MOVE.OUT"], None)
-    with pytest.raises(RoundInterrupted):
-        sb.seat("A", None)
