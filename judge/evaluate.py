@@ -206,20 +206,20 @@ def plan_maps(
     """The maps of an evaluation, fully determined by the arguments."""
     if n_maps < 1:
         raise EvalError("--rounds: play at least 2 rounds (one map, both seat orders)")
+    return [plan_map(i, sizes, turns, seed) for i in range(n_maps)]
+
+
+def plan_map(i: int, sizes: Sequence[Size], turns: Sequence[int] | None, seed: int) -> MapPlan:
+    """Map ``i`` of the default book: sizes (and K values) in turn, K varied without ``turns``."""
     combos: list[tuple[Size, int | None]]
     if turns:
         combos = [(s, k) for s in sizes for k in turns]
     else:
         combos = [(s, None) for s in sizes]
-    plans = []
-    for i in range(n_maps):
-        (rows, cols), k = combos[i % len(combos)]
-        if k is None:
-            k = random.Random(derive_seed("turns", seed, i)).choice(ALL_TURNS)
-        plans.append(
-            MapPlan(i, rows, cols, k, derive_seed("map", seed, i), derive_seed("round", seed, i))
-        )
-    return plans
+    (rows, cols), k = combos[i % len(combos)]
+    if k is None:
+        k = random.Random(derive_seed("turns", seed, i)).choice(ALL_TURNS)
+    return MapPlan(i, rows, cols, k, derive_seed("map", seed, i), derive_seed("round", seed, i))
 
 
 @dataclass(frozen=True)
