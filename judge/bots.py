@@ -203,17 +203,3 @@ def _build(folder: Path, cfg: Any, spec: str) -> None:
     if proc.returncode != 0 or not output.exists():
         tail = (proc.stderr or proc.stdout).decode("utf-8", "replace")[-1500:]
         raise BotError(f"bot {spec!r}: build failed (exit {proc.returncode}) in {folder}:\n{tail}")
-
-
-def unique_names(names: list[str]) -> list[str]:
-    """Make team names unique for output folders: greedy, greedy -> greedy, greedy-2."""
-    seen: dict[str, int] = {}
-    out = []
-    for n in names:
-        safe = "".join(ch if ch.isalnum() or ch in "-_." else "_" for ch in n) or "bot"
-        if safe in seen:
-            seen[safe] += 1
-            safe = f"{safe}-{seen[safe]}"
-        seen.setdefault(safe, 1)
-        out.append(safe)
-    return out

@@ -716,6 +716,7 @@ def render(summary: dict[str, Any]) -> list[Any]:
     from rich.markup import escape
     from rich.table import Table
 
+    # Names are shown as written: escaped, since table titles, headers and cells are markup.
     a, b = escape(summary["bots"]["a"]["name"]), escape(summary["bots"]["b"]["name"])
     res = summary["result"]
     maps = summary["pairs"]["pairs"] + summary["pairs"]["incomplete"]
@@ -794,7 +795,9 @@ def render(summary: dict[str, Any]) -> list[Any]:
     out: list[Any] = [head, *pair_lines(summary)]
     out += [bots, sizes]
     for ab in summary["rounds_aborted"]:
-        out.append(f"[bold red]round {ab['round']} abandoned by the judge:[/] {ab['error']}")
+        out.append(
+            f"[bold red]round {ab['round']} abandoned by the judge:[/] {escape(ab['error'])}"
+        )
     return out
 
 
@@ -828,13 +831,11 @@ def pair_lines(summary: dict[str, Any]) -> list[str]:
 
 
 def sprt_line(summary: dict[str, Any], names: Sequence[str]) -> str | None:
-    """The SPRT's verdict in one line (printed last); None without a test."""
+    """The SPRT's verdict in one line (printed last, as plain text); None without a test."""
     t = summary.get("sprt")
     if not t:
         return None
-    from rich.markup import escape
-
-    a, b = (escape(n) for n in names)
+    a, b = names
     where = (
         f"LLR {t['llr']:.2f}, bounds {t['lower']:.2f} and {t['upper']:.2f}, "
         f"{t['pairs']} pairs, ELO0 {t['elo0']:g} ELO1 {t['elo1']:g}"

@@ -18,12 +18,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from judge import atomic
+from judge import atomic, voidwhy
 from judge.bots import BotSpec
 from judge.maps import GameMap
+from judge.names import distinct_folders
 from judge.protocol import parse_move_out, render_map_inp
 from judge.rules import EndReason, Event, Game, Move, MoveStatus
 from judge.sandbox import Limits, Sandbox, TurnRun, Verdict
+from judge.voidwhy import Why
 
 REPLAY_SCHEMA = 1
 MAP_INP = "MAP.INP"
@@ -73,6 +75,10 @@ class SeatStats:
     cpu_ms: list[float] = field(default_factory=list)
     peak_mem_mb: float = 0.0
     void_moves: int = 0
+    #: turns the program was asked for a move (placement included, re-asks not)
+    moves: int = 0
+    #: why its void moves were void (judge.voidwhy.Why values), placement included
+    why_void: dict[str, int] = field(default_factory=dict)
 
     def add(self, run: TurnRun) -> None:
         r = run.result
@@ -85,6 +91,12 @@ class SeatStats:
     def failed(self) -> int:
         return self.runs - self.verdicts.get("OK", 0)
 
+    def count_move(self, why: Why | None) -> None:
+        """One more move asked for; ``why`` says why it was void (None: it was not)."""
+        self.moves += 1
+        if why is not None:
+            self.why_void[why.value] = self.why_void.get(why.value, 0) + 1
+
     def as_dict(self) -> dict[str, Any]:
         walls = sorted(self.wall_ms)
         return {
@@ -94,6 +106,8 @@ class SeatStats:
             "wall_ms_max": walls[-1] if walls else None,
             "peak_mem_mb": round(self.peak_mem_mb, 1),
             "void_moves": self.void_moves,
+            "moves": self.moves,
+            "why_void": dict(sorted(self.why_void.items())),
         }
 
 
@@ -161,8 +175,11 @@ class _Round:
         out_dir: Path,
         replay_rel: str,
         observer: RoundObserver | None,
+        folders: Sequence[str] | None = None,
     ):
         self.cfg, self.bots, self.names = cfg, bots, list(names)
+        #: the teams' folder forms (judge.names): their stderr.log folders and seat names
+        self.folders = list(folders) if folders else distinct_folders(self.names)
         self.sandbox, self.out_dir, self.observer = sandbox, out_dir, observer
         self.replay_rel = replay_rel
         self.game = Game(cfg.game_map, cfg.k)
@@ -267,6 +284,7 @@ class _Round:
             "mem_mb": [None, None],
             "discarded": [[], []],
             "messages": [None, None],
+            "why": [None, None],
         }
         for s, run in enumerate(runs):
             if run is None:
@@ -282,6 +300,12 @@ class _Round:
                 out["messages"][s] = r.message
             parsed = parse_move_out(run.outputs.get(MOVE_OUT))
             out["raw"][s] = parsed.raw
+            out["why"][s] = voidwhy.for_run(
+                r.verdict.value,
+                parsed.status,
+                r.stdout_tail,
+                r.stderr_tail + b"\n" + r.message.encode("utf-8", "replace"),
+            )
             if r.verdict is not Verdict.OK:
                 out["status"][s] = MoveStatus.RUN_FAILED
             elif parsed.status is not None:
@@ -297,6 +321,7 @@ class _Round:
         mv: dict[str, list[Any]],
         statuses: Sequence[MoveStatus | None],
         events: list[Event],
+        whys: Sequence[Why | None] = (None, None),
     ) -> dict[str, Any]:
         return {
             "turn": turn,
@@ -310,10 +335,12 @@ class _Round:
             "mem_mb": mv["mem_mb"],
             "discarded": mv["discarded"],
             "messages": mv["messages"],
+            "why": [w.value if w is not None else None for w in whys],
             "events": [e.as_dict() for e in events],
         }
 
     def log_block(self, rec: dict[str, Any], events: list[Event]) -> None:
+        """The turn in words for log.txt: the same words as the summary and the board."""
         lines = [f"turn {rec['turn']} (K left {rec['turns_left']})"]
         for s in (0, 1):
             status = rec["move_status"][s]
@@ -321,11 +348,12 @@ class _Round:
                 lines.append(f"  {self.names[s]}: sunk, not run")
                 continue
             asked = rec["moves"][s]
-            v = rec["verdicts"][s]
-            t = rec["wall_ms"][s]
-            what = f"asked {tuple(asked)}" if asked else f"no move ({status})"
+            what = f"asked {tuple(asked)}, " if asked else ""
             extra = f" [{rec['messages'][s]}]" if rec["messages"][s] else ""
-            lines.append(f"  {self.names[s]}: {what}, {status}, {v} in {t} ms{extra}")
+            lines.append(
+                f"  {self.names[s]}: {what}{voidwhy.status_words(rec, s)}; "
+                f"run {rec['verdicts'][s]} in {rec['wall_ms'][s]} ms{extra}"
+            )
             for d in rec["discarded"][s]:
                 lines.append(f"  {self.names[s]}: {d}")
         for e in events:
@@ -353,13 +381,16 @@ class _Round:
                 mv["status"][s] if mv["status"][s] is not None else decision.statuses[s]
                 for s in (0, 1)
             ]
-            attempt = self.record_common(1, k_left, mv, statuses, list(decision.events))
+            whys = [self.why(s, mv, statuses[s], placement=True) for s in (0, 1)]
+            attempt = self.record_common(1, k_left, mv, statuses, list(decision.events), whys)
             attempt["reask"] = decision.reask
             attempts.append(attempt)
             if decision.reask:
                 reasks += 1
                 continue
             assert decision.positions is not None
+            for s in (0, 1):
+                self.stats[s].count_move(whys[s])
             events = list(decision.events) + self.game.place(decision.positions)
             rec = dict(attempt)
             rec["events"] = [e.as_dict() for e in events]
@@ -376,13 +407,31 @@ class _Round:
         mv = self.read_moves(runs)
         targets: tuple[Move, Move] = (mv["targets"][0], mv["targets"][1])
         statuses: list[MoveStatus | None] = []
+        whys: list[Why | None] = []
         for s in (0, 1):
             st: MoveStatus = mv["status"][s] or g.classify(s, targets[s])
             statuses.append(st)
-            if st.void and st is not MoveStatus.SUNK:
-                self.stats[s].void_moves += 1
+            whys.append(self.why(s, mv, st, placement=False))
+            if st is not MoveStatus.SUNK:
+                self.stats[s].count_move(whys[s])
+                if st.void:
+                    self.stats[s].void_moves += 1
         events = g.step(targets)
-        self.emit(self.record_common(turn, k_left, mv, statuses, events), events)
+        self.emit(self.record_common(turn, k_left, mv, statuses, events, whys), events)
+
+    def why(
+        self, s: int, mv: dict[str, list[Any]], status: MoveStatus | None, placement: bool
+    ) -> Why | None:
+        """Why seat ``s``'s move is void (None when it is not): the run's reason, else the cell's."""
+        if status is None or not status.void or status is MoveStatus.SUNK:
+            return None
+        found: Why | None = mv["why"][s]
+        if found is not None:
+            return found
+        target = mv["targets"][s]
+        if target is None:
+            return voidwhy.for_run("OK", status)
+        return voidwhy.for_cell(self.game, s, target, status, placement)
 
     def result(self) -> RoundResult:
         g = self.game
@@ -411,7 +460,7 @@ class _Round:
     def write_logs(self, result: RoundResult | None, error: str | None) -> None:
         for s in (0, 1):
             atomic.write_text(
-                self.out_dir / self.names[s] / "stderr.log",
+                self.out_dir / self.folders[s] / "stderr.log",
                 "\n".join(self.stderr[s]) + ("\n" if self.stderr[s] else ""),
             )
         head = []
@@ -452,20 +501,24 @@ def play_round(
     out_dir: Path,
     replay_rel: str = "replay.jsonl",
     observer: RoundObserver | None = None,
+    folders: Sequence[str] | None = None,
 ) -> RoundResult:
     """Play one round and write its replay and logs into ``out_dir``.
+
+    ``names`` are shown as written (replay, log.txt); ``folders`` are their
+    folder forms (default :func:`judge.names.distinct_folders` of the names).
 
     The replay grows in ``replay.jsonl.part`` (so a crash leaves the turns so
     far) and is renamed to ``replay.jsonl`` when the round is over.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
-    rnd = _Round(cfg, bots, names, sandbox, out_dir, replay_rel, observer)
+    rnd = _Round(cfg, bots, names, sandbox, out_dir, replay_rel, observer, folders)
     result: RoundResult | None = None
     error: str | None = None
     seats: list[Any] = []
     try:
         for s in (0, 1):
-            seats.append(sandbox.seat(names[s], bots[s].program_dir))
+            seats.append(sandbox.seat(rnd.folders[s], bots[s].program_dir))
         argvs = [bots[s].argv_for(seats[s].program_dir) for s in (0, 1)]
         with open(rnd.part_path, "w", encoding="utf-8") as f:
             rnd.replay_file = f

@@ -7,6 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from judge.bots import BotSpec
 from judge.checkbot.diagnose import ADVICE, CAUSE_NAMES, ERROR, WARNING, patterns
@@ -68,7 +69,7 @@ def print_report(
     strict: bool,
     show_input: bool,
 ) -> None:
-    table = Table(title=f"check-bot {bot.name} ({bot.source})")
+    table = Table(title=Text(f"check-bot {bot.name} ({bot.source})"))
     table.add_column("situation")
     table.add_column("result")
     table.add_column("answer")
@@ -132,7 +133,7 @@ def print_report(
             f"errors{escape(also)})",
             highlight=False,
         )
-    console.print(_limit_line(results, limits), highlight=False)
+    console.print(_limit_line(results, limits), markup=False)
     ok = passed(results, strict)
     style = "bold green" if ok else "bold red"
     console.print(f"[{style}]{escape(summary_line(bot, results, strict))}[/]", highlight=False)

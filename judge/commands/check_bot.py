@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from rich.console import Console
+from rich.markup import escape
 
 from judge.bots import BotError, resolve_bot
 from judge.checkbot.report import as_json, print_report
@@ -83,7 +84,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _fail(console: Console, msg: str, code: int) -> int:
-    console.print(f"[bold red]judge check-bot:[/] {msg}", highlight=False)
+    console.print(f"[bold red]judge check-bot:[/] {escape(msg)}", highlight=False)
     return code
 
 
@@ -111,7 +112,7 @@ def run(args: argparse.Namespace) -> int:
 
     def progress(r: SituationResult) -> None:
         if show:
-            err.print(f"  {r.situation.title}: {r.level or 'ok'}", highlight=False)
+            err.print(f"  {r.situation.title}: {r.level or 'ok'}", markup=False)
 
     with sandbox:
         isolation = sandbox.isolation.as_dict()

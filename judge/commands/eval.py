@@ -24,7 +24,7 @@ from rich.progress import (
 )
 
 from judge import atomic
-from judge.bots import BotError, resolve_bot, unique_names
+from judge.bots import BotError, resolve_bot
 from judge.evalbook import BOOK_FILE, format_book, load_book
 from judge.evaluate import (
     DEFAULT_SIZES,
@@ -38,6 +38,7 @@ from judge.evaluate import (
     render,
     sprt_line,
 )
+from judge.names import distinct_names
 from judge.pentanomial import Sprt
 from judge.sandbox import Limits, Sandbox
 
@@ -189,7 +190,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _fail(console: Console, msg: str, code: int = 2) -> int:
-    console.print(f"[bold red]judge eval:[/] {msg}", highlight=False)
+    console.print(f"[bold red]judge eval:[/] {escape(msg)}", highlight=False)
     return code
 
 
@@ -250,7 +251,7 @@ def _request(args: argparse.Namespace) -> EvalRequest:
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     return EvalRequest(
         bots,
-        unique_names([b.name for b in bots]),
+        distinct_names([b.name for b in bots]),
         rounds,
         sizes,
         turns,
@@ -292,9 +293,8 @@ def run(args: argparse.Namespace) -> int:
                 what += f" ({args.rounds} rounded up: each map is played twice)"
         maps = f"book {args.book}" if req.book is not None else f"seed {req.seed}"
         err.print(
-            f"{escape(req.names[0])} vs {escape(req.names[1])}: {what}, {escape(maps)}, "
-            f"{req.jobs} at once",
-            highlight=False,
+            f"{req.names[0]} vs {req.names[1]}: {what}, {maps}, {req.jobs} at once",
+            markup=False,
         )
     try:
         with sandbox:
@@ -321,12 +321,10 @@ def run(args: argparse.Namespace) -> int:
         for item in render(summary):
             console.print(item)
         if args.out is not None:
-            console.print(
-                f"replays, eval.json and {BOOK_FILE} in {escape(str(out_dir))}", highlight=False
-            )
+            console.print(f"replays, eval.json and {BOOK_FILE} in {out_dir}", markup=False)
         verdict = sprt_line(summary, req.names)
         if verdict is not None:
-            console.print(verdict, highlight=False)
+            console.print(verdict, markup=False, highlight=False)
     sys.stdout.flush()
     return 3 if summary["rounds_aborted"] else 0
 

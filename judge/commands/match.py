@@ -6,17 +6,22 @@ import argparse
 import datetime as _dt
 import math
 import secrets
+import shlex
 import signal
 import sys
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
-from judge.bots import BotError, BotSpec, resolve_bot, unique_names
+from judge import voidwhy
+from judge.bots import BotError, BotSpec, resolve_bot
 from judge.maps import MapError, load_map, resolve_map_path
 from judge.match import MatchResult, RoundPlan, play_match
+from judge.names import distinct_folders, distinct_names
 from judge.referee import RoundAborted, RoundResult
 from judge.sandbox import Limits, Sandbox
 
@@ -99,7 +104,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _fail(console: Console, msg: str, code: int = 2) -> int:
-    console.print(f"[bold red]judge match:[/] {msg}", highlight=False, soft_wrap=True)
+    console.print(f"[bold red]judge match:[/] {escape(msg)}", highlight=False, soft_wrap=True)
     return code
 
 
@@ -137,8 +142,8 @@ def run(args: argparse.Namespace) -> int:
             return _fail(err_console, f"{exc}{hint}")
         plans.append(RoundPlan(gm, str(path)))
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
-    names = unique_names([b.name for b in bots])
-    out, problem = _output_folder(args.out, names)
+    names = distinct_names([b.name for b in bots])
+    out, problem = _output_folder(args.out, distinct_folders(names))
     if problem:
         return _fail(err_console, problem)
     limits = Limits(
@@ -185,17 +190,17 @@ def run(args: argparse.Namespace) -> int:
         finally:
             _restore_sigterm(previous)
     if args.quiet:
-        console.print(_result_line(result), highlight=False)
+        console.print(Text(_result_line(result)))
     else:
-        _summary(console, result, out)
+        _summary(console, result, out, bots)
     return 0
 
 
-def _output_folder(given: Path | None, names: list[str]) -> tuple[Path, str | None]:
+def _output_folder(given: Path | None, folders: list[str]) -> tuple[Path, str | None]:
     """The match folder: a new or empty one, so old and new output never mix."""
     if given is None:
         stem = Path("matches") / (
-            f"{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}-{names[0]}-vs-{names[1]}"
+            f"{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}-{folders[0]}-vs-{folders[1]}"
         )
         out, n = stem, 1
         while out.exists():
@@ -269,10 +274,11 @@ def _observers(args: argparse.Namespace, console: Console, names: list[str]) -> 
                 return
             who = "draw" if rr.winner is None else f"{names[rr.winner]} wins"
             console.print(
-                f"round {self.idx} on {self.plan.map_label}: {who} — "
-                f"gold {rr.gold[0]}–{rr.gold[1]}, points {rr.points[0]}–{rr.points[1]}, "
-                f"{rr.turns_played}/{rr.turns} turns, ended by {rr.end_reason.value}",
-                highlight=False,
+                Text(
+                    f"round {self.idx} on {self.plan.map_label}: {who} — "
+                    f"gold {rr.gold[0]}–{rr.gold[1]}, points {rr.points[0]}–{rr.points[1]}, "
+                    f"{rr.turns_played}/{rr.turns} turns, ended by {rr.end_reason.value}"
+                )
             )
 
     return lambda idx, plan: Progress(idx, plan)
@@ -289,11 +295,11 @@ def _header(
     out: Path,
 ) -> None:
     console.print(
-        f"[bold]{names[0]}[/] (seat 0, {bots[0].source}) vs "
-        f"[bold]{names[1]}[/] (seat 1, {bots[1].source})",
+        f"[bold]{escape(names[0])}[/] (seat 0, {escape(bots[0].source)}) vs "
+        f"[bold]{escape(names[1])}[/] (seat 1, {escape(bots[1].source)})",
         highlight=False,
     )
-    console.print(f"maps: {', '.join(p.map_label for p in plans)}; seed {seed}", highlight=False)
+    console.print(Text(f"maps: {', '.join(p.map_label for p in plans)}; seed {seed}"))
     if limits.time_s is None:
         console.print(
             "[bold yellow]TIME LIMIT LIFTED (--time-limit 0): for debugging only; "
@@ -307,10 +313,10 @@ def _header(
     iso = sandbox.isolation
     off = [(n, d) for n, on, d in iso.items if not on]
     head = iso.describe().splitlines()[0]
-    console.print(f"isolation: {head} (details: judge sandbox-info)", highlight=False)
+    console.print(Text(f"isolation: {head} (details: judge sandbox-info)"))
     for name, detail in off:
-        console.print(f"  [yellow]OFF[/] {name}: {detail}", highlight=False)
-    console.print(f"output: {out}", highlight=False)
+        console.print(f"  [yellow]OFF[/] {escape(name)}: {escape(detail)}", highlight=False)
+    console.print(Text(f"output: {out}"))
 
 
 def _result_line(result: MatchResult) -> str:
@@ -326,7 +332,38 @@ def _result_line(result: MatchResult) -> str:
     )
 
 
-def _summary(console: Console, result: MatchResult, out: Path) -> None:
+def _void_lines(result: MatchResult, s: int, out: Path, source: str) -> list[str]:
+    """Why a team's moves were void, in words, and where to look next (check-bot, stderr.log)."""
+    counts: dict[str, int] = {}
+    moves = 0
+    logs: list[Path] = []
+    folder = distinct_folders(result.teams)[s]
+    for idx, r in enumerate(result.rounds, start=1):
+        st = r.stats[s]
+        moves += st.moves
+        for k, n in st.why_void.items():
+            counts[k] = counts.get(k, 0) + n
+        if any(voidwhy.parse(k) in voidwhy.IN_STDERR for k in st.why_void):
+            logs.append(out / f"round-{idx}" / folder / "stderr.log")
+    if not counts:
+        return []
+    lines = [f"{result.teams[s]}: {voidwhy.summary(counts, moves)}"]
+    hints = []
+    if any(voidwhy.parse(k) in voidwhy.PROTOCOL for k in counts):
+        hints.append(
+            f"run 'judge check-bot {shlex.quote(source)}' to see why, situation by situation"
+        )
+    if logs:
+        more = f" (and {len(logs) - 1} more round(s))" if len(logs) > 1 else ""
+        hints.append(f"its error output is in {logs[0]}{more}")
+    if hints:
+        lines[0] += "\n  " + "\n  ".join(hints)
+    return lines
+
+
+def _summary(
+    console: Console, result: MatchResult, out: Path, bots: list[BotSpec] | None = None
+) -> None:
     from judge.views.board import final_board
 
     if result.rounds:
@@ -343,20 +380,17 @@ def _summary(console: Console, result: MatchResult, out: Path) -> None:
         verdicts: dict[str, int] = {}
         walls: list[float] = []
         peak = 0.0
-        runs = failed = 0
         for r in result.rounds:
             st = r.stats[s]
             for v, n in st.verdicts.items():
                 verdicts[v] = verdicts.get(v, 0) + n
             walls += st.wall_ms
             peak = max(peak, st.peak_mem_mb)
-            runs += st.runs
-            failed += st.failed()
         walls.sort()
         p50 = f"{walls[len(walls) // 2]:.0f}" if walls else "-"
         mx = f"{walls[-1]:.0f}" if walls else "-"
         table.add_row(
-            result.teams[s],
+            Text(result.teams[s]),
             " / ".join(str(r.gold[s]) for r in result.rounds),
             str(result.points[s]),
             " / ".join("yes" if r.shield[s] else "no" for r in result.rounds),
@@ -365,12 +399,11 @@ def _summary(console: Console, result: MatchResult, out: Path) -> None:
             f"{p50}/{mx}",
             f"{peak:.1f}",
         )
-        if runs and failed * 5 >= runs and failed:
-            kinds = ", ".join(f"{n} {k}" for k, n in sorted(verdicts.items()) if k != "OK")
-            warnings.append(f"{result.teams[s]}: {failed} of {runs} runs failed ({kinds})")
+        warnings += _void_lines(result, s, out, bots[s].source if bots else result.teams[s])
     console.print(table)
     for w in warnings:
-        console.print(f"[bold yellow]warning:[/] {w}", highlight=False)
-    console.print(f"[bold]{_result_line(result)}[/]", highlight=False)
-    console.print(f"written to {out}/result.json", highlight=False)
+        # soft_wrap: a path or a command in the hint must stay whole, to be copied
+        console.print(f"[bold yellow]warning:[/] {escape(w)}", highlight=False, soft_wrap=True)
+    console.print(Text(_result_line(result), style="bold"))
+    console.print(Text(f"written to {out}/result.json"))
     sys.stdout.flush()

@@ -9,7 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from judge.tournament.config import DEFAULT_CONFIG, ConfigError, load_config
 from judge.tournament.play import (
@@ -84,7 +86,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _fail(console: Console, msg: str, code: int) -> int:
-    console.print(f"[bold red]judge tournament:[/] {msg}", highlight=False)
+    console.print(f"[bold red]judge tournament:[/] {escape(msg)}", highlight=False)
     return code
 
 
@@ -98,7 +100,7 @@ def standings_table(rows: list[dict[str, Any]], title: str = "standings") -> Tab
     for r in rows:
         table.add_row(
             str(r["rank"]),
-            r["team"],
+            Text(r["team"]),
             str(r["points"]),
             str(r["rounds_won"]),
             str(r["draws"]),

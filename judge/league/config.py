@@ -35,7 +35,8 @@ import yaml
 
 from judge.bots import BotError, BotSpec, resolve_bot
 from judge.evaluate import DEFAULT_SIZES, EvalError, Size, parse_sizes, parse_turns
-from judge.tournament.config import NAME_RE, ConfigError
+from judge.names import is_plain
+from judge.tournament.config import ConfigError
 
 DEFAULT_OUTPUT = "matches/league"
 MAX_BOTS = 256
@@ -128,7 +129,7 @@ def _bots(data: dict[str, Any], folder: Path, bots_dir: Path, default_policy: st
             if k not in BOT_KEYS:
                 bad.append(f"{where}: unknown key {k!r} (keys: {', '.join(BOT_KEYS)})")
         name = entry.get("name")
-        if not isinstance(name, str) or not NAME_RE.match(name):
+        if not isinstance(name, str) or not is_plain(name):
             bad.append(f"{where}.name: {name!r}; letters, digits, '-' and '_', up to 32")
             continue
         if name in seen:

@@ -22,7 +22,6 @@ import hashlib
 import json
 import math
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +29,7 @@ from typing import Any
 
 import yaml
 
+from judge import names
 from judge.bots import BotError, BotSpec, resolve_bot
 from judge.mapgen import AXIS_CHOICES, GenerateError, generate_map
 from judge.maps import (
@@ -68,8 +68,6 @@ TIME_LIMIT_MAX = 60.0
 MEMORY_MB_RANGE = (16, 16384)
 JOBS_MAX = 256
 MAX_TEAMS = 64
-#: Team names become folder names (``Alpha-vs-Beta``): keep them plain.
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
 
 
 class ConfigError(ValueError):
@@ -569,6 +567,7 @@ def _teams(
         problems.append(f"teams: {len(value)} teams; at most {MAX_TEAMS}")
     available = sorted(p.stem for p in maps_dir.glob("*.txt")) if maps_dir.is_dir() else []
     seen_names: dict[str, int] = {}
+    seen_folders: dict[str, int] = {}
     out: list[_Entry | None] = []
     for i, entry in enumerate(value):
         where = f"teams[{i}]"
@@ -591,17 +590,27 @@ def _teams(
             out.append(None)
             continue
         name, bot_spec, map_spec = (str(entry[k]).strip() for k in TEAM_KEYS)
-        if not NAME_RE.match(name) or "-vs-" in name.lower():
-            problems.append(
-                f"{where}.name: {name!r}; a name is 1 to 32 letters, digits, '_' or '-', starting "
-                "with a letter or digit and without '-vs-' (it names the match folders)"
-            )
+        name = names.normalise(name)
+        problem = names.name_problem(name)
+        if problem is not None:
+            problems.append(f"{where}.name: {name!r}: {problem}")
         elif name.casefold() in seen_names:
             problems.append(
                 f"{where}.name: {name!r} is already the name of "
                 f"teams[{seen_names[name.casefold()]}]; give every team its own name"
             )
         else:
+            folder = names.folder_name(name).casefold()
+            if folder in seen_folders:
+                j = seen_folders[folder]
+                other = value[j]["name"] if isinstance(value[j], dict) else "?"
+                problems.append(
+                    f"{where}.name: {name!r} and teams[{j}].name {str(other).strip()!r} "
+                    f"both give the folder name {names.folder_name(name)!r} (names are spelt "
+                    "in plain ASCII for folders and files); change one of them"
+                )
+            else:
+                seen_folders[folder] = i
             seen_names[name.casefold()] = i
         bot: BotSpec | None = None
         try:

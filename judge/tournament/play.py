@@ -49,6 +49,7 @@ from types import FrameType
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -236,13 +237,18 @@ def write_match_result(
 
 
 def write_standings(out: Path, rows: list[dict[str, Any]]) -> None:
-    """standings.json (a list, best first) and standings.csv with the same columns."""
+    """standings.json (a list, best first) and standings.csv with the same columns.
+
+    The CSV starts with a UTF-8 byte order mark: without it a spreadsheet
+    program (Excel) reads the file in the machine's legacy code page and shows
+    ``Rồng Biển`` as ``Rá»“ng Biá»ƒn``; with it every program reads UTF-8.
+    """
     atomic.write_json(out / STANDINGS_JSON, rows)
     buf = io.StringIO()
-    writer = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\n")
+    writer = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\r\n")
     writer.writeheader()
     writer.writerows(rows)
-    atomic.write_text(out / STANDINGS_CSV, buf.getvalue())
+    atomic.write_bytes(out / STANDINGS_CSV, buf.getvalue().encode("utf-8-sig"))
 
 
 # ---------------------------------------------------------------- the runner
@@ -422,20 +428,20 @@ class Runner:
             highlight=False,
         )
         for t in self.cfg.teams:
-            c.print(f"  {t.name}: bot {t.bot.source}, map {t.map_spec}", highlight=False)
-        c.print(f"  organisers' map: {self.cfg.organiser_label}", highlight=False)
+            c.print(f"  {t.name}: bot {t.bot.source}, map {t.map_spec}", markup=False)
+        c.print(f"  organisers' map: {self.cfg.organiser_label}", markup=False)
         c.print(
             f"limits: {self.cfg.time_limit:g} s, {self.cfg.memory_limit_mb} MiB per run; "
             f"{self.jobs} round(s) at a time",
             highlight=False,
         )
-        c.print(f"isolation: {sandbox.isolation.describe()}", highlight=False)
+        c.print(f"isolation: {sandbox.isolation.describe()}", markup=False)
         if report.done_before:
             c.print(
                 f"resuming: {report.done_before} rounds already in the ledger, {todo} to play",
                 highlight=False,
             )
-        c.print(f"output: {self.out}", highlight=False)
+        c.print(f"output: {self.out}", markup=False)
 
     def _preflight(self, sandbox: Any) -> None:
         """Check that every team's seat can run its program, before any round is played.
@@ -571,7 +577,7 @@ class Runner:
                         report.played += 1
                         progress.advance(task)
                         if self.show_progress:
-                            progress.console.print(self._round_line(slot, rr), highlight=False)
+                            progress.console.print(self._round_line(slot, rr), markup=False)
             except BaseException:
                 self.stop.set()  # a second signal: let the round threads end at once
                 pool.shutdown(wait=False, cancel_futures=True)
@@ -580,7 +586,9 @@ class Runner:
     def _fail(self, report: RunReport, message: str, code: int) -> None:
         if report.failure is None:
             report.failure, report.failure_code = message, code
-            self.console.print(f"[bold red]judge failure:[/] {message}; stopping", highlight=False)
+            self.console.print(
+                f"[bold red]judge failure:[/] {escape(message)}; stopping", highlight=False
+            )
         self.stop.set()
 
     @staticmethod

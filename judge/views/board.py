@@ -23,6 +23,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from judge import voidwhy
 from judge.views.replayfile import describe_event
 
 SEAT_LETTERS = ("A", "B")
@@ -158,8 +159,10 @@ def seat_lines(record: dict[str, Any], names: Sequence[str], s: int) -> Text:
                 raw = str(raws[s])
                 t.append(f" {raw[:12]!r}")
             if status:
-                void = status not in ("moved", "placed", "stayed")
-                t.append(f" {status}", style="bold yellow" if void else "dim")
+                void = voidwhy.of_record(record, s) is not None
+                t.append(
+                    f" {voidwhy.status_words(record, s)}", style="bold yellow" if void else "dim"
+                )
     msgs = record.get("messages") or [None, None]
     if msgs[s]:
         t.append(f"\n  {msgs[s]}", style="yellow")

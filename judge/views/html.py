@@ -16,7 +16,9 @@ Automation hooks (stable; a checker drives and reads the page through them):
   ``data-col`` (1-based, as in the replay), ``data-sunk`` and ``data-shield``
   (``"true"``/``"false"``).
 * ``#gold-0`` / ``#gold-1`` (just the number), ``#shield-N``, ``#state-N``
-  (afloat/sunk), ``#move-N``, ``#status-N`` (move_status), ``#verdict-N``,
+  (afloat/sunk), ``#move-N``, ``#status-N`` (what became of the move, in words:
+  ``moved``, ``placed``, ``stayed`` or ``void: <why>``; its ``data-status`` is
+  the replay's move_status), ``#verdict-N``,
   ``#time-N``, ``#events`` (one ``li`` per event), ``#result`` (at the last turn).
 * every cell ``.cell`` has ``data-row``, ``data-col``, ``data-value`` (the
   replay's token: a number, ``D`` or ``S``) and ``data-treasure="true"`` while
@@ -40,7 +42,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from judge import atomic
+from judge import atomic, voidwhy
 from judge.views import _assets
 from judge.views.board import TEAM_COLOURS
 from judge.views.replayfile import MatchReplay, ReplayError, RoundReplay, describe_event, load
@@ -70,6 +72,7 @@ _KEEP = (
     "mem_mb",
     "messages",
     "discarded",
+    "why",
     "events",
     "random_placed",
 )
@@ -85,6 +88,8 @@ def _frame(rec: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
             texts += [describe_event(e, names) for e in att.get("events") or []]
     texts += [describe_event(e, names) for e in rec.get("events") or []]
     f["text"] = texts
+    # What became of each move in words (judge.voidwhy): the same sentence as log.txt and the board.
+    f["status_text"] = [voidwhy.status_words(rec, s) or None for s in (0, 1)]
     return f
 
 

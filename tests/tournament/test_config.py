@@ -154,11 +154,30 @@ def test_duplicate_names(tmp_path: Path) -> None:
     assert "teams[2].name" in msg and "teams[0]" in msg and "its own name" in msg
 
 
-@pytest.mark.parametrize("name", ["a b", "../x", "A-vs-B", "", "x" * 33])
-def test_names_that_cannot_name_a_folder(tmp_path: Path, name: str) -> None:
+@pytest.mark.parametrize("name", ["", "x" * 41, "tab\there", "bell\x07"])
+def test_names_that_cannot_be_names(tmp_path: Path, name: str) -> None:
     data = config_dict(2)
     data["teams"][0]["name"] = name
     assert "teams[0].name" in refused(tmp_path, data)
+
+
+def test_unicode_names_are_kept_as_written(tmp_path: Path) -> None:
+    """Issue 12: Vietnamese names, spaces, slashes and rich markup are names like any other."""
+    data = config_dict(3)
+    written = ["Rồng Biển", "Đội Hải Âu", "[bold]x[/] / ../A-vs-B"]
+    for team, name in zip(data["teams"], written, strict=True):
+        team["name"] = name
+    cfg = load_config(write_config(tmp_path, data))
+    assert cfg.team_names == written
+
+
+def test_names_giving_the_same_folder_are_refused(tmp_path: Path) -> None:
+    data = config_dict(3)
+    data["teams"][0]["name"] = "Rồng Biển"
+    data["teams"][2]["name"] = "Rong_Bien"
+    msg = refused(tmp_path, data)
+    assert "teams[2].name" in msg and "teams[0].name 'Rồng Biển'" in msg
+    assert "'Rong_Bien'" in msg and "change one of them" in msg
 
 
 # ------------------------------------------------------------------ R19 maps

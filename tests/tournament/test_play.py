@@ -35,7 +35,7 @@ def test_a_full_tournament_writes_every_file(tmp_path: Path, n: int) -> None:
     assert [r["team"] for r in rows] != [] and sorted(r["team"] for r in rows) == sorted(
         cfg.team_names
     )
-    with open(out / "standings.csv", newline="") as f:
+    with open(out / "standings.csv", newline="", encoding="utf-8-sig") as f:
         csv_rows = list(csv.DictReader(f))
     assert [{k: str(v) for k, v in r.items()} for r in rows] == csv_rows
     # Every team played 3 rounds against each other team.

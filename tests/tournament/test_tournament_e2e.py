@@ -95,7 +95,7 @@ def check_tournament_folder(out: Path, n_teams: int) -> None:
         for r in read_standings(out)
     ]
     assert keys == sorted(keys)
-    assert (out / "standings.csv").read_text().splitlines()[
+    assert (out / "standings.csv").read_text(encoding="utf-8-sig").splitlines()[
         0
     ] == "rank,team,points,rounds_won,draws,losses,gold"
     assert (out / LEDGER_FILE).is_file() and (out / "index.html").is_file()

@@ -136,9 +136,18 @@ def test_void_moves_and_failed_runs_are_shown(eventful: list[dict[str, Any]]) ->
         messages=["time limit 2 s exceeded", None],
     )
     out = render(turn_view(rec, ["alpha", "beta"], 20, 80))
-    assert "TLE 2001 ms run_failed" in out
-    assert "time limit 2 s exceeded" in out
-    assert "OK 3.2 ms '9 9 9' not_two_integers" in out
+    side = panel(out, 7)
+    assert "TLE 2001 ms void: the program ran out of time (TLE)" in side
+    assert "time limit 2 s exceeded" in side
+    assert "OK 3.2 ms '9 9 9' void: MOVE.OUT's first line is not two integers" in side
+    # Issue 12: words, never the replay's internal codes.
+    assert "run_failed" not in out and "not_two_integers" not in out
+    # A replay that recorded why (a newer judge) is shown with that reason.
+    rec.update(verdicts=["OK", "OK"], move_status=["no_move_out", "moved"])
+    rec["why"] = ["move_on_stdout", None]
+    side = panel(render(turn_view(rec, ["alpha", "beta"], 20, 80)), 7)
+    assert "void: no MOVE.OUT — the move was printed on standard output" in side
+    assert "no_move_out" not in side
 
 
 def test_final_board_tolerates_broken_files(tmp_path: Any, eventful: list[dict[str, Any]]) -> None:
