@@ -25,8 +25,8 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from judge.evaluate import EvalError, MapPlan, derive_seed
-from judge.maps import MAX_SIZE, MAX_TURNS, MIN_SIZE, MIN_TURNS, MapError, load_map
+from judge.evaluate import EvalError, MapPlan, derive_seed, parse_turns
+from judge.maps import MAX_SIZE, MIN_SIZE, MapError, load_map
 
 #: More maps than this would take days.
 MAX_BOOK_MAPS = 50_000
@@ -34,13 +34,11 @@ BOOK_FILE = "book.txt"
 
 
 def _k(tok: str, where: str) -> int:
+    """K as ``--turns`` takes it (even, 2..100), the message naming the book's line."""
     try:
-        k = int(tok)
-    except ValueError:
-        raise EvalError(f"{where}: K {tok!r} is not a number") from None
-    if not MIN_TURNS <= k <= MAX_TURNS or k % 2:
-        raise EvalError(f"{where}: K {k}: K must be even, from {MIN_TURNS} to {MAX_TURNS}")
-    return k
+        return parse_turns(tok)[0]
+    except EvalError as exc:
+        raise EvalError(f"{where}: K {str(exc).removeprefix('--turns: ')}") from None
 
 
 def _split_options(tokens: list[str], where: str) -> tuple[list[str], int | None]:
