@@ -1,8 +1,10 @@
 """Finding a bot and the command that runs it.
 
 A bot is either a folder in ``bots/`` holding a ``bot.yaml``, or a path to an
-executable file (a script with a shebang, a binary, or a Windows ``.exe`` run
-through wine).  ``bot.yaml``::
+executable file (a script with a shebang, a binary, or a Windows ``.exe``, which
+the sandbox runs through wine).  A Windows program that cannot run here (32-bit
+without wine32, not a real .exe, no wine at all) is refused now, naming the file,
+rather than failing on every turn of the round.  ``bot.yaml``::
 
     name: greedy                  # optional; defaults to the folder's name
     command: [python3, bot.py]    # list, or a string split like a shell would
@@ -20,14 +22,14 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from judge.sandbox.wine import find_wine, refusal, windows_target
 
 BOT_FILE = "bot.yaml"
 BUILD_TIMEOUT_S = 300
@@ -86,27 +88,19 @@ def resolve_bot(spec: str, bots_dir: Path = Path("bots"), build: bool = True) ->
 
 def _from_executable(path: Path, spec: str) -> BotSpec:
     path = path.resolve()
-    name = path.stem if path.suffix.lower() == ".exe" else path.name
-    if path.suffix.lower() == ".exe" and not sys.platform.startswith("win"):
-        wine = shutil.which("wine")
-        if wine is None:
-            raise BotError(
-                f"bot {spec!r} is a Windows program (.exe) and this machine has no 'wine': "
-                "install wine, or give the bot as a native program or script"
-            )
-        command: tuple[str, ...] = (wine, path.name)
-    else:
-        if not os.access(path, os.X_OK):
-            raise BotError(
-                f"bot {spec!r}: {path} is not executable; run 'chmod +x {path}' "
-                "(and give a script a '#!' line)"
-            )
-        command = (path.name,)
+    windows = path.suffix.lower() == ".exe"
+    name = path.stem if windows else path.name
+    if windows:
+        _check_windows(path, spec)
+    elif not os.access(path, os.X_OK):
+        raise BotError(
+            f"bot {spec!r}: {path} is not executable; run 'chmod +x {path}' "
+            "(and give a script a '#!' line)"
+        )
+    command: tuple[str, ...] = (path.name,)
     folder = path.parent
     if _is_system_dir(folder):
-        return BotSpec(
-            name, spec, None, (str(path),) if len(command) == 1 else command[:1] + (str(path),)
-        )
+        return BotSpec(name, spec, None, (str(path),))
     count = 0
     for _root, dirs, files in os.walk(folder):
         count += len(files) + len(dirs)
@@ -116,6 +110,13 @@ def _from_executable(path: Path, spec: str) -> BotSpec:
                 "each seat gets a private copy of it, so put the bot in a folder of its own"
             )
     return BotSpec(name, spec, folder, command)
+
+
+def _check_windows(exe: Path, spec: str) -> None:
+    """Refuse a Windows program this machine cannot run, before any round."""
+    why = refusal(str(exe), find_wine())
+    if why is not None:
+        raise BotError(f"bot {spec!r}: {why}")
 
 
 def _is_system_dir(folder: Path) -> bool:
@@ -164,6 +165,11 @@ def _from_folder(folder: Path, spec: str, build: bool) -> BotSpec:
     name = str(data.get("name") or folder.name)
     if "build" in data and build:
         _build(folder, data["build"], spec)
+    idx = windows_target(list(command))
+    if idx is not None:
+        exe = command[idx] if os.path.isabs(command[idx]) else str(folder / command[idx])
+        if build or os.path.exists(exe):
+            _check_windows(Path(exe), spec)
     return BotSpec(name, spec, folder, command)
 
 
