@@ -10,6 +10,7 @@ from pathlib import Path
 from judge import atomic
 from judge.mapgen import AXIS_CHOICES, GenerateError, generate_map
 from judge.maps import format_map
+from judge.mapstyles import STYLES, generate_styled
 
 HELP = "generate a valid map (deterministic for a given seed)"
 DESCRIPTION = """\
@@ -17,6 +18,11 @@ Generate a map that keeps every limit of the rules: odd sizes 5..15, even K,
 100 gold, 2 mirrored shields, centre 0, connected water, symmetric about the
 middle row or column.  The same --seed always gives the same map; without
 --seed a fresh seed is drawn and printed on stderr so the map can be made again.
+
+--style picks the kind of sea: classic (the default: short reef walls, clustered
+gold), open (no reefs), corridors (a maze of channels), islands (reef blobs),
+reefs (a dense reef field), sparse (few full piles far from the centre) or
+walled (gold in reef-walled rooms).  --danger applies to the classic style.
 
 Prints the map, or writes it atomically to -o FILE.  A refused request (even or
 out-of-range size, odd K, ...) exits with status 2."""
@@ -61,6 +67,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="mirror axis (default: drawn from the seed)",
     )
     parser.add_argument(
+        "--style",
+        choices=STYLES,
+        default="classic",
+        help="kind of sea (default classic; see above)",
+    )
+    parser.add_argument(
         "-o",
         "--output",
         metavar="FILE",
@@ -74,9 +86,14 @@ def run(args: argparse.Namespace) -> int:
     if seed is None:
         seed = secrets.randbelow(2**31)
     try:
-        game_map = generate_map(
-            args.rows, args.cols, args.turns, seed=seed, danger=args.danger, axis=args.axis
-        )
+        if args.style == "classic":
+            game_map = generate_map(
+                args.rows, args.cols, args.turns, seed=seed, danger=args.danger, axis=args.axis
+            )
+        else:
+            game_map = generate_styled(
+                args.rows, args.cols, args.turns, seed=seed, style=args.style, axis=args.axis
+            )
     except GenerateError as exc:
         print(f"judge genmap: refused: {exc}", file=sys.stderr)
         return 2
@@ -96,7 +113,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"judge genmap: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     print(
-        f"judge genmap: wrote {out} ({args.rows}x{args.cols}, K={args.turns}, seed {seed})",
+        f"judge genmap: wrote {out} ({args.rows}x{args.cols}, K={args.turns}, "
+        f"{args.style}, seed {seed})",
         file=sys.stderr,
     )
     return 0
