@@ -186,7 +186,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="peak memory per run in MiB (default 512)",
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--bots-dir", type=Path, default=Path("bots"), help=argparse.SUPPRESS)
+    p.add_argument(
+        "--bots-dir",
+        type=Path,
+        action="append",
+        metavar="DIR",
+        help="a folder of your own bots, looked in before bots/ of the current folder and "
+        "the bundled bots (repeatable)",
+    )
 
 
 def _fail(console: Console, msg: str, code: int = 2) -> int:
