@@ -26,7 +26,14 @@ Why these shapes:
   cannot run bots.  Verdicts are kept as their names (``"OK"``, ``"TLE"``).
 """
 
-from judge.records.fields import AnyEvent, ForeignEvent, Json, RecordError, event_from_json
+from judge.records.fields import (
+    AnyEvent,
+    ForeignEvent,
+    Json,
+    RecordError,
+    event_from_json,
+    pos_json,
+)
 from judge.records.replay import (
     REPLAY_SCHEMA,
     Attempt,
@@ -57,4 +64,5 @@ __all__ = [
     "Treasure",
     "TurnRecord",
     "event_from_json",
+    "pos_json",
 ]
