@@ -42,7 +42,9 @@ def test_a_misspelt_bot_gets_did_you_mean(tmp_path: Path, monkeypatch: Any, caps
     assert main(["match", "gredy", "random", "--map", "m1"]) == 2
     msg = err_text(capsys)
     assert "bot 'gredy': no such bot; did you mean 'greedy'" in msg
-    assert "greedy, greedy_c, random" in msg and "--bots-dir" in msg
+    listed = msg.split("the bots are: ", 1)[1].split(" (looked up in", 1)[0].split(", ")
+    assert {"greedy", "greedy_c", "random"} <= set(listed) and listed == sorted(listed)
+    assert "--bots-dir" in msg
 
 
 def test_a_missing_map_lists_the_maps_and_suggests_no_invalid_maps(
