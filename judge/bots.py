@@ -272,8 +272,10 @@ def _check_command(folder: Path, command: tuple[str, ...], spec: str, unbuilt: s
     """The files a command names exist in the folder, and its script can start (no CRLF)."""
     files = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
     for i, tok in enumerate(command):
-        if os.path.isabs(tok) or tok.startswith("-") or tok == unbuilt:
+        if os.path.isabs(tok) or tok.startswith("-"):
             continue
+        if unbuilt is not None and os.path.normpath(tok) == os.path.normpath(unbuilt):
+            continue  # the build's output, made later (on the machine that plays)
         here = folder / tok
         named_file = "/" in tok or tok.lower().endswith(_FILE_SUFFIXES)
         if here.exists():

@@ -333,7 +333,7 @@ def play_rounds(
     bots: Sequence[BotSpec],
     names: Sequence[str],
     specs: Sequence[RoundSpec],
-    sandbox: Sandbox,
+    sandbox: Sandbox | None,
     limits: Limits,
     out_dir: Path,
     jobs: int,
@@ -351,7 +351,7 @@ def play_rounds(
     stops everything, since every later round would fail the same way: it is
     raised as an :class:`EvalError` with the status to exit with.
     """
-    if jobs < 1:
+    if executor is None and jobs < 1:
         raise EvalError("--jobs must be at least 1")
     by_key = {str(s.number): s for s in specs}
     results: dict[int, EvalRound] = {}
@@ -375,7 +375,11 @@ def play_rounds(
             on_done(r)
 
     tasks = (round_task(s, bots, names, limits, out_dir) for s in specs)
-    (executor or ThreadExecutor(sandbox, jobs)).play(tasks, stop, done)
+    if executor is None:
+        if sandbox is None:
+            raise ValueError("play_rounds needs a sandbox or an executor")
+        executor = ThreadExecutor(sandbox, jobs)
+    executor.play(tasks, stop, done)
     if failures:
         first = failures[0]
         raise EvalError(first.error or "a round could not be played", first.exit_code)
@@ -889,17 +893,19 @@ class EvalRequest:
 
 def evaluate(
     req: EvalRequest,
-    sandbox: Sandbox,
+    sandbox: Sandbox | None,
     out_dir: Path,
     on_done: Callable[[EvalRound], None] | None = None,
     keep_out: bool = True,
     tracker: PairTracker | None = None,
+    executor: Executor | None = None,
 ) -> dict[str, Any]:
     """Plan, play and summarise (the one call a benchmark needs).
 
     ``tracker`` (made here unless given, so a progress display can read the
     LLR) sees every round as it finishes; with an SPRT it stops the play once
-    the test decides.
+    the test decides.  ``executor``: where the rounds are played (default:
+    ``req.jobs`` threads on ``sandbox``; a cluster's, :mod:`judge.cluster`).
     """
     plans = req.plans()
     tracker = tracker if tracker is not None else PairTracker(req.sprt)
@@ -921,6 +927,7 @@ def evaluate(
         req.jobs,
         done,
         stop,
+        executor,
     )
     tracker.finish()
     return summarize(

@@ -50,7 +50,7 @@ def cache_root() -> Path:
     return fallback
 
 
-def _files(folder: Path, skip: Iterable[str] = ()) -> list[Path]:
+def files_of(folder: Path, skip: Iterable[str] = ()) -> list[Path]:
     """Every regular file and link of a folder, sorted, without caches and ``skip``."""
     skipped = set(skip)
     out = []
@@ -68,7 +68,7 @@ def _files(folder: Path, skip: Iterable[str] = ()) -> list[Path]:
 def tree_hash(folder: Path, skip: Iterable[str] = ()) -> str:
     """SHA-256 over a folder's files (relative names and contents), caches left out."""
     h = hashlib.sha256()
-    for p in _files(folder, skip):
+    for p in files_of(folder, skip):
         rel = p.relative_to(folder).as_posix().encode("utf-8", "surrogateescape")
         h.update(len(rel).to_bytes(4, "big") + rel)
         try:
@@ -120,7 +120,7 @@ def writable_copy(folder: Path, tag: str) -> Path:
     if final.is_dir():
         return final
     tmp = Path(tempfile.mkdtemp(prefix=".copy-", dir=final.parent))
-    for p in _files(folder):
+    for p in files_of(folder):
         target = tmp / p.relative_to(folder)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(p, target, follow_symlinks=False)

@@ -225,9 +225,11 @@ class _Round:
         observer: RoundObserver | None,
         folders: Sequence[str] | None = None,
         stop: threading.Event | None = None,
+        worker: str | None = None,
     ):
         self.cfg, self.bots, self.names = cfg, bots, list(names)
         self.stop = stop
+        self.worker = worker
         #: the teams' folder forms (judge.names): their stderr.log folders and seat names
         self.folders = list(folders) if folders else distinct_folders(self.names)
         self.sandbox, self.out_dir, self.observer = sandbox, out_dir, observer
@@ -253,6 +255,7 @@ class _Round:
             bots=tuple(b.source for b in self.bots),
             limits=RunLimits(lim.time_s, lim.memory_bytes / 2**20, lim.file_bytes / 2**20),
             isolation=self.sandbox.isolation.as_dict(),
+            worker=self.worker,
         )
 
     def write_line(self, obj: dict[str, Any]) -> None:
@@ -489,6 +492,7 @@ def play_round(
     observer: RoundObserver | None = None,
     folders: Sequence[str] | None = None,
     stop: threading.Event | None = None,
+    worker: str | None = None,
 ) -> RoundResult:
     """Play one round and write its replay and logs into ``out_dir``.
 
@@ -498,6 +502,8 @@ def play_round(
 
     ``names`` are shown as written (replay, log.txt); ``folders`` are their
     folder forms (default :func:`judge.names.distinct_folders` of the names).
+    ``worker`` names the cluster worker playing the round (recorded in the
+    replay's header beside the sandbox's isolation); None on the judge's machine.
 
     The replay grows in ``replay.jsonl.part`` (so a crash leaves the turns so
     far) and is renamed to ``replay.jsonl`` when the round is over.
@@ -505,7 +511,7 @@ def play_round(
     if stop is not None and stop.is_set():
         raise RoundStopped("stopped before the round started")
     out_dir.mkdir(parents=True, exist_ok=True)
-    rnd = _Round(cfg, bots, names, sandbox, out_dir, replay_rel, observer, folders, stop)
+    rnd = _Round(cfg, bots, names, sandbox, out_dir, replay_rel, observer, folders, stop, worker)
     result: RoundResult | None = None
     error: str | None = None
     seats: list[Seat] = []

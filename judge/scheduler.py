@@ -23,13 +23,14 @@ waits for the rounds in flight, which end at their next turn.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from judge.bots import BotSpec
 from judge.errors import JudgeError
@@ -61,6 +62,8 @@ class RoundStatus(str, enum.Enum):
     ABORTED = "aborted"  #: the judge could not run a program (never the bots' fault)
     STOPPED = "stopped"  #: ``stop`` was set before the round ended (nothing to record)
     FAILED = "failed"  #: the round could not be played at all (e.g. a program its seat cannot run)
+    #: not played: the worker it went to isolates bots less than the run requires (no bot ran)
+    REFUSED = "refused"
 
 
 @dataclass(frozen=True)
@@ -71,8 +74,37 @@ class RoundDone:
     status: RoundStatus
     result: RoundResult | None = None
     error: str | None = None
-    #: for ABORTED and FAILED: the exit status the command gives (2: an input, 3: the judge)
+    #: for ABORTED, FAILED and REFUSED: the exit status the command gives (2: an input, 3: the judge)
     exit_code: int = 0
+    #: the cluster worker that played (or refused) it; None = this machine
+    worker: str | None = None
+    #: the sandbox protections in force where it was played (``Isolation.as_dict()``)
+    isolation: Mapping[str, Any] | None = None
+
+
+def protections_off(isolation: Mapping[str, Any]) -> list[str]:
+    """The protections an ``Isolation.as_dict()`` says are off (a round's isolation record)."""
+    return [
+        name for name, item in isolation.items() if not (isinstance(item, dict) and item.get("on"))
+    ]
+
+
+@dataclass
+class Venue:
+    """Where one run's rounds are played, opened: an executor and what to say about it.
+
+    Locally it is this machine's sandbox with threads; on a cluster
+    (:mod:`judge.cluster`) the workers' sandboxes, and ``sandbox`` is None: no
+    bot runs on the judge's machine.
+    """
+
+    executor: Executor
+    #: the protections in force, described (one per worker on a cluster)
+    isolation: str
+    #: this machine's sandbox when rounds are played here (to check the programs first)
+    sandbox: Sandbox | None = None
+    #: what plays the rounds now, for a progress bar ("2 rounds at a time", "3 workers")
+    status: Callable[[], str] = lambda: ""
 
 
 class Executor(Protocol):
@@ -92,8 +124,25 @@ class Executor(Protocol):
         ...
 
 
-def play_task(task: RoundTask, sandbox: Sandbox, stop: threading.Event | None = None) -> RoundDone:
-    """Play one task on ``sandbox``; never raises for a round that goes wrong (it says so)."""
+def play_task(
+    task: RoundTask,
+    sandbox: Sandbox,
+    stop: threading.Event | None = None,
+    worker: str | None = None,
+) -> RoundDone:
+    """Play one task on ``sandbox``; never raises for a round that goes wrong (it says so).
+
+    ``worker`` names the cluster worker playing it (None: this machine); it is
+    recorded in the replay's header and, with the sandbox's isolation, in the
+    :class:`RoundDone`.
+    """
+    done = _play(task, sandbox, stop, worker)
+    return dataclasses.replace(done, worker=worker, isolation=sandbox.isolation.as_dict())
+
+
+def _play(
+    task: RoundTask, sandbox: Sandbox, stop: threading.Event | None, worker: str | None
+) -> RoundDone:
     try:
         result = play_round(
             task.config,
@@ -104,6 +153,7 @@ def play_task(task: RoundTask, sandbox: Sandbox, stop: threading.Event | None = 
             replay_rel=task.replay_rel,
             folders=task.folders,
             stop=stop,
+            worker=worker,
         )
     except RoundStopped:
         return RoundDone(task, RoundStatus.STOPPED)

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import math
 import os
 import secrets
 import sys
 import tempfile
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +28,7 @@ from rich.progress import (
 
 from judge import atomic
 from judge.bots import BotError, resolve_bot
+from judge.errors import JudgeError
 from judge.evalbook import BOOK_FILE, format_book, load_book
 from judge.evaluate import (
     DEFAULT_SIZES,
@@ -41,6 +45,7 @@ from judge.evaluate import (
 from judge.names import distinct_names
 from judge.pentanomial import Sprt
 from judge.sandbox import Limits, Sandbox
+from judge.scheduler import ThreadExecutor, Venue
 
 #: More rounds than this would take days; refuse rather than hang.
 MAX_ROUNDS = 100_000
@@ -91,6 +96,13 @@ cores each bot's timings are those of a program with a core to itself.
 Replays go to a temporary folder that is removed at the end, unless --out DIR
 keeps them (with eval.json, the --json object).
 
+--cluster ADDRESS plays the rounds on a Dask cluster (the scheduler at
+ADDRESS and its workers; --cluster local:N starts N worker processes here for
+the run): each bot is sent to each worker once and built there, the replays
+come back here, and the results are the same as on this machine.  --jobs then
+caps the rounds at once (default: the workers' threads).  Each replay records
+the worker that played it and its isolation.  Needs the [cluster] extra.
+
 Exit status: 0 when every round was played (whatever the SPRT verdict); 2 for
 a bad bot or option; 3 when the judge itself failed (a round it could not
 play, or no sandbox).
@@ -102,6 +114,7 @@ examples:
   judge eval mybot greedy --rounds 200 --sizes 5,7,9,11,13,15 --seed 1
   judge eval mybot greedy --turns 100 --sizes 15 --jobs 1   # clean timings
   judge eval mybot greedy --json > eval.json
+  judge eval mybot greedy --rounds 2000 --cluster tcp://10.0.0.1:8786
 """
 
 
@@ -187,6 +200,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play the rounds on the Dask scheduler at ADDRESS (tcp://host:8786), or on "
+        "local:N worker processes started for the run",
+    )
+    p.add_argument(
         "--bots-dir",
         type=Path,
         action="append",
@@ -236,7 +255,9 @@ def _request(args: argparse.Namespace) -> EvalRequest:
     if args.memory_limit < 16 or args.memory_limit > 16384:
         raise EvalError(f"--memory-limit {args.memory_limit}: give MiB from 16 to 16384")
     jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
-    if jobs < 1:
+    if args.cluster and args.jobs is None:
+        jobs = 0  # the cluster's worker threads (known once connected)
+    elif jobs < 1:
         raise EvalError(f"--jobs {jobs}: give at least 1")
     book = None
     if args.book is not None:
@@ -250,7 +271,9 @@ def _request(args: argparse.Namespace) -> EvalRequest:
             )
     sizes = parse_sizes(args.sizes if args.sizes is not None else DEFAULT_SIZES)
     turns = parse_turns(args.turns) if args.turns is not None else None
-    bots = [resolve_bot(args.bot_a, args.bots_dir), resolve_bot(args.bot_b, args.bots_dir)]
+    # On a cluster each worker builds the bots (the judge's machine may have no compiler).
+    build = not args.cluster
+    bots = [resolve_bot(b, args.bots_dir, build=build) for b in (args.bot_a, args.bot_b)]
     limits = Limits(
         time_s=None if args.time_limit == 0 else args.time_limit,
         memory_bytes=args.memory_limit * 2**20,
@@ -271,16 +294,44 @@ def _request(args: argparse.Namespace) -> EvalRequest:
     )
 
 
+@contextlib.contextmanager
+def _venue(cluster: str | None, jobs: int) -> Iterator[Venue]:
+    """This machine's sandbox (``jobs`` threads), or the cluster's workers."""
+    if cluster:
+        from judge.cluster.session import cluster_venue
+
+        with cluster_venue(cluster, jobs or None, require_full=False) as venue:
+            yield venue
+        return
+    try:
+        sandbox = Sandbox()
+    except (OSError, RuntimeError) as exc:
+        raise EvalError(f"cannot set up the sandbox: {exc}", 3) from None
+    with sandbox:
+        yield Venue(ThreadExecutor(sandbox, jobs), "", sandbox, lambda: f"{jobs} at once")
+
+
+def _announce(req: EvalRequest, args: argparse.Namespace, err: Console, venue: Venue) -> None:
+    """What is about to be played, and where (on stderr)."""
+    total = 2 * req.n_maps
+    if req.sprt is not None:
+        what = f"SPRT of Elo {req.sprt.elo0:g} against {req.sprt.elo1:g}, at most {total} rounds"
+    else:
+        what = f"{total} rounds"
+        if args.rounds is not None and total != args.rounds:
+            what += f" ({args.rounds} rounded up: each map is played twice)"
+    maps = f"book {args.book}" if req.book is not None else f"seed {req.seed}"
+    err.print(f"{req.names[0]} vs {req.names[1]}: {what}, {maps}, {venue.status()}", markup=False)
+    if venue.sandbox is None:
+        err.print(venue.isolation, markup=False)
+
+
 def run(args: argparse.Namespace) -> int:
     err = Console(stderr=True)
     try:
         req = _request(args)
     except (EvalError, BotError) as exc:
         return _fail(err, str(exc))
-    try:
-        sandbox = Sandbox()
-    except (OSError, RuntimeError) as exc:
-        return _fail(err, f"cannot set up the sandbox: {exc}", 3)
     tmp: tempfile.TemporaryDirectory[str] | None = None
     if args.out is not None:
         out_dir: Path = args.out
@@ -288,36 +339,19 @@ def run(args: argparse.Namespace) -> int:
     else:
         tmp = tempfile.TemporaryDirectory(prefix="judge-eval-")
         out_dir = Path(tmp.name)
-    total = 2 * req.n_maps
-    if not args.json and not args.quiet:
-        if req.sprt is not None:
-            what = (
-                f"SPRT of Elo {req.sprt.elo0:g} against {req.sprt.elo1:g}, at most {total} rounds"
-            )
-        else:
-            what = f"{total} rounds"
-            if args.rounds is not None and total != args.rounds:
-                what += f" ({args.rounds} rounded up: each map is played twice)"
-        maps = f"book {args.book}" if req.book is not None else f"seed {req.seed}"
-        err.print(
-            f"{req.names[0]} vs {req.names[1]}: {what}, {maps}, {req.jobs} at once",
-            markup=False,
-        )
+    show = not (args.json or args.quiet)
     try:
-        with sandbox:
-            summary = _play(
-                req,
-                sandbox,
-                out_dir,
-                err,
-                show=not (args.json or args.quiet),
-                keep=args.out is not None,
-            )
-    except EvalError as exc:  # a round that cannot be played at all (a bot its seat cannot run)
+        with _venue(args.cluster, req.jobs) as venue:
+            if show:
+                _announce(req, args, err, venue)
+            summary = _play(req, venue, out_dir, err, show=show, keep=args.out is not None)
+    except JudgeError as exc:  # no sandbox, a round that cannot be played, a lost cluster
         return _fail(err, str(exc), exc.exit_code)
     finally:
         if tmp is not None:
             tmp.cleanup()
+    if args.cluster:  # rounds at once were the cluster's to decide
+        summary.update(jobs=req.jobs or None, cluster=args.cluster)
     if args.out is not None:
         atomic.write_json(out_dir / "eval.json", summary)
         atomic.write_text(out_dir / BOOK_FILE, format_book(req.plans()))
@@ -337,27 +371,33 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _play(
-    req: EvalRequest, sandbox: Sandbox, out_dir: Path, err: Console, show: bool, keep: bool
+    req: EvalRequest, venue: Venue, out_dir: Path, err: Console, show: bool, keep: bool
 ) -> dict[str, Any]:
     """Run the evaluation with a live progress bar (on stderr, so stdout stays the table/JSON)."""
     tracker = PairTracker(req.sprt)
+    ex = venue.executor
     if not show:
-        return evaluate(req, sandbox, out_dir, keep_out=keep, tracker=tracker)
+        return evaluate(req, venue.sandbox, out_dir, keep_out=keep, tracker=tracker, executor=ex)
     tally: dict[str | None, int] = {"win": 0, "draw": 0, "loss": 0, None: 0}
     progress = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("{task.fields[wdl]}"),
+        TextColumn("{task.fields[where]}"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
         console=err,
         transient=False,
     )
-    task = progress.add_task("rounds", total=2 * req.n_maps, wdl="")
+    task = progress.add_task("rounds", total=2 * req.n_maps, wdl="", where="")
     name = escape(req.names[0])
+    started = time.monotonic()
+    played = [0]
 
     def done(o: EvalRound) -> None:
+        played[0] += 1
+        minutes = max(time.monotonic() - started, 1e-3) / 60
         tally[o.outcome] += 1
         wdl = f"{name} W {tally['win']} D {tally['draw']} L {tally['loss']}"
         if tally[None]:
@@ -367,7 +407,10 @@ def _play(
                 f"  LLR {tracker.llr:+.2f} in [{req.sprt.lower:.2f}, {req.sprt.upper:.2f}]"
                 f" after {tracker.penta.pairs} pairs"
             )
-        progress.update(task, advance=1, wdl=wdl)
+        where = f"{escape(venue.status())}, {played[0] / minutes:.1f}/min"
+        progress.update(task, advance=1, wdl=wdl, where=where)
 
     with progress:
-        return evaluate(req, sandbox, out_dir, on_done=done, keep_out=keep, tracker=tracker)
+        return evaluate(
+            req, venue.sandbox, out_dir, on_done=done, keep_out=keep, tracker=tracker, executor=ex
+        )

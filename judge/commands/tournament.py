@@ -39,6 +39,15 @@ configuration's seed; the results do not depend on --jobs.
 The folder gets, per match, <A>-vs-<B>/result.json (as `judge match` writes
 it) and round-N/ folders, then standings.json, standings.csv and index.html.
 
+--cluster ADDRESS plays the rounds on a Dask cluster (the 'cluster:' key of
+the configuration says the same): the scheduler at ADDRESS and its workers
+(see README, "Several machines"); --cluster local:N starts N worker
+processes on this machine for the run.  Each bot is sent to each worker once
+and built there; only this command writes the ledger and the folder.  Every
+worker must isolate the bots fully (root on Linux): a round sent to a worker
+with a protection off is refused, naming the worker, unless --unsandboxed.
+Needs the [cluster] extra (Dask distributed).
+
 Exit status: 0 all rounds played; 2 a refused configuration or folder (nothing
 is run); 3 the judge itself failed; 130/143 stopped by SIGINT/SIGTERM (resume
 with --resume).
@@ -47,6 +56,8 @@ examples:
   judge tournament                      # judge.yaml, its output folder
   judge tournament final.yaml --out matches/final --jobs 4
   judge tournament final.yaml --out matches/final --resume
+  judge tournament final.yaml --cluster tcp://10.0.0.1:8786
+  judge tournament final.yaml --cluster local:2
 """
 
 
@@ -77,6 +88,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="continue the tournament in the folder: play only the rounds missing "
         "from its ledger (the configuration must be the same)",
+    )
+    p.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play the rounds on the Dask scheduler at ADDRESS (tcp://host:8786), or on "
+        "local:N worker processes started for the run (default: the configuration's "
+        "'cluster', else this machine)",
+    )
+    p.add_argument(
+        "--unsandboxed",
+        action="store_true",
+        help="on a cluster: count rounds played by workers with some sandbox protection off "
+        "(not root...); without it they are refused, naming the worker",
     )
     p.add_argument(
         "--quiet",
@@ -114,6 +138,10 @@ def _resume_hint(args: argparse.Namespace, out: Path) -> str:
     parts = ["judge", "tournament", str(args.config), "--out", str(out), "--resume"]
     if args.jobs:
         parts += ["--jobs", str(args.jobs)]
+    if args.cluster:
+        parts += ["--cluster", args.cluster]
+    if args.unsandboxed:
+        parts += ["--unsandboxed"]
     return " ".join(shlex.quote(p) for p in parts)
 
 
@@ -123,14 +151,32 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs is not None and args.jobs < 1:
         return _fail(err, f"--jobs {args.jobs}: give 1 or more rounds at a time", 2)
     try:
-        cfg = load_config(args.config)
+        cfg = load_config(args.config, build=False if args.cluster else None)
     except ConfigError as exc:
         return _fail(err, str(exc), 2)
     out: Path = args.out if args.out is not None else cfg.output
     jobs = args.jobs or cfg.jobs
     from judge.sandbox import Sandbox
 
-    runner = Runner(cfg, out, jobs, Sandbox, console=console, progress=not args.quiet)
+    cluster = args.cluster or cfg.cluster
+    venue_for = None
+    if cluster:
+        from judge.cluster.session import cluster_venue
+
+        def venue_for(_jobs: int) -> Any:
+            # On a cluster, rounds at once = the workers' threads unless --jobs says fewer.
+            return cluster_venue(cluster, args.jobs, require_full=not args.unsandboxed)
+
+    runner = Runner(
+        cfg,
+        out,
+        jobs,
+        Sandbox,
+        console=console,
+        progress=not args.quiet,
+        venue_for=venue_for,
+        unsandboxed=args.unsandboxed,
+    )
     try:
         report = runner.run(resume=args.resume)
     except TournamentError as exc:

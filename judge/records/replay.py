@@ -103,6 +103,8 @@ class ReplayHeader:
     #: the sandbox's protections in force, as it states them (``{name: {"on", "detail"}}``)
     isolation: Mapping[str, Any] = field(default_factory=dict)
     schema: int = REPLAY_SCHEMA
+    #: the cluster worker that played the round (judge --cluster); None = the judge's machine
+    worker: str | None = None
 
     def to_json(self) -> Json:
         return {
@@ -115,6 +117,7 @@ class ReplayHeader:
             "bots": list(self.bots),
             "limits": self.limits.to_json() if self.limits is not None else None,
             "isolation": dict(self.isolation),
+            **({"worker": self.worker} if self.worker is not None else {}),
         }
 
     @classmethod
@@ -143,6 +146,7 @@ class ReplayHeader:
         seed = h.get("seed")
         bots = h.get("bots")
         isolation = h.get("isolation")
+        worker = h.get("worker")
         return cls(
             map=game_map,
             turns=turns,
@@ -152,6 +156,7 @@ class ReplayHeader:
             limits=RunLimits.from_json(h.get("limits")),
             isolation=dict(isolation) if isinstance(isolation, dict) else {},
             schema=schema,
+            worker=worker if isinstance(worker, str) else None,
         )
 
 

@@ -55,6 +55,8 @@ TOP_KEYS: dict[str, str] = {
     "time_limit": "seconds per run (default 2)",
     "memory_limit_mb": "MiB per run (default 512)",
     "jobs": "rounds played at the same time (default: the number of cores)",
+    "cluster": "play the rounds on a Dask cluster: its scheduler's address, or local:N "
+    "(like --cluster; needs the [cluster] extra)",
     "output": f"the tournament folder (default {DEFAULT_OUTPUT})",
     "maps_dir": "the organisers' published list of maps (default: maps/ beside the "
     "configuration, else the bundled maps)",
@@ -114,6 +116,8 @@ class TournamentConfig:
     organiser_label: str
     organiser_map: GameMap
     teams: tuple[Team, ...]
+    #: a Dask scheduler's address or local:N (judge.cluster); None = this machine
+    cluster: str | None = None
 
     @property
     def team_names(self) -> list[str]:
@@ -135,8 +139,9 @@ class TournamentConfig:
     def fingerprint(self) -> dict[str, Any]:
         """What decides the results: stored in the ledger so a resume cannot mix two tournaments.
 
-        ``jobs`` and ``output`` are left out on purpose: results do not depend
-        on them, and a tournament folder may be moved or resumed with other jobs.
+        ``jobs``, ``output`` and ``cluster`` are left out on purpose: results do
+        not depend on them, and a tournament folder may be moved or resumed with
+        other jobs, or on a cluster.
         """
         return {
             "seed": self.seed,
@@ -256,11 +261,15 @@ def sea_key(gm: GameMap) -> tuple[Any, ...]:
     return min(variants)
 
 
-def load_config(path: Path | str, bots_dir: Path | None = None) -> TournamentConfig:
+def load_config(
+    path: Path | str, bots_dir: Path | None = None, build: bool | None = None
+) -> TournamentConfig:
     """Read, check and resolve a configuration; raise :class:`ConfigError` listing every problem.
 
     Bots with a build step are built here, so a broken bot stops the
-    tournament before its first round rather than in the middle of it.
+    tournament before its first round rather than in the middle of it; not
+    when the rounds are played on a cluster (``build`` False, or None with a
+    ``cluster:`` key): each worker builds them (:mod:`judge.cluster`).
     """
     path = Path(path)
     source = str(path)
@@ -288,11 +297,13 @@ def load_config(path: Path | str, bots_dir: Path | None = None) -> TournamentCon
                 f"(keys: {', '.join(TOP_KEYS)})"
             ],
         )
-    return _check(data, path.resolve().parent, source, bots_dir)
+    if build is None:
+        build = not data.get("cluster")
+    return _check(data, path.resolve().parent, source, bots_dir, build)
 
 
 def _check(
-    data: dict[str, Any], base: Path, source: str, bots_dir_override: Path | None
+    data: dict[str, Any], base: Path, source: str, bots_dir_override: Path | None, build: bool
 ) -> TournamentConfig:
     problems: list[str] = _unknown(data, list(TOP_KEYS), "", "the keys are")
 
@@ -344,6 +355,14 @@ def _check(
             f"1 to {JOBS_MAX} (or remove it to use the number of cores)"
         )
 
+    cluster = data.get("cluster")
+    if cluster is not None and (not isinstance(cluster, str) or not cluster.strip()):
+        problems.append(
+            f"cluster: {cluster!r}; give a Dask scheduler's address (e.g. tcp://10.0.0.1:8786) "
+            "or local:N, or remove the key to play on this machine"
+        )
+        cluster = None
+
     # Paths are relative to the configuration file's folder, never to the current folder.
     paths: dict[str, Path] = {}
     for key, default in (("output", DEFAULT_OUTPUT), ("maps_dir", "maps"), ("bots_dir", "bots")):
@@ -370,7 +389,7 @@ def _check(
     bots_dirs = [d for d in (bots_dir, bundled.bundled_dir(bundled.BOTS)) if d is not None]
 
     organiser, org_label, _org_path = _organiser_map(data, base, seed, turns, problems)
-    entries = _teams(data.get("teams"), "teams" in data, maps_dir, bots_dirs, base, problems)
+    entries = _teams(data.get("teams"), "teams" in data, maps_dir, bots_dirs, base, problems, build)
     # R19 is checked on every readable pick, even of a team with another problem.
     picks = [(i, e) for i, e in enumerate(entries) if e is not None and e.game_map is not None]
 
@@ -435,6 +454,7 @@ def _check(
         organiser_label=org_label,
         organiser_map=organiser,
         teams=tuple(e.team for e in entries if e is not None and e.team is not None),
+        cluster=cluster.strip() if cluster else None,
     )
 
 
@@ -542,7 +562,7 @@ def _find_map(spec: str, maps_dir: Path) -> Path | None:
     return None
 
 
-def _bot(spec: str, base: Path, bots_dirs: Sequence[Path]) -> BotSpec:
+def _bot(spec: str, base: Path, bots_dirs: Sequence[Path], build: bool = True) -> BotSpec:
     """A bot as ``judge match`` takes it, with paths read from the configuration's folder.
 
     A name is looked up in ``bots_dir`` then the bundled bots (never in the current
@@ -553,7 +573,9 @@ def _bot(spec: str, base: Path, bots_dirs: Sequence[Path]) -> BotSpec:
     if not looks_like_path(spec):
         for folder in folders:
             if (folder / spec).exists():
-                return dataclasses.replace(resolve_bot(str(folder / spec)), source=spec)
+                return dataclasses.replace(
+                    resolve_bot(str(folder / spec), build=build), source=spec
+                )
     target = _resolve_path(base, spec)
     if not target.exists():
         names = bot_names(folders)
@@ -563,7 +585,7 @@ def _bot(spec: str, base: Path, bots_dirs: Sequence[Path]) -> BotSpec:
             f"{bundled.describe(folders, bundled.BOTS)}, and as the path {target}); give a bot "
             "folder name or the path of the team's program, relative to the configuration file"
         )
-    return dataclasses.replace(resolve_bot(str(target)), source=spec)
+    return dataclasses.replace(resolve_bot(str(target), build=build), source=spec)
 
 
 @dataclass
@@ -584,6 +606,7 @@ def _teams(
     bots_dirs: Sequence[Path],
     base: Path,
     problems: list[str],
+    build: bool = True,
 ) -> list[_Entry | None]:
     example = "'teams: [{name: Alpha, bot: greedy, map: m1}, {name: Beta, bot: random, map: m2}]'"
     if not present:
@@ -647,7 +670,7 @@ def _teams(
             seen_names[name.casefold()] = i
         bot: BotSpec | None = None
         try:
-            bot = _bot(bot_spec, base, bots_dirs)
+            bot = _bot(bot_spec, base, bots_dirs, build)
         except BotError as exc:
             problems.append(f"{where}.bot: {exc}")
         map_path = _find_map(map_spec, maps_dir)

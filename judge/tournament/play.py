@@ -60,12 +60,21 @@ from rich.progress import (
 )
 
 from judge import atomic
+from judge.errors import JudgeError
 from judge.match import round_seed, write_result
 from judge.names import folder_name
 from judge.records import MatchResult, RoundResult
 from judge.referee import RoundConfig
 from judge.sandbox import Limits, ProgramUnreachable, Sandbox, SandboxError
-from judge.scheduler import Executor, RoundDone, RoundStatus, RoundTask, ThreadExecutor
+from judge.scheduler import (
+    Executor,
+    RoundDone,
+    RoundStatus,
+    RoundTask,
+    ThreadExecutor,
+    Venue,
+    protections_off,
+)
 from judge.tournament.config import TournamentConfig, diff_fingerprints
 from judge.tournament.ledger import LEDGER_FILE, Ledger, LedgerError, LedgerRound
 from judge.tournament.pairings import (
@@ -208,11 +217,17 @@ class Runner:
         console: Console | None = None,
         progress: bool = True,
         executor_for: Callable[[Sandbox, int], Executor] = ThreadExecutor,
+        venue_for: Callable[[int], AbstractContextManager[Venue]] | None = None,
+        unsandboxed: bool = False,
     ):
         self.cfg, self.out, self.jobs = cfg, out, max(1, jobs)
         self.sandbox_factory = sandbox_factory
         #: how rounds are played (``jobs`` at a time): threads here, a cluster elsewhere
         self.executor_for = executor_for
+        #: where rounds are played when not on this machine's sandbox (judge.cluster)
+        self.venue_for = venue_for
+        #: accept rounds played with some sandbox protection off (a cluster worker's)
+        self.unsandboxed = unsandboxed
         self.console = console or Console()
         self.show_progress = progress
         self.schedule = schedule_for(cfg)
@@ -286,14 +301,11 @@ class Runner:
         todo = [s for s in slots if s.index not in recorded[s.match]]
         report = RunReport(total=len(slots), done_before=len(slots) - len(todo))
         if todo and not self.stop.is_set():
-            try:
-                sandbox_cm = self.sandbox_factory()
-            except (OSError, RuntimeError) as exc:
-                raise TournamentError(f"cannot set up the sandbox: {exc}", 3) from None
-            with sandbox_cm as sandbox:
+            with self._venue() as venue:
                 if self.show_progress:
-                    self._header(sandbox, report)
-                self._preflight(sandbox)
+                    self._header(venue, report)
+                if venue.sandbox is not None:
+                    self._preflight(venue.sandbox)
                 ledger = self._ledger
                 if ledger is None:
                     self.out.mkdir(parents=True, exist_ok=True)
@@ -301,7 +313,7 @@ class Runner:
                         self.out / LEDGER_FILE, self.cfg.config_hash(), self.cfg.fingerprint()
                     )
                 self._tidy(todo, recorded)
-                self._play(todo, sandbox, ledger, recorded, report)
+                self._play(todo, venue, ledger, recorded, report)
         else:
             self._tidy(todo, recorded)
         rows = standings(
@@ -320,6 +332,29 @@ class Runner:
                 )
         return report
 
+    @contextlib.contextmanager
+    def _venue(self) -> Iterator[Venue]:
+        """Where this run's rounds are played: this machine's sandbox, or ``venue_for``'s."""
+        if self.venue_for is not None:
+            with contextlib.ExitStack() as stack:
+                try:
+                    venue = stack.enter_context(self.venue_for(self.jobs))
+                except JudgeError as exc:  # a cluster that cannot be used: nothing was played
+                    raise TournamentError(str(exc), exc.exit_code) from None
+                yield venue
+            return
+        try:
+            sandbox_cm = self.sandbox_factory()
+        except (OSError, RuntimeError) as exc:
+            raise TournamentError(f"cannot set up the sandbox: {exc}", 3) from None
+        with sandbox_cm as sandbox:
+            yield Venue(
+                self.executor_for(sandbox, self.jobs),
+                f"isolation: {sandbox.isolation.describe()}",
+                sandbox,
+                lambda: f"{self.jobs} at a time",
+            )
+
     def _tidy(self, todo: Sequence[RoundSlot], recorded: dict[str, dict[int, LedgerRound]]) -> None:
         """Clear half-written rounds of a killed run; rewrite result.json from the ledger."""
         for slot in todo:
@@ -329,7 +364,7 @@ class Runner:
         for p in self.schedule:
             write_match_result(self.out, self.cfg, p, recorded[p.folder])
 
-    def _header(self, sandbox: Any, report: RunReport) -> None:
+    def _header(self, venue: Venue, report: RunReport) -> None:
         c = self.console
         todo = report.total - report.done_before
         c.print(
@@ -342,10 +377,10 @@ class Runner:
         c.print(f"  organisers' map: {self.cfg.organiser_label}", markup=False)
         c.print(
             f"limits: {self.cfg.time_limit:g} s, {self.cfg.memory_limit_mb} MiB per run; "
-            f"{self.jobs} round(s) at a time",
+            f"{venue.status()}",
             highlight=False,
         )
-        c.print(f"isolation: {sandbox.isolation.describe()}", markup=False)
+        c.print(venue.isolation, markup=False)
         if report.done_before:
             c.print(
                 f"resuming: {report.done_before} rounds already in the ledger, {todo} to play",
@@ -417,6 +452,7 @@ class Runner:
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("rounds"),
+            TextColumn("{task.fields[where]}"),
             TimeElapsedColumn(),
             TextColumn("ETA"),
             TimeRemainingColumn(),
@@ -428,14 +464,17 @@ class Runner:
     def _play(
         self,
         todo: Sequence[RoundSlot],
-        sandbox: Sandbox,
+        venue: Venue,
         ledger: Ledger,
         recorded: dict[str, dict[int, LedgerRound]],
         report: RunReport,
     ) -> None:
         slot_of = {f"{s.match}/{s.index}": s for s in todo}
+        started = time.monotonic()
         with self._progress() as progress:
-            bar = progress.add_task("tournament", total=report.total, completed=report.done_before)
+            bar = progress.add_task(
+                "tournament", total=report.total, completed=report.done_before, where=""
+            )
 
             def done(d: RoundDone) -> None:
                 slot = slot_of[d.task.key]
@@ -444,18 +483,48 @@ class Runner:
                     # helpers, which kill their bot; a round that ended after that would
                     # hold a void move that was not the bot's.  Resume replays it.
                     return
+                if slot.index in recorded[slot.match]:
+                    return  # a round reported twice is recorded once
+                short = self._isolation_refusal(d)
+                if short is not None:
+                    self._fail(report, f"round {slot.index} of {slot.match}: {short}", 2)
+                    return
                 if d.result is None:
                     why = d.error or d.status.value
                     self._fail(report, f"round {slot.index} of {slot.match}: {why}", d.exit_code)
                     return
                 self._record(slot, d.result, ledger, recorded)
                 report.played += 1
-                progress.advance(bar)
+                minutes = max(time.monotonic() - started, 1e-3) / 60
+                progress.update(
+                    bar, advance=1, where=f"{venue.status()}, {report.played / minutes:.1f}/min"
+                )
                 if self.show_progress:
                     progress.console.print(self._round_line(slot, d.result), markup=False)
 
-            executor = self.executor_for(sandbox, self.jobs)
-            executor.play((self._task(s) for s in todo), self.stop, done)
+            try:
+                venue.executor.play((self._task(s) for s in todo), self.stop, done)
+            except JudgeError as exc:  # the cluster was lost: the ledger keeps what finished
+                self._fail(report, str(exc), exc.exit_code)
+
+    def _isolation_refusal(self, d: RoundDone) -> str | None:
+        """Why a round played elsewhere cannot count: its worker isolates less than required.
+
+        On this machine the sandbox is checked before the first round; a
+        cluster round carries its worker's isolation, checked here (the worker
+        itself refuses to play, REFUSED, when it knows it is short).
+        """
+        if d.status is RoundStatus.REFUSED:
+            return d.error or f"refused by worker {d.worker}"
+        if d.worker is None or self.unsandboxed or d.isolation is None:
+            return None
+        off = protections_off(d.isolation)
+        if not off:
+            return None
+        return (
+            f"played on worker {d.worker} with {len(off)} sandbox protections OFF "
+            f"({', '.join(off)}): not counted; run that worker as root, or add --unsandboxed"
+        )
 
     def _fail(self, report: RunReport, message: str, code: int) -> None:
         if report.failure is None:
