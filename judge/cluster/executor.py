@@ -91,6 +91,7 @@ class DaskExecutor:
             raise ValueError(f"jobs must be at least 1, not {jobs}")
         self.client, self.jobs, self.require_full, self.poll_s = client, jobs, require_full, poll_s
         self.run = uuid.uuid4().hex[:16]
+        self.address = str(client.scheduler.address) if client.scheduler is not None else "?"
         self.traffic = Traffic()
         self._refs: dict[tuple[Any, ...], BotRef] = {}
         self._bundles: dict[str, Bundle] = {}
@@ -259,7 +260,8 @@ class DaskExecutor:
                 else:
                     why = f"it failed on its worker: {type(error).__name__}: {error}"
                 return RoundDone(task, RoundStatus.FAILED, error=why, exit_code=3)
-            self._check_connected()
+            # Cancelled: the client gave up on the scheduler (or someone cancelled it there).
+            self._check_connected(reconnecting=False)
             raise ClusterError(
                 f"the cluster dropped round {task.key} ({fut.status}); "
                 "finished rounds are kept: run the same command with --resume",
@@ -268,12 +270,14 @@ class DaskExecutor:
         finally:
             fut.release()
 
-    def _check_connected(self) -> None:
-        if self.client.status not in ("running", "connecting", "newly-created"):
+    def _check_connected(self, reconnecting: bool = True) -> None:
+        """Raise ClusterError when the scheduler is gone (``reconnecting``: still trying is fine)."""
+        ok = ("running", "connecting", "newly-created") if reconnecting else ("running",)
+        if self.client.status not in ok:
             raise ClusterError(
-                f"lost the Dask scheduler at {self.client.scheduler.address} "
-                f"(client {self.client.status}); the rounds already finished are kept: start "
-                "the scheduler and workers again, then run the same command with --resume",
+                f"lost the Dask scheduler at {self.address} ({self.client.status}); the rounds "
+                "already finished are kept: start the scheduler and workers again, then run "
+                "the same command with --resume",
                 3,
             )
 

@@ -161,10 +161,14 @@ class ClusterSession:
 
 @contextlib.contextmanager
 def open_cluster(spec: str) -> Iterator[ClusterSession]:
-    """A :class:`ClusterSession` for the length of a run; Dask's own log kept to errors."""
+    """A :class:`ClusterSession` for the length of a run; Dask's own log silenced.
+
+    What goes wrong is said by the judge (ClusterError), once, in its words;
+    Dask's log lines and tracebacks about reconnecting would bury it.
+    """
     log = logging.getLogger("distributed")
     level = log.level
-    log.setLevel(logging.ERROR)
+    log.setLevel(logging.CRITICAL)
     try:
         session = ClusterSession(spec)
         try:

@@ -1,0 +1,311 @@
+"""Tournaments and evaluations on a real Dask cluster: a ``dask scheduler`` and ``dask worker``
+processes on 127.0.0.1 (tests/cluster/dask_procs.py), compared with the same runs on this
+machine; a worker killed mid-round, the judge killed and resumed, the scheduler lost, a
+worker that is not root, and two bots with the same files shipped once.
+
+Small maps, K = 4 and cheap bots keep these to seconds; they are marked ``slow``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from rich.console import Console
+
+from judge.bots import resolve_bot
+from judge.cluster.session import cluster_venue, open_cluster
+from judge.cluster.worker import worker_counters
+from judge.evaluate import EvalRequest, evaluate, parse_sizes
+from judge.sandbox import Sandbox
+from judge.scheduler import Venue
+from judge.tournament.config import load_config
+from judge.tournament.play import Runner
+from tests.cluster.dask_procs import DaskProcs
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(os.geteuid() != 0, reason="workers as root and as uid 65534 need root"),
+]
+
+ROOT = Path(__file__).resolve().parents[2]
+MAPS = ROOT / "maps"
+TEAMS = ["Alpha", "Beta", "Gamma", "Delta"]
+#: ledger rows: (match, round) pairs, to see that each round is recorded once
+ROWS = "SELECT match, round FROM rounds"
+
+
+def _bots(folder: Path) -> Path:
+    """twin_a and twin_b (greedy_c's files, twice), slow (greedy, 0.1 s a turn), the others."""
+    ignore = shutil.ignore_patterns("greedy", "__pycache__")
+    for twin in ("twin_a", "twin_b"):
+        shutil.copytree(ROOT / "bots" / "greedy_c", folder / twin, ignore=ignore)
+    for name in ("greedy", "random"):
+        shutil.copytree(ROOT / "bots" / name, folder / name, ignore=ignore)
+    slow = folder / "slow"
+    shutil.copytree(ROOT / "bots" / "greedy", slow, ignore=ignore)
+    (slow / "slow.py").write_text(
+        "import os, runpy, time\n"
+        "time.sleep(0.1)\n"
+        "runpy.run_path(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'bot.py'),"
+        " run_name='__main__')\n"
+    )
+    (slow / "bot.yaml").write_text("name: slow\ncommand: [python3, slow.py]\n")
+    return folder
+
+
+def _config(folder: Path, bots: list[str], name: str = "judge.yaml") -> Path:
+    data = {
+        "seed": 2026,
+        "turns": 4,
+        "time_limit": 2.0,
+        "memory_limit_mb": 256,
+        "jobs": 2,
+        "output": "out",
+        "maps_dir": str(MAPS),
+        "bots_dir": str(folder / "bots"),
+        "organiser_map": str(MAPS / "organiser" / "final.txt"),
+        "teams": [{"name": TEAMS[i], "bot": b, "map": f"m{i + 1}"} for i, b in enumerate(bots)],
+    }
+    path = folder / name
+    path.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
+    return path
+
+
+def _standings(out: Path) -> list[dict[str, Any]]:
+    data = json.loads((out / "standings.json").read_text(encoding="utf-8"))
+    return data["standings"] if isinstance(data, dict) else data
+
+
+def _rows(out: Path) -> list[tuple[str, int]]:
+    """The ledger's rounds, read only (a probe must not create the judge's file)."""
+    uri = f"{(out / 'ledger.sqlite').as_uri()}?mode=ro"
+    with contextlib.closing(sqlite3.connect(uri, uri=True)) as db:
+        return sorted(db.execute(ROWS).fetchall())
+
+
+def _run_local(cfg_path: Path, out: Path) -> None:
+    runner = Runner(load_config(cfg_path), out, 2, Sandbox, console=_quiet(), progress=False)
+    assert runner.run(resume=False).complete
+
+
+def _quiet() -> Console:
+    return Console(file=io.StringIO(), width=200)
+
+
+def _headers(out: Path) -> list[dict[str, Any]]:
+    return [
+        json.loads(p.read_text(encoding="utf-8").splitlines()[0])
+        for p in sorted(out.glob("*/round-*/replay.jsonl"))
+    ]
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaskProcs]:
+    """A scheduler and two root workers, shared by the tests that do not kill anything."""
+    with DaskProcs(tmp_path_factory.mktemp("dask")) as procs:
+        procs.start_scheduler()
+        procs.start_worker("w1")
+        procs.start_worker("w2")
+        yield procs
+
+
+@pytest.fixture(scope="module")
+def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("work")
+    _bots(folder / "bots")
+    return folder
+
+
+def test_a_tournament_on_the_cluster_matches_the_local_one_and_ships_each_bundle_once(
+    cluster: DaskProcs, work: Path
+) -> None:
+    cfg_path = _config(work, ["twin_a", "random", "twin_b", "greedy"])
+    venues: list[Venue] = []
+
+    @contextlib.contextmanager
+    def venue_for(jobs: int) -> Iterator[Venue]:
+        with cluster_venue(cluster.address, None, require_full=True) as venue:
+            venues.append(venue)
+            yield venue
+
+    cfg = load_config(cfg_path, build=False)
+    assert not (work / "bots" / "twin_a" / "greedy").exists()  # the judge built nothing
+    runner = Runner(cfg, work / "cluster", 2, Sandbox, console=_quiet(), venue_for=venue_for)
+    report = runner.run(resume=False)
+    assert report.complete and report.played == 18
+    assert not (work / "bots" / "twin_a" / "greedy").exists()  # built on the workers only
+    _run_local(cfg_path, work / "local")
+    assert _standings(work / "cluster") == _standings(work / "local")
+    assert _rows(work / "cluster") == _rows(work / "local") and len(_rows(work / "local")) == 18
+
+    # Each round's files came back: its replay names the worker that played it and its
+    # isolation (all on: the workers are root); both workers played.
+    headers = _headers(work / "cluster")
+    assert len(headers) == 18
+    names = cluster.names()
+    assert {h["worker"].split(" ")[0] for h in headers} == set(names.values())
+    assert all(all(p["on"] for p in h["isolation"].values()) for h in headers)
+    assert all(
+        (p.parent / "log.txt").is_file() for p in (work / "cluster").glob("*/round-*/replay.jsonl")
+    )
+
+    # twin_a and twin_b are one bundle: three bundles published once each; each worker
+    # fetched each at most once and built greedy_c's files at most once.
+    traffic = venues[0].executor.traffic  # type: ignore[attr-defined]
+    assert traffic.bundles_published == 3 and set(traffic.per_hash.values()) == {1}
+    assert traffic.rounds == 18
+    assert cluster.client is not None
+    for counters in cluster.client.run(worker_counters).values():
+        assert set(counters["fetches"].values()) <= {1}
+        assert counters["builds"] <= 1
+        assert counters["fetched_bytes"] <= traffic.bundle_bytes
+
+
+def test_an_evaluation_on_the_cluster_matches_the_local_one(cluster: DaskProcs, work: Path) -> None:
+    def request(build: bool) -> EvalRequest:
+        bots = [resolve_bot(str(work / "bots" / b), build=build) for b in ("twin_a", "random")]
+        return EvalRequest(bots, ["twin_a", "random"], 40, parse_sizes("5,7"), [4], 11, 2)
+
+    with Sandbox() as sandbox:
+        local = evaluate(request(True), sandbox, work / "eval-local")
+    with open_cluster(cluster.address) as session:
+        ex = session.executor(None, require_full=False)
+        remote = evaluate(request(False), None, work / "eval-cluster", executor=ex)
+    assert remote["rounds_played"] == 40
+    for key in ("result", "pairs", "by_seat", "by_size", "end_reasons", "mirrored_maps"):
+        assert remote[key] == local[key], key
+    strip = ("replay",)
+    assert [{k: v for k, v in r.items() if k not in strip} for r in remote["rounds"]] == [
+        {k: v for k, v in r.items() if k not in strip} for r in local["rounds"]
+    ]
+    assert len(list((work / "eval-cluster").glob("round-*/replay.jsonl"))) == 40
+
+
+def _judge(*args: str) -> list[str]:
+    return [sys.executable, "-m", "judge", "tournament", *args, "--quiet"]
+
+
+def _wait(what: str, check: Any, timeout: float = 120) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+def _ledger_rows(out: Path) -> int:
+    try:
+        return len(_rows(out))
+    except sqlite3.Error:
+        return 0
+
+
+def test_workers_killed_the_judge_killed_and_the_scheduler_lost(tmp_path: Path, work: Path) -> None:
+    """One cluster through three accidents; nothing lost, nothing counted twice."""
+    cfg_path = _config(tmp_path, ["slow", "twin_a"], "slow.yaml")
+    shutil.copytree(work / "bots", tmp_path / "bots")
+    # The slow bot plays greedy's moves: a local run with greedy gives the standings.
+    _run_local(_config(tmp_path, ["greedy", "twin_a"], "fast.yaml"), tmp_path / "ref")
+    expected = _standings(tmp_path / "ref")
+    with DaskProcs(tmp_path) as procs:
+        address = procs.start_scheduler()
+        procs.start_worker("w1")
+        procs.start_worker("w2")
+        assert procs.client is not None
+
+        # 1. A worker killed while it plays a round: the round is played again on the
+        # other worker and recorded once.
+        out = tmp_path / "killed-worker"
+        judge = subprocess.Popen(_judge(str(cfg_path), "--out", str(out), "--cluster", address))
+        names = {v: k for k, v in procs.names().items()}
+        busy: list[str] = []
+
+        def someone_busy() -> bool:
+            assert procs.client is not None
+            busy[:] = [names[a] for a, keys in procs.client.processing().items() if keys]
+            return bool(busy) and _ledger_rows(out) >= 1
+
+        _wait("a worker playing a round", someone_busy)
+        procs.kill(procs.workers[busy[0]])
+        assert judge.wait(timeout=300) == 0
+        assert _standings(out) == expected
+        rows = _rows(out)
+        assert len(rows) == len(set(rows)) == 3
+
+        # 2. The judge killed mid-way: --resume continues against the cluster.
+        procs.start_worker("w3")
+        out = tmp_path / "killed-judge"
+        argv = _judge(str(cfg_path), "--out", str(out), "--cluster", address)
+        judge = subprocess.Popen(argv, start_new_session=True)
+        _wait("a round in the ledger", lambda: _ledger_rows(out) >= 1)
+        os.killpg(judge.pid, signal.SIGKILL)
+        judge.wait(timeout=60)
+        kept = _ledger_rows(out)
+        assert 1 <= kept < 3
+        resumed = subprocess.run([*argv, "--resume"], capture_output=True, text=True, timeout=300)
+        assert resumed.returncode == 0, resumed.stderr
+        assert _standings(out) == expected and len(_rows(out)) == 3
+
+        # 3. The scheduler lost: a clear message, the finished rounds kept.
+        out = tmp_path / "lost-scheduler"
+        judge = subprocess.Popen(
+            _judge(str(cfg_path), "--out", str(out), "--cluster", address),
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        _wait("a round in the ledger", lambda: _ledger_rows(out) >= 1)
+        procs.kill(procs.procs[0])  # the scheduler
+        _, err = judge.communicate(timeout=300)
+        assert judge.returncode == 3, err
+        assert "lost the Dask scheduler" in " ".join(err.split())
+        assert "--resume" in err
+        assert _ledger_rows(out) >= 1
+
+
+def test_a_worker_that_is_not_root_has_its_rounds_refused_unless_unsandboxed(
+    tmp_path: Path, work: Path
+) -> None:
+    cfg_path = _config(tmp_path, ["twin_a", "random"])
+    shutil.copytree(work / "bots", tmp_path / "bots")
+    with DaskProcs(tmp_path) as procs:
+        address = procs.start_scheduler()
+        procs.start_worker("nobody", as_nobody=True)
+        worker = procs.names()["nobody"]
+
+        refused = subprocess.run(
+            _judge(str(cfg_path), "--out", str(tmp_path / "refused"), "--cluster", address),
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        err = " ".join(refused.stderr.split())
+        assert refused.returncode == 2, refused.stderr
+        assert worker in err and "protections are OFF" in err and "--unsandboxed" in err
+        assert _ledger_rows(tmp_path / "refused") == 0
+
+        out = tmp_path / "unsandboxed"
+        played = subprocess.run(
+            [*_judge(str(cfg_path), "--out", str(out), "--cluster", address), "--unsandboxed"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert played.returncode == 0, played.stderr
+        headers = _headers(out)
+        assert len(headers) == 3 and all(h["worker"].startswith(worker) for h in headers)
+        off = [name for name, p in headers[0]["isolation"].items() if not p["on"]]
+        assert "separate uid per seat" in off
