@@ -9,7 +9,10 @@ stderr.
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,8 +20,10 @@ from pathlib import Path
 import psutil
 import pytest
 
+import judge
 from judge.sandbox import Limits, Sandbox, TurnRun, Verdict
 from judge.sandbox.wine import _WINE_LINE
+from tests.nobody import leftovers, run_as_nobody
 
 from .conftest import Exes
 
@@ -202,8 +207,9 @@ def test_a_tampered_prefix_is_made_afresh_outside_the_programs_time(
         )
         assert b"MOVED" in (run.outputs["MOVE.OUT"] or b""), run.outputs
         server = [p.pid for p in procs_of(seat.uid)]
-        nxt = seat.run_turn([exe], {"MAP.INP": b"x"}, ["MOVE.OUT"], Limits())
+        nxt = seat.run_turn([exe, "echo"], {"MAP.INP": b"5 5 9\n"}, ["MOVE.OUT"], Limits())
         assert nxt.result.verdict is V.OK, nxt.result.message
+        assert nxt.outputs["MOVE.OUT"] == b"5 5 9\n"  # its input survived the remaking
         assert any("made afresh" in d for d in nxt.discarded), nxt.discarded
         assert (prefix / "drive_c").is_dir() and not (prefix / "moved").exists()
         assert [p.pid for p in procs_of(seat.uid)] != server  # a new wineserver
@@ -231,3 +237,42 @@ def test_the_seats_wineserver_outlives_a_kill_and_cannot_be_inspected(
         assert peek.result.verdict is V.RE, peek.result.message
         assert b"No such file" in peek.result.stderr_tail, peek.result.stderr_tail
         assert [p.pid for p in procs_of(seat.uid)] == [server.pid]
+
+
+NORMAL_USER_SCRIPT = r"""
+import json, sys
+from pathlib import Path
+from judge.sandbox import Limits, Sandbox
+out = {}
+with Sandbox() as sb, sb.seat("nobody", Path(sys.argv[1])) as seat:
+    exe = str(seat.program_dir / "hostile.exe")
+    for mode, time_s in (("ok", 10.0), ("av", 10.0), ("child", 1.0)):
+        r = seat.run_turn([exe, mode], {"MAP.INP": b"m"}, ["MOVE.OUT"], Limits(time_s=time_s))
+        out[mode] = {"verdict": r.result.verdict.value, "message": r.result.message}
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="switching to another user needs root")
+def test_a_normal_user_runs_exes_with_what_is_available(wine_sandbox: Sandbox, exes: Exes) -> None:
+    """As a normal user (no uid, no view) an .exe still gets its verdicts and leaves
+    nothing behind; the user reads the root-built template (symlinks, never copies)."""
+    work = Path(tempfile.mkdtemp(prefix="oj-nobody-exe-"))
+    try:
+        _run_as_nobody(work, exes)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _run_as_nobody(work: Path, exes: Exes) -> None:
+    shutil.copytree(Path(judge.__file__).resolve().parent, work / "judge")
+    shutil.copytree(Path(psutil.__file__).resolve().parent, work / "psutil")
+    shutil.copytree(exes.hostile, work / "prog")
+    proc = run_as_nobody(work, NORMAL_USER_SCRIPT, str(work / "prog"))
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    out = json.loads(proc.stdout)
+    assert out["ok"]["verdict"] == "OK", out
+    assert out["av"]["verdict"] == "RE" and "0xC0000005" in out["av"]["message"], out
+    assert out["child"]["verdict"] == "TLE" and "still running" in out["child"]["message"], out
+    left = leftovers(work)
+    assert left == [], f"processes left behind: {left}"
