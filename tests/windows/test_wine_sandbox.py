@@ -237,6 +237,13 @@ def test_the_seats_wineserver_outlives_a_kill_and_cannot_be_inspected(
         assert peek.result.verdict is V.RE, peek.result.message
         assert b"No such file" in peek.result.stderr_tail, peek.result.stderr_tail
         assert [p.pid for p in procs_of(seat.uid)] == [server.pid]
+        # killed anyway (it shares the uid): started afresh before the next run, on the judge's time
+        seat.run_turn(["/bin/sh", "-c", "kill -9 -1"], {"MAP.INP": b"x"}, [], Limits())
+        assert procs_of(seat.uid) == []
+        again = seat.run_turn([exe, "echo"], {"MAP.INP": b"7\n"}, ["MOVE.OUT"], Limits())
+        assert again.result.verdict is V.OK and again.outputs["MOVE.OUT"] == b"7\n"
+        assert any("wineserver had stopped" in d for d in again.discarded), again.discarded
+        assert len(procs_of(seat.uid)) == 1
 
 
 NORMAL_USER_SCRIPT = r"""
