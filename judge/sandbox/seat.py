@@ -282,6 +282,7 @@ class Seat:
         except BaseException as exc:
             wine.close()
             self._wine = None
+            remove_tree(wine.dir)  # the next attempt starts from nothing
             if isinstance(exc, OSError):
                 raise SandboxError(f"seat {self.name!r}: cannot prepare wine: {exc}") from exc
             raise
@@ -398,6 +399,18 @@ class Seat:
         self, argv: list[str], inputs: dict[str, bytes], outputs: list[str], limits: Limits
     ) -> TurnRun:
         discarded: list[str] = []
+        windows = self._wine is not None and windows_target(argv) is not None
+        if windows:
+            assert self._wine is not None
+            if self._wine.needs_restart():  # before the inputs: the restart cleans the folder
+                try:
+                    discarded.append(self._wine.restart_note())
+                    self._wine.stop()
+                    self._wine.reset_if_needed()
+                    self._start_wine_server()
+                except (OSError, SandboxError) as exc:
+                    return self._ie(f"cannot restart wine: {exc}", tuple(discarded))
+            argv = self._wine.argv(argv)
         try:
             self._clean(keep=True, report=discarded)
             uid, gid = self.uid, self.gid
@@ -407,18 +420,6 @@ class Seat:
             return self._ie(
                 f"cannot prepare the folder of seat {self.name!r}: {exc}", tuple(discarded)
             )
-        windows = self._wine is not None and windows_target(argv) is not None
-        if windows:
-            assert self._wine is not None
-            if self._wine.needs_restart():
-                try:
-                    discarded.append(self._wine.restart_note())
-                    self._wine.stop()
-                    self._wine.reset_if_needed()
-                    self._start_wine_server()
-                except (OSError, SandboxError) as exc:
-                    return self._ie(f"cannot restart wine: {exc}", tuple(discarded))
-            argv = self._wine.argv(argv)
         cg: RunCgroup | None = None
         backend = self._m.cgroup
         if backend is not None:
