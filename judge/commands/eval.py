@@ -4,48 +4,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import json
-import math
-import os
-import secrets
 import sys
-import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from judge.commands.options import add_limit_options, fail, jobs_from, limits_from
+from judge.settings import DEFAULT_SIZES
 
-from judge import atomic
-from judge.bots import BotError, resolve_bot
-from judge.errors import JudgeError
-from judge.evalbook import BOOK_FILE, format_book, load_book
-from judge.evaluate import (
-    DEFAULT_SIZES,
-    EvalError,
-    EvalRequest,
-    EvalRound,
-    PairTracker,
-    evaluate,
-    parse_sizes,
-    parse_turns,
-    render,
-    sprt_line,
-)
-from judge.names import distinct_names
-from judge.pentanomial import Sprt
-from judge.sandbox import Limits, Sandbox
-from judge.scheduler import ThreadExecutor, Venue
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from judge.evaluate import EvalRequest
+    from judge.pentanomial import Sprt
+    from judge.scheduler import Venue
 
 #: More rounds than this would take days; refuse rather than hang.
 MAX_ROUNDS = 100_000
@@ -184,20 +156,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print one JSON object instead of the tables (no progress bar)",
     )
-    p.add_argument(
-        "--time-limit",
-        type=float,
-        default=2.0,
-        metavar="S",
-        help="seconds per run (default 2; 0 lifts the limit)",
-    )
-    p.add_argument(
-        "--memory-limit",
-        type=int,
-        default=512,
-        metavar="MB",
-        help="peak memory per run in MiB (default 512)",
-    )
+    add_limit_options(p, time_help="seconds per run (default 2; 0 lifts the limit)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
         "--cluster",
@@ -215,13 +174,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _fail(console: Console, msg: str, code: int = 2) -> int:
-    console.print(f"[bold red]judge eval:[/] {escape(msg)}", highlight=False)
-    return code
-
-
 def _rounds(args: argparse.Namespace, sprt: Sprt | None) -> int:
     """How many rounds to play (or, with --sprt, at most)."""
+    from judge.evaluate import EvalError
+
     if sprt is None:
         if args.max_rounds is not None:
             raise EvalError("--max-rounds caps an --sprt test; without one, give --rounds")
@@ -241,6 +197,12 @@ def _rounds(args: argparse.Namespace, sprt: Sprt | None) -> int:
 
 def _request(args: argparse.Namespace) -> EvalRequest:
     """Check the options and resolve the bots (raises EvalError / BotError with the fix)."""
+    from judge.bots import resolve_bot
+    from judge.evalbook import load_book
+    from judge.evaluate import EvalError, EvalRequest, parse_sizes, parse_turns
+    from judge.names import distinct_names
+    from judge.pentanomial import Sprt
+
     sprt = None
     if args.sprt is not None:
         try:
@@ -250,15 +212,9 @@ def _request(args: argparse.Namespace) -> EvalRequest:
     elif (args.alpha, args.beta) != (0.05, 0.05):
         raise EvalError("--alpha and --beta set the error rates of --sprt; give --sprt too")
     rounds = _rounds(args, sprt)
-    if not math.isfinite(args.time_limit) or args.time_limit < 0 or args.time_limit > 60:
-        raise EvalError(f"--time-limit {args.time_limit}: give seconds from 0 (no limit) to 60")
-    if args.memory_limit < 16 or args.memory_limit > 16384:
-        raise EvalError(f"--memory-limit {args.memory_limit}: give MiB from 16 to 16384")
-    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
-    if args.cluster and args.jobs is None:
-        jobs = 0  # the cluster's worker threads (known once connected)
-    elif jobs < 1:
-        raise EvalError(f"--jobs {jobs}: give at least 1")
+    limits = limits_from(args)
+    # On a cluster, rounds at once are the workers' threads unless --jobs says (0: theirs).
+    jobs = 0 if args.cluster and args.jobs is None else jobs_from(args.jobs)
     book = None
     if args.book is not None:
         if args.sizes is not None or args.turns is not None:
@@ -274,10 +230,8 @@ def _request(args: argparse.Namespace) -> EvalRequest:
     # On a cluster each worker builds the bots (the judge's machine may have no compiler).
     build = not args.cluster
     bots = [resolve_bot(b, args.bots_dir, build=build) for b in (args.bot_a, args.bot_b)]
-    limits = Limits(
-        time_s=None if args.time_limit == 0 else args.time_limit,
-        memory_bytes=args.memory_limit * 2**20,
-    )
+    import secrets
+
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     return EvalRequest(
         bots,
@@ -297,6 +251,10 @@ def _request(args: argparse.Namespace) -> EvalRequest:
 @contextlib.contextmanager
 def _venue(cluster: str | None, jobs: int) -> Iterator[Venue]:
     """This machine's sandbox (``jobs`` threads), or the cluster's workers."""
+    from judge.evaluate import EvalError
+    from judge.sandbox import Sandbox, SandboxError
+    from judge.scheduler import ThreadExecutor, Venue
+
     if cluster:
         from judge.cluster.session import cluster_venue
 
@@ -305,7 +263,7 @@ def _venue(cluster: str | None, jobs: int) -> Iterator[Venue]:
         return
     try:
         sandbox = Sandbox()
-    except (OSError, RuntimeError) as exc:
+    except (OSError, SandboxError) as exc:
         raise EvalError(f"cannot set up the sandbox: {exc}", 3) from None
     with sandbox:
         yield Venue(ThreadExecutor(sandbox, jobs), "", sandbox, lambda: f"{jobs} at once")
@@ -327,11 +285,20 @@ def _announce(req: EvalRequest, args: argparse.Namespace, err: Console, venue: V
 
 
 def run(args: argparse.Namespace) -> int:
+    import json
+    import tempfile
+    import threading
+
+    from rich.console import Console
+
+    from judge import atomic
+    from judge.commands.signals import exit_code, stop_on_signals
+    from judge.evalbook import BOOK_FILE, format_book
+    from judge.evaluate import PairTracker, evaluate
+    from judge.views.evalreport import EvalProgress, render, sprt_line
+
     err = Console(stderr=True)
-    try:
-        req = _request(args)
-    except (EvalError, BotError) as exc:
-        return _fail(err, str(exc))
+    req = _request(args)
     tmp: tempfile.TemporaryDirectory[str] | None = None
     if args.out is not None:
         out_dir: Path = args.out
@@ -340,13 +307,24 @@ def run(args: argparse.Namespace) -> int:
         tmp = tempfile.TemporaryDirectory(prefix="judge-eval-")
         out_dir = Path(tmp.name)
     show = not (args.json or args.quiet)
+    tracker = PairTracker(req.sprt)
+    stop = threading.Event()
     try:
         with _venue(args.cluster, req.jobs) as venue:
             if show:
                 _announce(req, args, err, venue)
-            summary = _play(req, venue, out_dir, err, show=show, keep=args.out is not None)
-    except JudgeError as exc:  # no sandbox, a round that cannot be played, a lost cluster
-        return _fail(err, str(exc), exc.exit_code)
+            with stop_on_signals(lambda name: stop.set()) as caught:
+                with EvalProgress(err, req, tracker, show, venue.status) as progress:
+                    summary = evaluate(
+                        req,
+                        venue.sandbox,
+                        out_dir,
+                        on_done=progress.done,
+                        keep_out=args.out is not None,
+                        tracker=tracker,
+                        stop=stop,
+                        executor=venue.executor,
+                    )
     finally:
         if tmp is not None:
             tmp.cleanup()
@@ -367,50 +345,7 @@ def run(args: argparse.Namespace) -> int:
         if verdict is not None:
             console.print(verdict, markup=False, highlight=False)
     sys.stdout.flush()
+    if caught:
+        played = summary["rounds_played"]
+        return fail("eval", f"stopped by {caught[0]} after {played} rounds", exit_code(caught[0]))
     return 3 if summary["rounds_aborted"] else 0
-
-
-def _play(
-    req: EvalRequest, venue: Venue, out_dir: Path, err: Console, show: bool, keep: bool
-) -> dict[str, Any]:
-    """Run the evaluation with a live progress bar (on stderr, so stdout stays the table/JSON)."""
-    tracker = PairTracker(req.sprt)
-    ex = venue.executor
-    if not show:
-        return evaluate(req, venue.sandbox, out_dir, keep_out=keep, tracker=tracker, executor=ex)
-    tally: dict[str | None, int] = {"win": 0, "draw": 0, "loss": 0, None: 0}
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[wdl]}"),
-        TextColumn("{task.fields[where]}"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        transient=False,
-    )
-    task = progress.add_task("rounds", total=2 * req.n_maps, wdl="", where="")
-    name = escape(req.names[0])
-    started = time.monotonic()
-    played = [0]
-
-    def done(o: EvalRound) -> None:
-        played[0] += 1
-        minutes = max(time.monotonic() - started, 1e-3) / 60
-        tally[o.outcome] += 1
-        wdl = f"{name} W {tally['win']} D {tally['draw']} L {tally['loss']}"
-        if tally[None]:
-            wdl += f" [red]abandoned {tally[None]}[/]"
-        if req.sprt is not None:
-            wdl += (
-                f"  LLR {tracker.llr:+.2f} in [{req.sprt.lower:.2f}, {req.sprt.upper:.2f}]"
-                f" after {tracker.penta.pairs} pairs"
-            )
-        where = f"{escape(venue.status())}, {played[0] / minutes:.1f}/min"
-        progress.update(task, advance=1, wdl=wdl, where=where)
-
-    with progress:
-        return evaluate(
-            req, venue.sandbox, out_dir, on_done=done, keep_out=keep, tracker=tracker, executor=ex
-        )

@@ -9,7 +9,6 @@ Small maps, K = 4 and cheap bots keep these to seconds; they are marked ``slow``
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import os
 import shutil
@@ -24,7 +23,6 @@ from typing import Any
 
 import pytest
 import yaml
-from rich.console import Console
 
 from judge.bots import resolve_bot
 from judge.cluster.session import cluster_venue, open_cluster
@@ -98,12 +96,8 @@ def _rows(out: Path) -> list[tuple[str, int]]:
 
 
 def _run_local(cfg_path: Path, out: Path) -> None:
-    runner = Runner(load_config(cfg_path), out, 2, Sandbox, console=_quiet(), progress=False)
+    runner = Runner(load_config(cfg_path), out, 2, Sandbox)
     assert runner.run(resume=False).complete
-
-
-def _quiet() -> Console:
-    return Console(file=io.StringIO(), width=200)
 
 
 def _headers(out: Path) -> list[dict[str, Any]]:
@@ -144,7 +138,7 @@ def test_a_tournament_on_the_cluster_matches_the_local_one_and_ships_each_bundle
 
     cfg = load_config(cfg_path, build=False)
     assert not (work / "bots" / "twin_a" / "greedy").exists()  # the judge built nothing
-    runner = Runner(cfg, work / "cluster", 2, Sandbox, console=_quiet(), venue_for=venue_for)
+    runner = Runner(cfg, work / "cluster", 2, Sandbox, venue_for=venue_for)
     report = runner.run(resume=False)
     assert report.complete and report.played == 18
     assert not (work / "bots" / "twin_a" / "greedy").exists()  # built on the workers only
