@@ -269,6 +269,22 @@ def _from_folder(folder: Path, spec: str, build: bool) -> BotSpec:
     return BotSpec(name, spec, program_dir, command, home=home, digest=digest)
 
 
+def build_output(folder: Path) -> str | None:
+    """The ``build: output`` a bot folder's bot.yaml names, if any: a product, not a source.
+
+    Fingerprints of a bot (its league version, its bundle on a cluster) leave it
+    out, so a bot is the same bot built or not, here or on another machine.
+    """
+    try:
+        data = yaml.safe_load((folder / BOT_FILE).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    build = data.get("build") if isinstance(data, dict) else None
+    if isinstance(build, dict) and "output" in build:
+        return str(build["output"])
+    return None
+
+
 def _check_command(folder: Path, command: tuple[str, ...], spec: str, unbuilt: str | None) -> None:
     """The files a command names exist in the folder, and its script can start (no CRLF)."""
     files = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []

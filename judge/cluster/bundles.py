@@ -28,10 +28,8 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-import yaml
-
 from judge import programs
-from judge.bots import BOT_FILE, BotError, BotSpec, resolve_bot
+from judge.bots import BOT_FILE, BotError, BotSpec, build_output, resolve_bot
 
 #: A bot folder larger than this is refused: each worker gets a copy of it.
 MAX_BUNDLE_BYTES = 64 * 2**20
@@ -52,18 +50,6 @@ class Bundle:
     digest: str
     data: bytes
     files: int
-
-
-def _build_output(folder: Path) -> str | None:
-    """The ``build: output`` of the folder's bot.yaml, if it has one (never shipped)."""
-    try:
-        data = yaml.safe_load((folder / BOT_FILE).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
-        return None
-    build = data.get("build") if isinstance(data, dict) else None
-    if isinstance(build, dict) and "output" in build:
-        return str(build["output"])
-    return None
 
 
 def pack_folder(folder: Path, skip: list[str] | None = None) -> tuple[bytes, int]:
@@ -109,7 +95,7 @@ def make_bundle(bot: BotSpec) -> tuple[BotRef, Bundle | None]:
     folder = bot.program_dir
     if folder is None:
         return BotRef(bot, None), None
-    skip = [out] if (out := _build_output(folder)) else []
+    skip = [out] if (out := build_output(folder)) else []
     digest = programs.tree_hash(folder, skip)
     try:
         data, count = pack_folder(folder, skip)
@@ -164,7 +150,7 @@ def prepare(ref: BotRef, folder: Path | None) -> tuple[BotSpec, bool]:
     spec = ref.spec
     if folder is None:
         return spec, False
-    if (folder / BOT_FILE).is_file() and _build_output(folder) is not None:
+    if (folder / BOT_FILE).is_file() and build_output(folder) is not None:
         try:
             built = resolve_bot(str(folder), build=True)
         except BotError as exc:

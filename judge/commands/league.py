@@ -64,6 +64,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--jobs", "-j", type=int, metavar="N", help="rounds played at the same time")
     p.add_argument("--resume", action="store_true", help="finish the stopped run")
     p.add_argument("--quiet", action="store_true", help="only the leaderboard and errors")
+    p.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play the rounds on the Dask scheduler at ADDRESS (tcp://host:8786), or on "
+        "local:N worker processes started for the run (default: the file's 'cluster'); "
+        "--jobs then caps the rounds at once",
+    )
 
 
 def leaderboard_table(rows: list[dict[str, Any]], title: str) -> Table:
@@ -90,6 +97,7 @@ def leaderboard_table(rows: list[dict[str, Any]], title: str) -> Table:
 
 
 def run(args: argparse.Namespace) -> int:
+    import contextlib
     import threading
     from dataclasses import replace
 
@@ -98,38 +106,47 @@ def run(args: argparse.Namespace) -> int:
 
     from judge.commands.signals import exit_code, stop_on_signals
     from judge.league.config import PAIRS, load_league
-    from judge.league.run import League, SandboxPlayer
+    from judge.league.run import League, RoundsPlayer
     from judge.sandbox import Limits, Sandbox, SandboxError
     from judge.views.html import write_index_html
 
     err, console = Console(stderr=True), Console()
-    cfg = load_league(args.config)
+    cfg = load_league(args.config, build=False if args.cluster else None)
     if args.pairs is not None and not PAIRS.holds(args.pairs):
         return fail("league", f"--pairs {args.pairs}: give 1 to {PAIRS.high} pairs", 2)
     if args.pairs is not None:
         cfg = replace(cfg, pairs=args.pairs)
     jobs = jobs_from(args.jobs, cfg.jobs)
     out: Path = args.out if args.out is not None else cfg.output
-    try:
-        sandbox = Sandbox()
-    except (OSError, SandboxError) as exc:
-        return fail("league", f"cannot set up the sandbox: {exc}", 3)
     limits = Limits(time_s=cfg.time_limit, memory_bytes=cfg.memory_limit_mb * 2**20)
     stop = threading.Event()
-    league = League(cfg, out, SandboxPlayer(sandbox, limits, jobs))
-    try:
-        with sandbox, stop_on_signals(lambda name: stop.set()) as caught:
+    cluster = args.cluster or cfg.cluster
+    with contextlib.ExitStack() as stack:
+        if cluster:
+            from judge.cluster.session import cluster_venue
 
-            def progress(rep: Any) -> None:
-                if not args.quiet:
-                    err.print(f"pairs played {rep.pairs}, rounds {rep.rounds}", highlight=False)
+            venue = stack.enter_context(cluster_venue(cluster, args.jobs, require_full=False))
+            player = RoundsPlayer(None, limits, jobs, venue.executor)
+            if not args.quiet:
+                err.print(venue.isolation, markup=False)
+        else:
+            try:
+                sandbox = stack.enter_context(Sandbox())
+            except (OSError, SandboxError) as exc:
+                return fail("league", f"cannot set up the sandbox: {exc}", 3)
+            player = RoundsPlayer(sandbox, limits, jobs)
+        league = League(cfg, out, player)
+        stack.callback(league.close)
+        caught = stack.enter_context(stop_on_signals(lambda name: stop.set()))
 
-            report = league.run(args.resume, stop, progress)
+        def progress(rep: Any) -> None:
+            if not args.quiet:
+                err.print(f"pairs played {rep.pairs}, rounds {rep.rounds}", highlight=False)
+
+        report = league.run(args.resume, stop, progress)
         board = league.write_outputs()
         rows, pairs = league.page(board)
         write_index_html(out, rows, pairs, title="Ocean Treasure league")
-    finally:
-        league.close()
     for what, names in (("joined", report.joined), ("replaced", report.replaced), ("retired", report.retired)):  # fmt: skip
         if names and not args.quiet:
             err.print(f"{what}: {escape(', '.join(names))}", highlight=False)

@@ -32,7 +32,7 @@ from typing import Any
 
 import yaml
 
-from judge.bots import BotError, BotSpec, resolve_bot
+from judge.bots import BotError, BotSpec, build_output, resolve_bot
 from judge.evaluate import EvalError, Size, parse_sizes, parse_turns
 from judge.names import is_plain
 from judge.settings import DEFAULT_SIZES, JOBS, MEMORY_LIMIT_MB, TIME_LIMIT_S, Range
@@ -52,6 +52,7 @@ KEYS = {
     "time_limit": "seconds per run (default 2)",
     "memory_limit_mb": "MiB per run (default 512)",
     "jobs": "rounds played at the same time (default: the number of cores)",
+    "cluster": "play the rounds on a Dask cluster: its scheduler's address, or local:N",
     "bots": "a list of {name, bot[, version][, new_version]} (required)",
 }
 BOT_KEYS = ("name", "bot", "version", "new_version")
@@ -81,20 +82,26 @@ class LeagueConfig:
     memory_limit_mb: int
     jobs: int
     bots: tuple[LeagueBot, ...]
+    #: a Dask scheduler's address or local:N (judge.cluster); None = this machine
+    cluster: str | None = None
 
     def bot(self, name: str) -> LeagueBot:
         return next(b for b in self.bots if b.name == name)
 
 
 def fingerprint(spec: BotSpec) -> str:
-    """A short hash of a bot's files and command: it changes when the bot does."""
+    """A short hash of a bot's files (its build output left out) and command: it changes when
+    the bot does."""
     h = hashlib.sha256(repr(spec.command).encode())
     folder = spec.program_dir
     if folder is not None and folder.is_dir():
+        product = build_output(folder)  # built here or not (on a cluster's workers): one version
         for root, dirs, files in os.walk(folder):
             dirs[:] = sorted(d for d in dirs if d not in ("__pycache__", ".git"))
             for f in sorted(files):
                 p = Path(root) / f
+                if product is not None and p == folder / product:
+                    continue
                 h.update(str(p.relative_to(folder)).encode())
                 try:
                     h.update(p.read_bytes())
@@ -117,7 +124,7 @@ def _int(data: dict[str, Any], key: str, default: int, bounds: Range, bad: list[
     return v
 
 
-def _bots(data: dict[str, Any], folder: Path, bots_dir: Path, default_policy: str, bad: list[str]) -> list[LeagueBot]:  # fmt: skip
+def _bots(data: dict[str, Any], folder: Path, bots_dir: Path, default_policy: str, bad: list[str], build: bool = True) -> list[LeagueBot]:  # fmt: skip
     raw = data.get("bots")
     if not isinstance(raw, list) or len(raw) < 2:
         bad.append("bots: give a list of at least 2 entries like {name: greedy, bot: greedy}")
@@ -152,7 +159,7 @@ def _bots(data: dict[str, Any], folder: Path, bots_dir: Path, default_policy: st
         path = folder / bot
         spec_text = str(path) if (os.sep in bot or path.exists()) else bot
         try:
-            spec = resolve_bot(spec_text, bots_dir)
+            spec = resolve_bot(spec_text, bots_dir, build=build)
         except BotError as exc:
             bad.append(f"{where}.bot: {exc}")
             continue
@@ -164,8 +171,12 @@ def _bots(data: dict[str, Any], folder: Path, bots_dir: Path, default_policy: st
     return out
 
 
-def load_league(path: Path | str) -> LeagueConfig:
-    """Read and check a league file; raise :class:`ConfigError` listing every problem."""
+def load_league(path: Path | str, build: bool | None = None) -> LeagueConfig:
+    """Read and check a league file; raise :class:`ConfigError` listing every problem.
+
+    The bots are built here unless the rounds are played on a cluster (``build``
+    False, or None with a ``cluster:`` key): each worker builds them.
+    """
     path = Path(path)
     source = str(path)
     if not path.is_file():
@@ -211,7 +222,13 @@ def load_league(path: Path | str) -> LeagueConfig:
         bad.append(f"new_version: {policy!r}; give fresh or inherit")
         policy = "fresh"
     bots_dir = folder / str(data.get("bots_dir", "bots"))
-    cfg_bots = _bots(data, folder, bots_dir, str(policy), bad)
+    cluster = data.get("cluster")
+    if cluster is not None and (not isinstance(cluster, str) or not cluster.strip()):
+        bad.append(f"cluster: {cluster!r}; give a Dask scheduler's address or local:N")
+        cluster = None
+    if build is None:
+        build = not cluster
+    cfg_bots = _bots(data, folder, bots_dir, str(policy), bad, build)
     pairs = _int(data, "pairs", 50, PAIRS, bad)
     batch = _int(data, "batch", 4, BATCH, bad)
     memory = _int(data, "memory_limit_mb", 512, MEMORY_LIMIT_MB, bad)
@@ -230,4 +247,5 @@ def load_league(path: Path | str) -> LeagueConfig:
         memory_limit_mb=memory,
         jobs=jobs,
         bots=tuple(cfg_bots),
+        cluster=cluster.strip() if cluster else None,
     )

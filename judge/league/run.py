@@ -7,17 +7,21 @@ stopped run is finished with ``--resume``: the open batch's missing rounds
 are played, then the remaining batches, so the league ends as an
 uninterrupted run would (for deterministic bots).
 
-Rounds are played through :func:`judge.evaluate.play_rounds` (the judge's
-round scheduler), one pair at a time with its two rounds in parallel.
+Rounds are tasks of the judge's round scheduler (:mod:`judge.scheduler`): a
+whole batch's rounds are handed to one executor at once (threads here, or a
+Dask cluster with ``--cluster``: :mod:`judge.cluster`), so a batch of 20
+pairs keeps 40 rounds' worth of workers busy.  The ratings do not depend on
+the order rounds finish in: a batch is rated in pair order once it is all in.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import random
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,12 +29,13 @@ from typing import Any
 from judge import atomic
 from judge.bots import BotSpec
 from judge.errors import JudgeError
-from judge.evaluate import EvalRound, MapPlan, RoundSpec, plan_map, play_rounds
+from judge.evaluate import EvalRound, MapPlan, RoundSpec, plan_map, round_task
 from judge.league.config import LeagueConfig
 from judge.league.ratings import Entrant, Rater, Rating, choose_pairs, inherited
 from judge.league.store import DB_FILE, BotRow, PairRow, RoundRow, Store
 from judge.pentanomial import round_points
 from judge.sandbox import Limits, Sandbox
+from judge.scheduler import Executor, RoundDone, RoundStatus, RoundTask, ThreadExecutor
 
 PAIRS_DIR = "pairs"
 LEADERBOARD_JSON = "leaderboard.json"
@@ -58,47 +63,85 @@ class PairTask:
     folder: Path
 
 
-#: Plays a pair's missing rounds and reports each as it ends.
-PairPlayer = Callable[[PairTask, Callable[[RoundRow], None], threading.Event], None]
+#: Plays a batch's missing rounds (of every pair at once) and reports each as it ends,
+#: with its pair.
+PairPlayer = Callable[
+    [Sequence[PairTask], Callable[[PairTask, RoundRow], None], threading.Event], None
+]
 
 
 def pair_folder(pair: int, a: str, b: str) -> str:
     return f"{pair:06d}-{a}-vs-{b}"
 
 
-class SandboxPlayer:
-    """The real player: the pair's rounds through the judge's round scheduler."""
+class RoundsPlayer:
+    """The real player: a batch's rounds as tasks of one executor (threads, or a cluster).
 
-    def __init__(self, sandbox: Sandbox, limits: Limits, jobs: int):
-        self.sandbox, self.limits, self.jobs = sandbox, limits, jobs
+    ``executor`` defaults to ``jobs`` threads on ``sandbox``.  A round that
+    cannot be played at all (a program its seat cannot run) stops the batch
+    and is raised as a :class:`LeagueError`, as ``judge eval`` does.
+    """
+
+    def __init__(
+        self,
+        sandbox: Sandbox | None,
+        limits: Limits,
+        jobs: int,
+        executor: Executor | None = None,
+    ):
+        if executor is None:
+            if sandbox is None:
+                raise ValueError("RoundsPlayer needs a sandbox or an executor")
+            executor = ThreadExecutor(sandbox, jobs)
+        self.limits, self.executor = limits, executor
 
     def __call__(
-        self, task: PairTask, on_round: Callable[[RoundRow], None], stop: threading.Event
+        self,
+        tasks: Sequence[PairTask],
+        on_round: Callable[[PairTask, RoundRow], None],
+        stop: threading.Event,
     ) -> None:
-        specs = [RoundSpec(seat + 1, task.plan, seat) for seat in task.a_seats]
+        by_key: dict[str, tuple[PairTask, RoundSpec]] = {}
 
-        def done(o: EvalRound) -> None:
+        def round_tasks() -> Iterator[RoundTask]:
+            for task in tasks:
+                for seat in task.a_seats:
+                    spec = RoundSpec(seat + 1, task.plan, seat)
+                    rt = round_task(spec, task.bots, task.names, self.limits, task.folder)
+                    key = f"{task.pair}/{spec.number}"
+                    by_key[key] = (task, spec)
+                    yield dataclasses.replace(rt, key=key)
+
+        failures: list[RoundDone] = []
+
+        def done(d: RoundDone) -> None:
+            task, spec = by_key[d.task.key]
+            if d.status is RoundStatus.STOPPED:
+                return
+            if d.status in (RoundStatus.FAILED, RoundStatus.REFUSED):
+                failures.append(d)
+                stop.set()
+                return
+            o = EvalRound(spec, d.result, d.error)
             r = o.result
-            rel = None
-            if r is not None:
-                rel = f"{PAIRS_DIR}/{task.folder.name}/{r.replay}"
+            rel = f"{PAIRS_DIR}/{task.folder.name}/{r.replay}" if r is not None else None
             on_round(
+                task,
                 RoundRow(
                     task.pair,
-                    o.spec.a_seat,
+                    spec.a_seat,
                     o.outcome,
                     r.gold[o.a] if r else None,
                     r.gold[o.b] if r else None,
                     r.end_reason.value if r else None,
                     rel,
                     o.error,
-                )
+                ),
             )
 
-        play_rounds(
-            list(task.bots), list(task.names), specs, self.sandbox, self.limits,
-            task.folder, min(self.jobs, len(specs)), done, stop,
-        )  # fmt: skip
+        self.executor.play(round_tasks(), stop, done)
+        if failures:
+            raise LeagueError(failures[0].error or "a round could not be played")
 
 
 @dataclass
@@ -220,34 +263,39 @@ class League:
         if gone:  # a bot left or was replaced while its pair was open: drop the pair
             self.store.drop_pairs(gone)
             pairs = [p for p in pairs if p.id not in gone]
+        tasks = []
         for p in pairs:
-            if stop.is_set():
-                return
             done = self.store.rounds(p.id)
             missing = tuple(s for s in (0, 1) if s not in done)
             if not missing:
                 continue
             a, b = bots[p.a], bots[p.b]
-            task = PairTask(
-                p.id,
-                (a.name, b.name),
-                (self.cfg.bot(a.name).spec, self.cfg.bot(b.name).spec),
-                p.plan,
-                missing,
-                self.out / PAIRS_DIR / pair_folder(p.id, a.name, b.name),
+            tasks.append(
+                PairTask(
+                    p.id,
+                    (a.name, b.name),
+                    (self.cfg.bot(a.name).spec, self.cfg.bot(b.name).spec),
+                    p.plan,
+                    missing,
+                    self.out / PAIRS_DIR / pair_folder(p.id, a.name, b.name),
+                )
             )
+        left = {t.pair: len(t.a_seats) for t in tasks}
 
-            def record(r: RoundRow) -> None:
-                if stop.is_set():
-                    return  # a round that ended after the signal may have been cut by it
-                self.store.add_round(r)
-                report.rounds += 1
-                report.aborted += r.outcome is None
+        def record(task: PairTask, r: RoundRow) -> None:
+            if stop.is_set():
+                return  # a round that ended after the signal may have been cut by it
+            self.store.add_round(r)
+            report.rounds += 1
+            report.aborted += r.outcome is None
+            left[task.pair] -= 1
+            if left[task.pair] == 0:  # the pair is complete
+                report.pairs += 1
+                if on_pair is not None:
+                    on_pair(report)
 
-            self.player(task, record, stop)
-            report.pairs += 1
-            if on_pair is not None:
-                on_pair(report)
+        if tasks and not stop.is_set():
+            self.player(tasks, record, stop)
         if stop.is_set() or any(len(self.store.rounds(p.id)) < 2 for p in pairs):
             return
         self._apply(pairs, bots)

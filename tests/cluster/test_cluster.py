@@ -303,3 +303,45 @@ def test_a_worker_that_is_not_root_has_its_rounds_refused_unless_unsandboxed(
         assert len(headers) == 3 and all(h["worker"].startswith(worker) for h in headers)
         off = [name for name, p in headers[0]["isolation"].items() if not p["on"]]
         assert "separate uid per seat" in off
+
+
+def test_a_league_on_the_cluster_matches_the_local_one(cluster: DaskProcs, work: Path) -> None:
+    from judge.league.config import load_league
+    from judge.league.run import League, RoundsPlayer
+    from judge.sandbox import Limits
+
+    league_file = work / "league.yaml"
+    league_file.write_text(
+        yaml.safe_dump(
+            {
+                "seed": 5,
+                "bots_dir": str(work / "bots"),
+                "sizes": "5",
+                "turns": [4],
+                "pairs": 4,
+                "batch": 2,
+                "bots": [{"name": n, "bot": n} for n in ("twin_a", "random", "greedy")],
+            }
+        ),
+        encoding="utf-8",
+    )
+    limits = Limits(time_s=2.0)
+    boards = []
+    with open_cluster(cluster.address) as session:
+        player = RoundsPlayer(None, limits, 2, session.executor(None, require_full=False))
+        league = League(load_league(league_file, build=False), work / "league-c", player)
+        try:
+            assert league.run(resume=False).pairs == 4
+            boards.append(league.leaderboard())
+        finally:
+            league.close()
+    with Sandbox() as sandbox:
+        league = League(
+            load_league(league_file), work / "league-l", RoundsPlayer(sandbox, limits, 2)
+        )
+        try:
+            assert league.run(resume=False).pairs == 4
+            boards.append(league.leaderboard())
+        finally:
+            league.close()
+    assert boards[0] == boards[1] and sum(r["rounds"] for r in boards[0]) == 16

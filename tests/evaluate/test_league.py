@@ -12,7 +12,7 @@ import hashlib
 import json
 import random
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -48,19 +48,24 @@ class Simulated:
         self.stop_after, self.stop = stop_after, stop
 
     def __call__(
-        self, task: PairTask, on_round: Callable[[RoundRow], None], stop: threading.Event
+        self,
+        tasks: Sequence[PairTask],
+        on_round: Callable[[PairTask, RoundRow], None],
+        stop: threading.Event,
     ) -> None:
-        sa, sb = (int(n.split("_")[0][1:]) for n in task.names)
-        for seat in task.a_seats:
-            if self.stop_after is not None and self.played >= self.stop_after:
-                assert self.stop is not None
-                self.stop.set()
-                return
-            h = hashlib.sha256(f"{task.pair}:{seat}:{task.names}".encode()).digest()
-            u = int.from_bytes(h[:8], "big") / 2**64
-            win = u < score_from_elo(sa - sb)
-            on_round(RoundRow(task.pair, seat, "win" if win else "loss", 1, 0, "turns", None))
-            self.played += 1
+        for task in tasks:
+            sa, sb = (int(n.split("_")[0][1:]) for n in task.names)
+            for seat in task.a_seats:
+                if self.stop_after is not None and self.played >= self.stop_after:
+                    assert self.stop is not None
+                    self.stop.set()
+                    return
+                h = hashlib.sha256(f"{task.pair}:{seat}:{task.names}".encode()).digest()
+                u = int.from_bytes(h[:8], "big") / 2**64
+                win = u < score_from_elo(sa - sb)
+                row = RoundRow(task.pair, seat, "win" if win else "loss", 1, 0, "turns", None)
+                on_round(task, row)
+                self.played += 1
 
 
 # ------------------------------------------------------------------ pure parts
