@@ -22,6 +22,7 @@ from rich.progress import (
     TimeElapsedColumn,
     TimeRemainingColumn,
 )
+from rich.table import Table
 
 from judge import atomic
 from judge.bots import BotError, resolve_bot
@@ -41,6 +42,7 @@ from judge.evaluate import (
 from judge.names import distinct_names
 from judge.pentanomial import Sprt
 from judge.sandbox import Limits, Sandbox
+from judge.views.tables import print_table
 
 #: More rounds than this would take days; refuse rather than hang.
 MAX_ROUNDS = 100_000
@@ -326,7 +328,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         console = Console()
         for item in render(summary):
-            console.print(item)
+            if isinstance(item, Table):
+                print_table(console, item)
+            else:
+                console.print(item)
         if args.out is not None:
             console.print(f"replays, eval.json and {BOOK_FILE} in {out_dir}", markup=False)
         verdict = sprt_line(summary, req.names)

@@ -24,6 +24,7 @@ from judge.match import MatchResult, RoundPlan, play_match
 from judge.names import distinct_folders, distinct_names
 from judge.referee import RoundAborted, RoundResult
 from judge.sandbox import Limits, Sandbox
+from judge.views.tables import print_table
 
 HELP = "play a match (one round per --map) between two bots"
 DESCRIPTION = """\
@@ -417,7 +418,7 @@ def _summary(
             f"{peak:.1f}",
         )
         warnings += _void_lines(result, s, out, bots[s].source if bots else result.teams[s])
-    console.print(table)
+    print_table(console, table)
     for w in warnings:
         # soft_wrap: a path or a command in the hint must stay whole, to be copied
         console.print(f"[bold yellow]warning:[/] {escape(w)}", highlight=False, soft_wrap=True)

@@ -14,7 +14,8 @@ from rich.text import Text
 from judge.rules import EndReason, score
 from judge.views.board import turn_view
 from judge.views.live import stdin_line
-from judge.views.replayfile import MatchReplay, ReplayError, RoundReplay, load
+from judge.views.replayfile import MatchReplay, ReplayError, RoundReplay, load, matches_in
+from judge.views.tables import print_table
 
 HELP = "show a saved round: the board at a turn, step through it, or write an HTML replay"
 DESCRIPTION = """\
@@ -22,8 +23,11 @@ Show a round that `judge match` saved.  PATH is a match folder (result.json
 and round-N/replay.jsonl), a round folder, or a replay.jsonl file.
 
 Without --step, print the board at turn T (default: the last turn) and the
-summary.  With --step, walk through the round: Enter = next turn, b = back,
-a number = jump to that turn, q = quit.
+summary.  With --step, walk through the round from turn T (default: turn 1):
+Enter = next turn, b = back, a number = jump to that turn, q = quit.
+
+A tournament folder (one folder per match) is listed: its matches, with the
+command that shows each.
 
 --html FILE writes one self-contained HTML page (no network: it opens from a
 USB stick) with every round of the match (or only --round N): play/pause,
@@ -54,7 +58,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--turn",
         type=int,
         metavar="T",
-        help="the turn to show (default: the last; with --step/--html: where to start)",
+        help="the turn to show (default: the last; with --step: where to start, default 1; "
+        "with --html: where the page opens)",
     )
     p.add_argument(
         "--step",
@@ -80,12 +85,17 @@ def run(args: argparse.Namespace, read_line: ReadLine = stdin_line) -> int:
 
     if args.html is not None and args.step:
         return fail("--html writes a file and --step is interactive: use one of them")
+    if args.html is None and _is_tournament(args.path):
+        return list_matches(console, args.path)
     try:
         match = load(args.path)
         if args.html is not None:
             return _write_html(console, match, args)
         rnd = match.round(args.round if args.round is not None else 1)
-        turn = args.turn if args.turn is not None else rnd.frames()[-1]["turn"]
+        if args.turn is not None:
+            turn = args.turn
+        else:  # stepping starts at the beginning; a single view shows how the round ended
+            turn = rnd.frames()[0 if args.step else -1]["turn"]
         rnd.record_at(turn)  # a clear error for a turn that is not there
     except ReplayError as exc:
         return fail(str(exc))
@@ -93,6 +103,47 @@ def run(args: argparse.Namespace, read_line: ReadLine = stdin_line) -> int:
         _step(console, match, rnd, turn, read_line)
     else:
         show(console, match, rnd, turn)
+    return 0
+
+
+def _is_tournament(path: Path) -> bool:
+    """A folder of match folders (a tournament's), not a match or a round itself."""
+    return (
+        path.is_dir()
+        and not (path / "result.json").is_file()
+        and not (path / "replay.jsonl").is_file()
+        and bool(matches_in(path))
+    )
+
+
+def list_matches(console: Console, path: Path) -> int:
+    """A tournament folder: its matches, each with the command that shows it."""
+    found = matches_in(path)
+    console.print(
+        f"{path} is a tournament folder with {len(found)} match"
+        f"{'es' if len(found) != 1 else ''}; show one with 'judge replay {path}/MATCH':",
+        soft_wrap=True,
+    )
+    table = Table(box=None, pad_edge=False)
+    for col in ("MATCH", "teams", "points", "rounds"):
+        table.add_column(col, no_wrap=True)
+    for folder, result in found:
+        if result is None:
+            table.add_row(Text(folder.name), Text("(result.json unreadable)"), Text(""), Text(""))
+            continue
+        teams = [str(t) for t in result.get("teams") or ["?", "?"]]
+        pts = result.get("points")
+        done = len(result.get("rounds") or [])
+        planned = result.get("rounds_planned", done)
+        table.add_row(
+            Text(folder.name),
+            Text(" vs ".join(teams)),
+            Text(f"{pts[0]}-{pts[1]}" if isinstance(pts, list) and len(pts) == 2 else "-"),
+            Text(f"{done}/{planned}"),
+        )
+    print_table(console, table)
+    if (path / "index.html").is_file():
+        console.print(f"(or open {path / 'index.html'} in a web browser)", soft_wrap=True)
     return 0
 
 
@@ -194,7 +245,7 @@ def summary(console: Console, match: MatchReplay, shown: RoundReplay) -> None:
                 )
             )
         )
-    console.print(table)
+    print_table(console, table)
     if match.result and isinstance(match.result.get("points"), list):
         p = match.result["points"]
         console.print(f"match points: {match.teams[0]} {p[0]}, {match.teams[1]} {p[1]}")

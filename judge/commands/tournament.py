@@ -22,6 +22,7 @@ from judge.tournament.play import (
     RunReport,
     TournamentError,
 )
+from judge.views.tables import print_table
 
 HELP = "play the round robin of a judge.yaml and publish standings"
 DESCRIPTION = """\
@@ -152,7 +153,7 @@ def _report(
     title = (
         "standings" if report.complete else f"standings so far ({done} of {report.total} rounds)"
     )
-    console.print(standings_table(report.standings, title))
+    print_table(console, standings_table(report.standings, title))
     if report.complete:
         console.print(
             f"{report.played} round(s) played in {report.elapsed_s:.1f} s; written to "

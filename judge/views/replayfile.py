@@ -328,6 +328,25 @@ def _load_result(path: Path) -> dict[str, Any]:
     return data
 
 
+def matches_in(folder: Path | str) -> list[tuple[Path, dict[str, Any] | None]]:
+    """The match folders directly inside a folder (a tournament's), with their result.json.
+
+    A match whose result.json cannot be read is listed with ``None``: a listing
+    must not fail because one match is broken.
+    """
+    p = Path(folder)
+    out: list[tuple[Path, dict[str, Any] | None]] = []
+    if not p.is_dir():
+        return out
+    for d in sorted(p.iterdir()):
+        if d.is_dir() and (d / RESULT_NAME).is_file():
+            try:
+                out.append((d, _load_result(d / RESULT_NAME)))
+            except ReplayError:
+                out.append((d, None))
+    return out
+
+
 def load(path: Path | str) -> MatchReplay:
     """Whatever the user pointed at: a match folder, a round folder, or a replay file."""
     p = Path(path)
