@@ -17,8 +17,9 @@ by cgroup, process cap, no survivors, ...) as on or OFF, with what provides it
 or why it is off.  Run it as the user that will run matches: as root every
 protection this machine allows is on; as a normal user most are off.
 
---self-test also runs a trivial program in a seat and prints its verdict and
-timing, to check that the sandbox works end to end.
+It also says whether Windows .exe programs can run (through wine, 64-bit only
+or 32-bit too).  --self-test also runs a trivial program in a seat and prints
+its verdict and timing, to check that the sandbox works end to end.
 
 Exit status: 0 (1 if --self-test did not give OK), 3 if the sandbox cannot be set up."""
 
@@ -74,9 +75,15 @@ def run(args: argparse.Namespace) -> int:
     with sb:
         test = _self_test(sb) if args.self_test else None
         if args.json:
-            print(json.dumps({"isolation": sb.isolation.as_dict(), "self_test": test}, indent=2))
+            report = {
+                "isolation": sb.isolation.as_dict(),
+                "windows_programs": sb.wine.describe(),
+                "self_test": test,
+            }
+            print(json.dumps(report, indent=2))
         else:
             print(sb.isolation.describe())
+            print(sb.wine.describe())
             if test is not None:
                 print(
                     f"self-test: {test['verdict']} ({test['message']}); program {test['wall_ms']} ms, "

@@ -158,8 +158,12 @@ class WineInstall:
     version: str
 
     def describe(self) -> str:
-        bits = "64-bit and 32-bit" if self.loader32 else "64-bit only (wine32 is not installed)"
-        return f"{self.version}: {bits} programs, loader {self.loader64}"
+        bits = (
+            "64-bit and 32-bit programs"
+            if self.loader32
+            else "64-bit programs only (wine32 is not installed)"
+        )
+        return f"{self.version}, loader {self.loader64}: {bits}"
 
 
 def find_wine(
