@@ -38,10 +38,18 @@ standings as an uninterrupted run).  All randomness derives from the
 configuration's seed; the results do not depend on --jobs.
 
 The folder gets, per match, <A>-vs-<B>/result.json (as `judge match` writes
-it) and round-N/ folders, then standings.json, standings.csv and index.html.
+it; A and B are the teams' folder forms) and round-N/ folders, then
+standings.json (the standings, the seed, the date, the judge's version, the
+configuration's hash, each team's program hash and how isolated every run
+was), standings.csv and index.html.
 
-Exit status: 0 all rounds played; 2 a refused configuration or folder (nothing
-is run); 3 the judge itself failed; 130/143 stopped by SIGINT/SIGTERM (resume
+An official tournament runs untrusted programs: when any sandbox protection is
+off on this machine (not root, no cgroups...; see `judge sandbox-info`), it is
+refused unless --unsandboxed is given, and that choice is recorded in the
+ledger and in standings.json.
+
+Exit status: 0 all rounds played; 2 a refused configuration, folder or
+isolation (nothing is run); 3 the judge itself failed; 130/143 stopped by SIGINT/SIGTERM (resume
 with --resume).
 
 examples:
@@ -80,6 +88,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "from its ledger (the configuration must be the same)",
     )
     p.add_argument(
+        "--unsandboxed",
+        action="store_true",
+        help="play even if some sandbox protection is off on this machine (not as root, "
+        "no cgroups...); without it such a tournament is refused. The choice is recorded "
+        "in the ledger and in standings.json",
+    )
+    p.add_argument(
         "--quiet",
         action="store_true",
         help="no progress bar or per-round lines; only the standings and errors",
@@ -115,6 +130,8 @@ def _resume_hint(args: argparse.Namespace, out: Path) -> str:
     parts = ["judge", "tournament", str(args.config), "--out", str(out), "--resume"]
     if args.jobs:
         parts += ["--jobs", str(args.jobs)]
+    if args.unsandboxed:
+        parts += ["--unsandboxed"]
     return " ".join(shlex.quote(p) for p in parts)
 
 
@@ -131,7 +148,15 @@ def run(args: argparse.Namespace) -> int:
     jobs = args.jobs or cfg.jobs
     from judge.sandbox import Sandbox
 
-    runner = Runner(cfg, out, jobs, Sandbox, console=console, progress=not args.quiet)
+    runner = Runner(
+        cfg,
+        out,
+        jobs,
+        Sandbox,
+        console=console,
+        progress=not args.quiet,
+        unsandboxed=args.unsandboxed,
+    )
     try:
         report = runner.run(resume=args.resume)
     except TournamentError as exc:
