@@ -104,6 +104,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "(q + Enter stops watching; the match goes on); implies --watch",
     )
     p.add_argument(
+        "--speed",
+        type=float,
+        metavar="N",
+        help="with the board drawn, show N turns a second at most (default 8 on a terminal; "
+        "0 = as fast as the bots play); implies --watch",
+    )
+    p.add_argument(
         "--bots-dir",
         type=Path,
         action="append",
@@ -133,6 +140,9 @@ def _check_limits(args: argparse.Namespace) -> str | None:
         return f"--time-limit {args.time_limit}: give seconds from 0 (no limit) to 60"
     if args.memory_limit < 16 or args.memory_limit > 16384:
         return f"--memory-limit {args.memory_limit}: give MiB from 16 to 16384"
+    speed = getattr(args, "speed", None)
+    if speed is not None and (not math.isfinite(speed) or speed < 0 or speed > 1000):
+        return f"--speed {speed:g}: give turns a second from 0 (as fast as the bots) to 1000"
     return None
 
 
@@ -265,10 +275,12 @@ def _restore_sigterm(previous: Any) -> None:
 def _observers(args: argparse.Namespace, console: Console, names: list[str]) -> Any:
     """Per-round observers: a progress line per round, and the live board with --watch/--step."""
     watch = None
-    if getattr(args, "watch", False) or getattr(args, "step", False):
+    speed = getattr(args, "speed", None)
+    if getattr(args, "watch", False) or getattr(args, "step", False) or speed is not None:
         from judge.views.live import WatchSession
 
-        watch = WatchSession(console, names, step=args.step)
+        frame_s = None if speed is None else (1.0 / speed if speed > 0 else 0.0)
+        watch = WatchSession(console, names, step=args.step, frame_s=frame_s)
     if args.quiet and watch is None:
         return None
 
