@@ -12,7 +12,7 @@ Design decisions (the command's help repeats them for users):
 * **Seats.**  Every map is played twice, BOT_A in seat 0 and then in seat 1,
   with the same placement seed: a map that favours one seat favours both bots
   once.  ``--rounds`` counts rounds, so an odd count is rounded up.
-* **Parallelism.**  Rounds run in threads that share one
+* **Parallelism.**  Rounds are tasks of :mod:`judge.scheduler`: threads that share one
   :class:`~judge.sandbox.Sandbox`.  Inside a round the two programs run one
   after the other (``sequential``): the result is the same (moves are
   simultaneous in the rules, not in time), and ``--jobs J`` then means at most
@@ -41,12 +41,12 @@ import math
 import random
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from judge.bots import BotSpec
+from judge.errors import JudgeError
 from judge.mapgen import generate_map
 from judge.maps import MAX_SIZE, MAX_TURNS, MIN_SIZE, MIN_TURNS, GameMap, load_map
 from judge.pentanomial import (
@@ -56,8 +56,11 @@ from judge.pentanomial import (
     estimate,
     round_points,
 )
-from judge.referee import RoundAborted, RoundConfig, RoundResult, play_round
+from judge.records import ReplayHeader, RoundResult, TurnRecord, pos_json
+from judge.referee import RoundConfig
 from judge.sandbox import Limits, Sandbox
+from judge.scheduler import Executor, RoundDone, RoundStatus, RoundTask, ThreadExecutor
+from judge.stats import percentile
 
 #: z for a two-sided 95 % interval (the 0.975 quantile of the standard normal).
 Z95 = 1.959963984540054
@@ -68,8 +71,16 @@ ALL_TURNS = tuple(range(MIN_TURNS, MAX_TURNS + 1, 2))
 Size = tuple[int, int]
 
 
-class EvalError(ValueError):
-    """A bad request (size list, K list, round count); the message names the option."""
+class EvalError(JudgeError, ValueError):
+    """A bad request (size list, K list, round count), or a round that cannot be played at all.
+
+    The message names the option or the problem; ``exit_code`` is 2 unless the
+    judge itself failed (3).
+    """
+
+    def __init__(self, message: str, exit_code: int = 2):
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 # --------------------------------------------------------------------------- maths
@@ -94,17 +105,6 @@ def wilson_interval(successes: float, trials: float, z: float = Z95) -> tuple[fl
     centre = (p + z2 / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
     return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def percentile(sorted_values: Sequence[float], q: float) -> float | None:
-    """Nearest-rank percentile (an observed value, never an interpolation); None when empty.
-
-    p99 of 100 runs is then the 99th slowest run, a time that really happened.
-    """
-    if not sorted_values:
-        return None
-    rank = max(1, math.ceil(q / 100 * len(sorted_values)))
-    return sorted_values[min(rank, len(sorted_values)) - 1]
 
 
 # ------------------------------------------------------------------ the request
@@ -244,7 +244,7 @@ def round_specs(plans: Sequence[MapPlan]) -> list[RoundSpec]:
 
 
 @dataclass(frozen=True)
-class RoundOutcome:
+class EvalRound:
     """A played round seen from BOT_A: ``result`` itself stays in seat order."""
 
     spec: RoundSpec
@@ -263,16 +263,31 @@ class RoundOutcome:
     @property
     def outcome(self) -> str | None:
         """ "win", "draw" or "loss" for BOT_A; None for an abandoned round."""
-        r = self.result
-        if r is None:
-            return None
-        if r.winner is None:
-            return "draw"
-        return "win" if r.winner == self.a else "loss"
+        return self.result.result_for(self.a) if self.result is not None else None
 
 
-class EvalStopped(RuntimeError):
-    """The evaluation stopped early (a bot the judge cannot run at all)."""
+def round_task(
+    spec: RoundSpec,
+    bots: Sequence[BotSpec],
+    names: Sequence[str],
+    limits: Limits,
+    out_dir: Path,
+) -> RoundTask:
+    """Round ``spec`` as a scheduler task: its map made (or read), BOT_A in its seat."""
+    p = spec.plan
+    order = (0, 1) if spec.a_seat == 0 else (1, 0)
+    cfg = RoundConfig(
+        game_map=p.game_map(), map_label=p.label, seed=p.round_seed, limits=limits, sequential=True
+    )
+    rel = f"round-{spec.number:04d}"
+    return RoundTask(
+        key=str(spec.number),
+        config=cfg,
+        bots=(bots[order[0]], bots[order[1]]),
+        names=(names[order[0]], names[order[1]]),
+        out_dir=out_dir / rel,
+        replay_rel=f"{rel}/replay.jsonl",
+    )
 
 
 def game_trace(replay: Path, a_seat: int) -> str | None:
@@ -285,19 +300,21 @@ def game_trace(replay: Path, a_seat: int) -> str | None:
     order = (a_seat, 1 - a_seat)
     h = hashlib.sha256()
     try:
-        lines = replay.read_text(encoding="utf-8").splitlines()
-    except OSError:
+        lines = [json.loads(x) for x in replay.read_text(encoding="utf-8").splitlines() if x]
+        header = ReplayHeader.from_json(lines[0])
+        records = [TurnRecord.from_json(x, header.map.rows, header.map.cols) for x in lines[1:]]
+    except (OSError, ValueError, IndexError):
         return None
-    for line in lines:
-        try:
-            rec = json.loads(line)
-            if rec.get("type") == "header":
-                continue
-            moves, pos, status = rec["moves"], rec["positions"], rec["move_status"]
-            item = [rec["turn"], [moves[s] for s in order], [pos[s] for s in order]]
-            item.append([status[s] for s in order])
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+    for rec in records:
+        if rec.runs is None:
             return None
+        runs = [rec.runs[s] for s in order]
+        item = [
+            rec.turn,
+            [pos_json(r.move) for r in runs],
+            [pos_json(rec.boats[s].position) for s in order],
+            [r.status.value if r.status is not None else None for r in runs],
+        ]
         h.update(json.dumps(item, separators=(",", ":")).encode())
     return h.hexdigest()
 
@@ -310,71 +327,48 @@ def play_rounds(
     limits: Limits,
     out_dir: Path,
     jobs: int,
-    on_done: Callable[[RoundOutcome], None] | None = None,
+    on_done: Callable[[EvalRound], None] | None = None,
     stop: threading.Event | None = None,
-) -> list[RoundOutcome]:
-    """Play every round, ``jobs`` at a time; outcomes come back in round order.
+    executor: Executor | None = None,
+) -> list[EvalRound]:
+    """Play every round, ``jobs`` at a time (:mod:`judge.scheduler`); results in round order.
 
     ``on_done`` is called in the calling thread as each round finishes (for a
-    progress bar, or a sequential test that sets ``stop``).  Once ``stop`` is
-    set no new round starts; rounds already running finish and are returned.
-    A round the judge abandons (:class:`RoundAborted`) is recorded and the
-    rest go on; a bot the seat cannot run at all (``ValueError``, e.g.
-    ``ProgramUnreachable``) stops everything, since every later round would
-    fail the same way.
+    progress bar, or the SPRT that sets ``stop``).  Once ``stop`` is set no new
+    round starts and the rounds in flight stop at their next turn (they are not
+    returned).  A round the judge abandons is recorded and the rest go on; a
+    round that cannot be played at all (e.g. a program its seat cannot run)
+    stops everything, since every later round would fail the same way: it is
+    raised as an :class:`EvalError` with the status to exit with.
     """
     if jobs < 1:
         raise EvalError("--jobs must be at least 1")
-    failed = threading.Event()
+    by_key = {str(s.number): s for s in specs}
+    results: dict[int, EvalRound] = {}
+    failures: list[RoundDone] = []
     stop = stop if stop is not None else threading.Event()
 
-    def one(spec: RoundSpec) -> RoundOutcome | None:
-        if failed.is_set():
-            raise EvalStopped("stopped")
-        if stop.is_set():
-            return None
-        p = spec.plan
-        gm = p.game_map()
-        order = (0, 1) if spec.a_seat == 0 else (1, 0)
-        cfg = RoundConfig(
-            game_map=gm, map_label=p.label, seed=p.round_seed, limits=limits, sequential=True
-        )
-        rel = f"round-{spec.number:04d}"
-        try:
-            rr = play_round(
-                cfg,
-                [bots[i] for i in order],
-                [names[i] for i in order],
-                sandbox,
-                out_dir / rel,
-                replay_rel=f"{rel}/replay.jsonl",
-            )
-        except RoundAborted as exc:
-            return RoundOutcome(spec, None, str(exc))
-        return RoundOutcome(spec, rr, trace=game_trace(out_dir / rr.replay, spec.a_seat))
+    def done(d: RoundDone) -> None:
+        spec = by_key[d.task.key]
+        if d.status is RoundStatus.FAILED:
+            failures.append(d)
+            stop.set()
+            return
+        if d.status is RoundStatus.STOPPED:
+            return
+        trace = None
+        if d.result is not None:
+            trace = game_trace(d.task.out_dir.parent / d.result.replay, spec.a_seat)
+        r = EvalRound(spec, d.result, d.error, trace)
+        results[spec.number] = r
+        if on_done is not None:
+            on_done(r)
 
-    results: dict[int, RoundOutcome] = {}
-    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="eval")
-    try:
-        pending: set[Future[RoundOutcome | None]] = {pool.submit(one, s) for s in specs}
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                try:
-                    outcome = fut.result()
-                except ValueError:
-                    failed.set()
-                    raise
-                if outcome is None:
-                    continue
-                results[outcome.spec.number] = outcome
-                if on_done is not None:
-                    on_done(outcome)
-    except BaseException:
-        failed.set()
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
+    tasks = (round_task(s, bots, names, limits, out_dir) for s in specs)
+    (executor or ThreadExecutor(sandbox, jobs)).play(tasks, stop, done)
+    if failures:
+        first = failures[0]
+        raise EvalError(first.error or "a round could not be played", first.exit_code)
     return [results[n] for n in sorted(results)]
 
 
@@ -407,13 +401,13 @@ class PairTracker:
         self.penta = Pentanomial()
         self.llr = 0.0
         self.verdict = SprtVerdict.CONTINUE
-        self._waiting: dict[int, dict[int, RoundOutcome]] = {}
+        self._waiting: dict[int, dict[int, EvalRound]] = {}
 
     @property
     def decided(self) -> bool:
         return self.verdict in (SprtVerdict.H1, SprtVerdict.H0)
 
-    def add(self, outcome: RoundOutcome) -> bool:
+    def add(self, outcome: EvalRound) -> bool:
         """Take a finished round; True when the SPRT has decided (stop starting rounds)."""
         self._waiting.setdefault(outcome.spec.plan.index, {})[outcome.spec.a_seat] = outcome
         while not self.decided:
@@ -442,7 +436,7 @@ class PairTracker:
         return {p.plan.index for p in self.pairs}
 
 
-def pair_of(first: RoundOutcome, second: RoundOutcome) -> PairResult:
+def pair_of(first: EvalRound, second: EvalRound) -> PairResult:
     """Score a map's two rounds (BOT_A in seat 0, then in seat 1) as a pair."""
     if first.outcome is None or second.outcome is None:
         return PairResult(first.spec.plan, None, None)
@@ -453,7 +447,7 @@ def pair_of(first: RoundOutcome, second: RoundOutcome) -> PairResult:
     return PairResult(first.spec.plan, score, mirrored)
 
 
-def pairs_from(outcomes: Sequence[RoundOutcome]) -> PairTracker:
+def pairs_from(outcomes: Sequence[EvalRound]) -> PairTracker:
     """A tracker fed with finished rounds (no test): every complete pair in map order."""
     t = PairTracker()
     for o in sorted(outcomes, key=lambda o: o.spec.number):
@@ -519,7 +513,7 @@ def _sprt_summary(t: PairTracker, rounds_after: int) -> dict[str, Any] | None:
 # ------------------------------------------------------------------ the summary
 
 
-def _wdl(outcomes: Sequence[RoundOutcome]) -> dict[str, Any]:
+def _wdl(outcomes: Sequence[EvalRound]) -> dict[str, Any]:
     """Wins / draws / losses of BOT_A, the decided-round win rate and two 95 % intervals.
 
     ``wilson95`` treats every round as an independent trial.  But the two
@@ -546,15 +540,15 @@ def _wdl(outcomes: Sequence[RoundOutcome]) -> dict[str, Any]:
     }
 
 
-def mirrored_maps(outcomes: Sequence[RoundOutcome]) -> tuple[int, int]:
+def mirrored_maps(outcomes: Sequence[EvalRound]) -> tuple[int, int]:
     """(maps whose two seat orders gave the same result from BOT_A's view, maps with both played)."""
-    by_map: dict[int, list[RoundOutcome]] = {}
+    by_map: dict[int, list[EvalRound]] = {}
     for o in outcomes:
         if o.result is not None:
             by_map.setdefault(o.spec.plan.index, []).append(o)
     both = [pair for pair in by_map.values() if len(pair) == 2]
 
-    def view(o: RoundOutcome) -> tuple[Any, ...]:
+    def view(o: EvalRound) -> tuple[Any, ...]:
         r = o.result
         assert r is not None
         return (o.outcome, r.gold[o.a], r.gold[o.b], r.end_reason, r.turns_played)
@@ -562,7 +556,7 @@ def mirrored_maps(outcomes: Sequence[RoundOutcome]) -> tuple[int, int]:
     return sum(1 for a, b in both if view(a) == view(b)), len(both)
 
 
-def _bot_stats(outcomes: Sequence[RoundOutcome], who: str) -> dict[str, Any]:
+def _bot_stats(outcomes: Sequence[EvalRound], who: str) -> dict[str, Any]:
     walls: list[float] = []
     cpus: list[float] = []
     verdicts: dict[str, int] = {}
@@ -607,7 +601,7 @@ def _bot_stats(outcomes: Sequence[RoundOutcome], who: str) -> dict[str, Any]:
 
 
 def summarize(
-    outcomes: Sequence[RoundOutcome],
+    outcomes: Sequence[EvalRound],
     names: Sequence[str],
     sources: Sequence[str],
     seed: int,
@@ -700,156 +694,6 @@ def summarize(
     }
 
 
-# ------------------------------------------------------------------ the tables
-
-
-def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.1f}%"
-
-
-def _ms(x: float | None) -> str:
-    return "-" if x is None else f"{x:.0f}"
-
-
-def render(summary: dict[str, Any]) -> list[Any]:
-    """Rich renderables for a summary: the head-to-head table, per-bot measurements, by size."""
-    from rich.markup import escape
-    from rich.table import Table
-
-    # Names are shown as written: escaped, since table titles, headers and cells are markup.
-    a, b = escape(summary["bots"]["a"]["name"]), escape(summary["bots"]["b"]["name"])
-    res = summary["result"]
-    maps = summary["pairs"]["pairs"] + summary["pairs"]["incomplete"]
-    where = f"book {summary['book']}" if summary.get("book") else f"seed {summary['seed']}"
-    head = Table(
-        title=f"{a} vs {b}: {summary['rounds_played']} rounds "
-        f"({maps} map{'' if maps == 1 else 's'} x 2 seat orders), {escape(where)}"
-    )
-    for col in (
-        "",
-        "wins",
-        "draws",
-        "losses",
-        f"{a} win rate (decided)",
-        "95% Wilson (if rounds were independent)",
-    ):
-        head.add_column(col, justify="right" if col else "left")
-
-    def row(label: str, d: dict[str, Any]) -> None:
-        lo, hi = d["wilson95"]
-        head.add_row(
-            label,
-            str(d["wins"]),
-            str(d["draws"]),
-            str(d["losses"]),
-            _pct(d["win_rate"]),
-            f"{100 * lo:.1f}% - {100 * hi:.1f}%" if d["decided"] else "-",
-        )
-
-    row(f"{a} (all)", res)
-    for s in (0, 1):
-        row(f"  as seat {s}", summary["by_seat"][f"a_in_seat_{s}"])
-
-    bots = Table(title="per bot")
-    bots.add_column("")
-    bots.add_column(a, justify="right")
-    bots.add_column(b, justify="right")
-    sa, sb = summary["a"], summary["b"]
-
-    def num(x: float | None, fmt: str = "{:.1f}") -> str:
-        return "-" if x is None else fmt.format(x)
-
-    def failed(st: dict[str, Any]) -> str:
-        return ", ".join(f"{v} {n}" for v, n in st["failed_runs"].items()) or "none"
-
-    for label, fn in (
-        ("mean gold", lambda st: num(st["mean_gold"])),
-        ("mean points", lambda st: num(st["mean_points"])),
-        ("runs", lambda st: str(st["runs"])),
-        ("time p50 ms", lambda st: _ms(st["time_ms"]["p50"])),
-        ("time p99 ms", lambda st: _ms(st["time_ms"]["p99"])),
-        ("time max ms", lambda st: _ms(st["time_ms"]["max"])),
-        ("peak memory MiB", lambda st: num(st["peak_mem_mb"])),
-        ("failed runs", failed),
-        ("void moves", lambda st: str(st["void_moves"])),
-    ):
-        bots.add_row(label, fn(sa), fn(sb))
-
-    sizes = Table(
-        title=f"by map size ({a}'s view); end reasons: "
-        + (", ".join(f"{k} {v}" for k, v in summary["end_reasons"].items()) or "none")
-    )
-    sizes.add_column("size")
-    for col in ("wins", "draws", "losses", "win rate", "95% Wilson"):
-        sizes.add_column(col, justify="right")
-    for label, d in summary["by_size"].items():
-        lo, hi = d["wilson95"]
-        sizes.add_row(
-            label,
-            str(d["wins"]),
-            str(d["draws"]),
-            str(d["losses"]),
-            _pct(d["win_rate"]),
-            f"{100 * lo:.1f}% - {100 * hi:.1f}%" if d["decided"] else "-",
-        )
-    out: list[Any] = [head, *pair_lines(summary)]
-    out += [bots, sizes]
-    for ab in summary["rounds_aborted"]:
-        out.append(
-            f"[bold red]round {ab['round']} abandoned by the judge:[/] {escape(ab['error'])}"
-        )
-    return out
-
-
-def _signed(x: float) -> str:
-    return f"{x:+.1f}"
-
-
-def pair_lines(summary: dict[str, Any]) -> list[str]:
-    """The pentanomial report in words (plain text: no user text in it)."""
-    from rich.markup import escape
-
-    pr = summary["pairs"]
-    a = escape(summary["bots"]["a"]["name"])
-    if not pr["pairs"]:
-        return ["no complete pair (both seat orders of a map) was played"]
-    c = pr["pentanomial"]
-    lines = [
-        f"pairs (each map twice, seats swapped): {pr['pairs']}"
-        + (f", {pr['incomplete']} incomplete" if pr["incomplete"] else "")
-        + f"; pentanomial LL {c[0]}, LD {c[1]}, WL+DD {c[2]}, WD {c[3]}, WW {c[4]}",
-        f"{a} scores {100 * pr['score']:.1f}%: Elo {_signed(pr['elo'])} +- {pr['elo_pm']:.1f} "
-        f"(95%: {_signed(pr['elo95'][0])} to {_signed(pr['elo95'][1])}, from the pair variance), "
-        f"LOS {100 * pr['los']:.1f}%",
-    ]
-    if pr["mirrored"]:
-        lines.append(
-            f"{pr['mirrored']} of {pr['pairs']} pairs are the same game mirrored "
-            "(both bots made the same moves in both seat orders)"
-        )
-    return lines
-
-
-def sprt_line(summary: dict[str, Any], names: Sequence[str]) -> str | None:
-    """The SPRT's verdict in one line (printed last, as plain text); None without a test."""
-    t = summary.get("sprt")
-    if not t:
-        return None
-    a, b = names
-    where = (
-        f"LLR {t['llr']:.2f}, bounds {t['lower']:.2f} and {t['upper']:.2f}, "
-        f"{t['pairs']} pairs, ELO0 {t['elo0']:g} ELO1 {t['elo1']:g}"
-    )
-    if t["verdict"] == SprtVerdict.H1.value:
-        return f"SPRT: H1 accepted: {a} is better than {b} by at least {t['elo1']:g} Elo ({where})"
-    if t["verdict"] == SprtVerdict.H0.value:
-        return (
-            f"SPRT: H0 accepted: {a} is not better than {b} by {t['elo1']:g} Elo "
-            f"(at most {t['elo0']:g}) ({where})"
-        )
-    return f"SPRT: inconclusive: the round cap came first ({where})"
-
-
 @dataclass
 class EvalRequest:
     """Everything ``judge eval`` (or a benchmark) asks for, checked.
@@ -887,7 +731,7 @@ def evaluate(
     req: EvalRequest,
     sandbox: Sandbox,
     out_dir: Path,
-    on_done: Callable[[RoundOutcome], None] | None = None,
+    on_done: Callable[[EvalRound], None] | None = None,
     keep_out: bool = True,
     tracker: PairTracker | None = None,
 ) -> dict[str, Any]:
@@ -901,7 +745,7 @@ def evaluate(
     tracker = tracker if tracker is not None else PairTracker(req.sprt)
     stop = threading.Event()
 
-    def done(o: RoundOutcome) -> None:
+    def done(o: EvalRound) -> None:
         if tracker.add(o):
             stop.set()
         if on_done is not None:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from judge.checkbot.situations import AVOID_REEF, AVOID_WRECK, NEW_START, TAKE_GOLD, Situation
 from judge.maps import REEF
-from judge.protocol import parse_move_out
+from judge.protocol import MAP_INP, STATE_OUT, parse_move_out
 from judge.rules import EventKind, Game, MoveStatus, Pos, SinkCause
 from judge.sandbox import Limits
 from judge.sandbox.verdicts import fmt_bytes
@@ -35,8 +35,6 @@ LEVELS = (ERROR, WARNING, ADVICE)
 #: Over this share of a limit, a run gets a warning.
 LIMIT_SHARE = 0.5
 
-MOVE_OUT = "MOVE.OUT"
-STATE_OUT = "STATE.OUT"
 #: Names a bot may write by mistake instead of MOVE.OUT; the trials ask the
 #: sandbox for these too (file names are case-sensitive on the judge's machine).
 MISNAMED_MOVE_FILES = (
@@ -175,7 +173,7 @@ def _missing_file(err: str) -> str | None:
 def _data_file_cause(name: str, program_files: frozenset[str]) -> tuple[str, str] | None:
     """A missing file that is not MAP.INP: the bot looks for its own data in the wrong folder."""
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
-    if base.upper() == "MAP.INP":
+    if base.upper() == MAP_INP:
         return None
     if base == STATE_OUT:
         return "state_missing", (

@@ -19,7 +19,7 @@ from judge.tournament.ledger import LEDGER_FILE, Ledger
 from judge.tournament.play import Runner, TournamentError
 from tests.referee.fakes import FakeSandbox
 
-from ._helpers import fake_bots, make_config, quiet_console
+from ._helpers import fake_bots, make_config
 
 OFF = Isolation(
     items=(
@@ -38,15 +38,7 @@ def weak_sandbox(bots: dict) -> FakeSandbox:  # type: ignore[type-arg]
 
 def runner(cfg, out: Path, unsandboxed: bool) -> Runner:  # type: ignore[no-untyped-def]
     bots = fake_bots(cfg.team_names)
-    return Runner(
-        cfg,
-        out,
-        2,
-        lambda: weak_sandbox(bots),
-        console=quiet_console(),
-        progress=False,
-        unsandboxed=unsandboxed,
-    )
+    return Runner(cfg, out, 2, lambda: weak_sandbox(bots), unsandboxed=unsandboxed)
 
 
 def test_without_full_isolation_a_tournament_is_refused(tmp_path: Path) -> None:
@@ -82,9 +74,7 @@ def test_standings_json_holds_what_an_audit_needs(tmp_path: Path) -> None:
     cfg = make_config(tmp_path / "cfg", 3)
     out = tmp_path / "t"
     bots = fake_bots(cfg.team_names)
-    Runner(cfg, out, 2, lambda: FakeSandbox(bots), console=quiet_console(), progress=False).run(
-        resume=False
-    )
+    Runner(cfg, out, 2, lambda: FakeSandbox(bots)).run(resume=False)
     data = json.loads((out / "standings.json").read_text(encoding="utf-8"))
     assert data["seed"] == cfg.seed and data["config_hash"] == cfg.config_hash()
     assert data["judge_version"] == __version__

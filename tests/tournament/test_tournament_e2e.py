@@ -29,7 +29,7 @@ from judge.tournament.config import load_config
 from judge.tournament.ledger import LEDGER_FILE
 from judge.tournament.play import Runner
 
-from ._helpers import ROOT, config_dict, ledger_rows, quiet_console, read_standings, write_config
+from ._helpers import ROOT, config_dict, ledger_rows, read_standings, write_config
 
 THREE_BOTS = ["greedy", "random", "greedy_c"]
 #: Generous: results are compared across runs, and a run slowed past the limit by a busy
@@ -338,10 +338,7 @@ def test_a_teams_program_cannot_read_the_other_teams_files(
 
     out = tmp_path / "t"
     # Without namespaces some protections are off: the tournament must be told it may run.
-    runner = Runner(
-        cfg, out, 2, sandbox, console=quiet_console(), progress=False, unsandboxed=bool(options)
-    )
-    report = runner.run(resume=False)
+    report = Runner(cfg, out, 2, sandbox, unsandboxed=bool(options)).run(resume=False)
     assert report.complete
     logs = sorted(out.glob("*/round-*/Spy/stderr.log"))
     assert len(logs) == 3
