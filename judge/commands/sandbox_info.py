@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-import time
+from typing import TYPE_CHECKING
 
-from judge.sandbox import Limits, Sandbox, SandboxError, Verdict
+from judge.commands.options import fail
+
+if TYPE_CHECKING:
+    from judge.sandbox import Sandbox
 
 HELP = "show which sandbox protections are on or off on this machine"
 DESCRIPTION = """\
@@ -47,6 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _self_test(sb: Sandbox) -> dict[str, object]:
+    import time
+
+    from judge.sandbox import Limits
+
     with sb.seat("self-test", None) as seat:
         t0 = time.perf_counter()
         run = seat.run_turn(
@@ -67,11 +72,14 @@ def _self_test(sb: Sandbox) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
+    import json
+
+    from judge.sandbox import Sandbox, SandboxError, Verdict
+
     try:
         sb = Sandbox(cgroup=args.cgroup, helper=args.helper, namespaces=not args.no_namespaces)
     except (OSError, SandboxError) as exc:
-        print(f"judge sandbox-info: cannot set up the sandbox: {exc}", file=sys.stderr)
-        return 3
+        return fail("sandbox-info", f"cannot set up the sandbox: {exc}", 3)
     with sb:
         test = _self_test(sb) if args.self_test else None
         if args.json:

@@ -9,6 +9,8 @@ as wide as its content needs, so every name is whole.
 
 from __future__ import annotations
 
+from typing import Any
+
 from rich.console import Console
 from rich.table import Table
 
@@ -28,3 +30,11 @@ def print_table(console: Console, table: Table) -> None:
         console.print(table)
     finally:
         console.width = narrow
+
+
+def print_item(console: Console, item: Any) -> None:
+    """One renderable of a report: a table whole (:func:`print_table`), anything else as is."""
+    if isinstance(item, Table):
+        print_table(console, item)
+    else:
+        console.print(item)

@@ -49,7 +49,7 @@ def test_without_full_isolation_a_tournament_is_refused(tmp_path: Path) -> None:
     msg = str(info.value)
     assert "2 of 3 sandbox protections are OFF (separate uid per seat, no network)" in msg
     assert "--unsandboxed" in msg and "judge sandbox-info" in msg
-    assert info.value.code == 2
+    assert info.value.exit_code == 2
     assert not out.exists()  # nothing written
 
 
