@@ -12,19 +12,22 @@ Design decisions (the command's help repeats them for users):
 * **Seats.**  Every map is played twice, BOT_A in seat 0 and then in seat 1,
   with the same placement seed: a map that favours one seat favours both bots
   once.  ``--rounds`` counts rounds, so an odd count is rounded up.
-* **Parallelism.**  Rounds run in threads that share one
+* **Parallelism.**  Rounds are tasks of :mod:`judge.scheduler`: threads that share one
   :class:`~judge.sandbox.Sandbox`.  Inside a round the two programs run one
   after the other (``sequential``): the result is the same (moves are
   simultaneous in the rules, not in time), and ``--jobs J`` then means at most
   J bot processes at once, so with J <= cores each bot's timings are those of
   a bot with a core to itself.
-* **Statistics** are from BOT_A's view.  The win rate is over decided rounds
-  (draws left out) with a 95 % Wilson score interval, which stays sensible
-  for small counts and rates near 0 or 1 (where the normal approximation
-  gives intervals outside [0, 1]).  The rules are seat-symmetric, so
-  deterministic bots play the same game in both seat orders: the two rounds
-  of a map are then one sample, not two.  A second interval counts each map
-  once, and the summary says on how many maps the two orders agreed.
+* **Statistics** are from BOT_A's view, and their unit is the *pair* (a
+  map's two rounds): pairs are independent, rounds of a pair are not (the
+  rules are seat-symmetric, so deterministic bots play the same game
+  mirrored).  :mod:`judge.pentanomial` turns the pair scores into the
+  pentanomial counts, the score, the Elo difference with a 95 % interval
+  from the pair variance, LOS and the SPRT's LLR.  The round win rate keeps
+  its 95 % Wilson score interval, labelled as assuming independent rounds.
+  :class:`PairTracker` feeds pairs to the SPRT in map order, so a verdict
+  never depends on which round finished first.
+* **Maps** may also come from a book (:mod:`judge.evalbook`).
 
 Same seed, same bots (deterministic ones) -> the same rounds and results;
 only timings differ.
@@ -33,32 +36,50 @@ only timings differ.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import random
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from judge.bots import BotSpec
+from judge.errors import JudgeError
 from judge.mapgen import generate_map
-from judge.maps import MAX_SIZE, MAX_TURNS, MIN_SIZE, MIN_TURNS
-from judge.referee import RoundAborted, RoundConfig, RoundResult, play_round
+from judge.maps import MAX_SIZE, MAX_TURNS, MIN_SIZE, MIN_TURNS, GameMap, load_map
+from judge.pentanomial import (
+    Pentanomial,
+    Sprt,
+    SprtVerdict,
+    estimate,
+    round_points,
+)
+from judge.records import ReplayHeader, RoundResult, TurnRecord, pos_json
+from judge.referee import RoundConfig
 from judge.sandbox import Limits, Sandbox
+from judge.scheduler import Executor, RoundDone, RoundStatus, RoundTask, ThreadExecutor
+from judge.stats import percentile
 
 #: z for a two-sided 95 % interval (the 0.975 quantile of the standard normal).
 Z95 = 1.959963984540054
-DEFAULT_SIZES = "5,9,15"
 #: K values drawn from when --turns is not given: every even value the rules allow.
 ALL_TURNS = tuple(range(MIN_TURNS, MAX_TURNS + 1, 2))
 
 Size = tuple[int, int]
 
 
-class EvalError(ValueError):
-    """A bad request (size list, K list, round count); the message names the option."""
+class EvalError(JudgeError, ValueError):
+    """A bad request (size list, K list, round count), or a round that cannot be played at all.
+
+    The message names the option or the problem; ``exit_code`` is 2 unless the
+    judge itself failed (3).
+    """
+
+    def __init__(self, message: str, exit_code: int = 2):
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 # --------------------------------------------------------------------------- maths
@@ -83,17 +104,6 @@ def wilson_interval(successes: float, trials: float, z: float = Z95) -> tuple[fl
     centre = (p + z2 / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
     return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def percentile(sorted_values: Sequence[float], q: float) -> float | None:
-    """Nearest-rank percentile (an observed value, never an interpolation); None when empty.
-
-    p99 of 100 runs is then the 99th slowest run, a time that really happened.
-    """
-    if not sorted_values:
-        return None
-    rank = max(1, math.ceil(q / 100 * len(sorted_values)))
-    return sorted_values[min(rank, len(sorted_values)) - 1]
 
 
 # ------------------------------------------------------------------ the request
@@ -154,7 +164,12 @@ def derive_seed(tag: str, seed: int, index: int) -> int:
 
 @dataclass(frozen=True)
 class MapPlan:
-    """One generated map; it is played twice (once per seat order)."""
+    """One map of the book; it is played twice (once per seat order).
+
+    A generated map (``path`` None) is :func:`generate_map` of its size, K and
+    ``map_seed``; a map file (from ``--book``) is read from ``path`` with K
+    replaced by ``turns``.  Plain data, so a round can be shipped to a worker.
+    """
 
     index: int
     rows: int
@@ -162,6 +177,8 @@ class MapPlan:
     turns: int
     map_seed: int
     round_seed: int
+    path: str | None = None  # a map file, absolute
+    name: str | None = None  # the file as the book names it
 
     @property
     def size_label(self) -> str:
@@ -169,7 +186,17 @@ class MapPlan:
 
     @property
     def label(self) -> str:
+        if self.path is not None:
+            return f"{self.name or self.path}-k{self.turns}"
         return f"gen-{self.rows}x{self.cols}-k{self.turns}-s{self.map_seed}"
+
+    def game_map(self) -> GameMap:
+        """The sea itself (generated, or read from its file)."""
+        if self.path is None:
+            return generate_map(
+                self.rows, self.cols, self.turns, seed=self.map_seed, name=self.label
+            )
+        return load_map(self.path).with_turns(self.turns)
 
 
 def plan_maps(
@@ -178,20 +205,20 @@ def plan_maps(
     """The maps of an evaluation, fully determined by the arguments."""
     if n_maps < 1:
         raise EvalError("--rounds: play at least 2 rounds (one map, both seat orders)")
+    return [plan_map(i, sizes, turns, seed) for i in range(n_maps)]
+
+
+def plan_map(i: int, sizes: Sequence[Size], turns: Sequence[int] | None, seed: int) -> MapPlan:
+    """Map ``i`` of the default book: sizes (and K values) in turn, K varied without ``turns``."""
     combos: list[tuple[Size, int | None]]
     if turns:
         combos = [(s, k) for s in sizes for k in turns]
     else:
         combos = [(s, None) for s in sizes]
-    plans = []
-    for i in range(n_maps):
-        (rows, cols), k = combos[i % len(combos)]
-        if k is None:
-            k = random.Random(derive_seed("turns", seed, i)).choice(ALL_TURNS)
-        plans.append(
-            MapPlan(i, rows, cols, k, derive_seed("map", seed, i), derive_seed("round", seed, i))
-        )
-    return plans
+    (rows, cols), k = combos[i % len(combos)]
+    if k is None:
+        k = random.Random(derive_seed("turns", seed, i)).choice(ALL_TURNS)
+    return MapPlan(i, rows, cols, k, derive_seed("map", seed, i), derive_seed("round", seed, i))
 
 
 @dataclass(frozen=True)
@@ -216,12 +243,13 @@ def round_specs(plans: Sequence[MapPlan]) -> list[RoundSpec]:
 
 
 @dataclass(frozen=True)
-class RoundOutcome:
+class EvalRound:
     """A played round seen from BOT_A: ``result`` itself stays in seat order."""
 
     spec: RoundSpec
     result: RoundResult | None  # None when the judge had to abandon the round
     error: str | None = None
+    trace: str | None = None  # digest of the game from BOT_A's view (see game_trace)
 
     @property
     def a(self) -> int:
@@ -234,16 +262,60 @@ class RoundOutcome:
     @property
     def outcome(self) -> str | None:
         """ "win", "draw" or "loss" for BOT_A; None for an abandoned round."""
-        r = self.result
-        if r is None:
+        return self.result.result_for(self.a) if self.result is not None else None
+
+
+def round_task(
+    spec: RoundSpec,
+    bots: Sequence[BotSpec],
+    names: Sequence[str],
+    limits: Limits,
+    out_dir: Path,
+) -> RoundTask:
+    """Round ``spec`` as a scheduler task: its map made (or read), BOT_A in its seat."""
+    p = spec.plan
+    order = (0, 1) if spec.a_seat == 0 else (1, 0)
+    cfg = RoundConfig(
+        game_map=p.game_map(), map_label=p.label, seed=p.round_seed, limits=limits, sequential=True
+    )
+    rel = f"round-{spec.number:04d}"
+    return RoundTask(
+        key=str(spec.number),
+        config=cfg,
+        bots=(bots[order[0]], bots[order[1]]),
+        names=(names[order[0]], names[order[1]]),
+        out_dir=out_dir / rel,
+        replay_rel=f"{rel}/replay.jsonl",
+    )
+
+
+def game_trace(replay: Path, a_seat: int) -> str | None:
+    """A digest of a round as BOT_A saw it: per turn, both moves and positions, A's first.
+
+    Two rounds of a pair with equal traces are the same game mirrored: every
+    bot asked the same moves from the same cells in both seat orders.  None
+    when the replay cannot be read.
+    """
+    order = (a_seat, 1 - a_seat)
+    h = hashlib.sha256()
+    try:
+        lines = [json.loads(x) for x in replay.read_text(encoding="utf-8").splitlines() if x]
+        header = ReplayHeader.from_json(lines[0])
+        records = [TurnRecord.from_json(x, header.map.rows, header.map.cols) for x in lines[1:]]
+    except (OSError, ValueError, IndexError):
+        return None
+    for rec in records:
+        if rec.runs is None:
             return None
-        if r.winner is None:
-            return "draw"
-        return "win" if r.winner == self.a else "loss"
-
-
-class EvalStopped(RuntimeError):
-    """The evaluation stopped early (a bot the judge cannot run at all)."""
+        runs = [rec.runs[s] for s in order]
+        item = [
+            rec.turn,
+            [pos_json(r.move) for r in runs],
+            [pos_json(rec.boats[s].position) for s in order],
+            [r.status.value if r.status is not None else None for r in runs],
+        ]
+        h.update(json.dumps(item, separators=(",", ":")).encode())
+    return h.hexdigest()
 
 
 def play_rounds(
@@ -254,70 +326,193 @@ def play_rounds(
     limits: Limits,
     out_dir: Path,
     jobs: int,
-    on_done: Callable[[RoundOutcome], None] | None = None,
-) -> list[RoundOutcome]:
-    """Play every round, ``jobs`` at a time; outcomes come back in round order.
+    on_done: Callable[[EvalRound], None] | None = None,
+    stop: threading.Event | None = None,
+    executor: Executor | None = None,
+) -> list[EvalRound]:
+    """Play every round, ``jobs`` at a time (:mod:`judge.scheduler`); results in round order.
 
     ``on_done`` is called in the calling thread as each round finishes (for a
-    progress bar).  A round the judge abandons (:class:`RoundAborted`) is
-    recorded and the rest go on; a bot the seat cannot run at all
-    (``ValueError``, e.g. ``ProgramUnreachable``) stops everything, since every
-    later round would fail the same way.
+    progress bar, or the SPRT that sets ``stop``).  Once ``stop`` is set no new
+    round starts and the rounds in flight stop at their next turn (they are not
+    returned).  A round the judge abandons is recorded and the rest go on; a
+    round that cannot be played at all (e.g. a program its seat cannot run)
+    stops everything, since every later round would fail the same way: it is
+    raised as an :class:`EvalError` with the status to exit with.
     """
     if jobs < 1:
         raise EvalError("--jobs must be at least 1")
-    stop = threading.Event()
+    by_key = {str(s.number): s for s in specs}
+    results: dict[int, EvalRound] = {}
+    failures: list[RoundDone] = []
+    stop = stop if stop is not None else threading.Event()
 
-    def one(spec: RoundSpec) -> RoundOutcome:
-        if stop.is_set():
-            raise EvalStopped("stopped")
-        p = spec.plan
-        gm = generate_map(p.rows, p.cols, p.turns, seed=p.map_seed, name=p.label)
-        order = (0, 1) if spec.a_seat == 0 else (1, 0)
-        cfg = RoundConfig(
-            game_map=gm, map_label=p.label, seed=p.round_seed, limits=limits, sequential=True
-        )
-        rel = f"round-{spec.number:04d}"
-        try:
-            rr = play_round(
-                cfg,
-                [bots[i] for i in order],
-                [names[i] for i in order],
-                sandbox,
-                out_dir / rel,
-                replay_rel=f"{rel}/replay.jsonl",
-            )
-        except RoundAborted as exc:
-            return RoundOutcome(spec, None, str(exc))
-        return RoundOutcome(spec, rr)
+    def done(d: RoundDone) -> None:
+        spec = by_key[d.task.key]
+        if d.status is RoundStatus.FAILED:
+            failures.append(d)
+            stop.set()
+            return
+        if d.status is RoundStatus.STOPPED:
+            return
+        trace = None
+        if d.result is not None:
+            trace = game_trace(d.task.out_dir.parent / d.result.replay, spec.a_seat)
+        r = EvalRound(spec, d.result, d.error, trace)
+        results[spec.number] = r
+        if on_done is not None:
+            on_done(r)
 
-    results: dict[int, RoundOutcome] = {}
-    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="eval")
-    try:
-        pending: set[Future[RoundOutcome]] = {pool.submit(one, s) for s in specs}
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                try:
-                    outcome = fut.result()
-                except ValueError:
-                    stop.set()
-                    raise
-                results[outcome.spec.number] = outcome
-                if on_done is not None:
-                    on_done(outcome)
-    except BaseException:
-        stop.set()
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
+    tasks = (round_task(s, bots, names, limits, out_dir) for s in specs)
+    (executor or ThreadExecutor(sandbox, jobs)).play(tasks, stop, done)
+    if failures:
+        first = failures[0]
+        raise EvalError(first.error or "a round could not be played", first.exit_code)
     return [results[n] for n in sorted(results)]
+
+
+# ------------------------------------------------------------------ the pairs
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """A map's two rounds, scored as one pair from BOT_A's view."""
+
+    plan: MapPlan
+    score: float | None  # 0, 0.5, 1, 1.5 or 2; None when a round was abandoned
+    mirrored: bool | None  # the same game with seats swapped; None when unknown
+
+
+class PairTracker:
+    """Pairs in map order as their rounds come in, and the SPRT on them.
+
+    Rounds finish in any order (``--jobs``), but a pair is counted only when
+    every earlier map is done, so the test sees the pairs in book order and
+    its verdict does not depend on timing or on the number of jobs.  Once the
+    LLR crosses a bound the verdict is fixed: later pairs (rounds that were
+    already running) are kept out of every statistic.
+    """
+
+    def __init__(self, sprt: Sprt | None = None, max_pairs: int | None = None):
+        self.sprt = sprt
+        self.max_pairs = max_pairs
+        self.pairs: list[PairResult] = []  # counted pairs, in map order
+        self.penta = Pentanomial()
+        self.llr = 0.0
+        self.verdict = SprtVerdict.CONTINUE
+        self._waiting: dict[int, dict[int, EvalRound]] = {}
+
+    @property
+    def decided(self) -> bool:
+        return self.verdict in (SprtVerdict.H1, SprtVerdict.H0)
+
+    def add(self, outcome: EvalRound) -> bool:
+        """Take a finished round; True when the SPRT has decided (stop starting rounds)."""
+        self._waiting.setdefault(outcome.spec.plan.index, {})[outcome.spec.a_seat] = outcome
+        while not self.decided:
+            both = self._waiting.get(len(self.pairs))
+            if both is None or len(both) < 2:
+                break
+            del self._waiting[len(self.pairs)]
+            self._count(pair_of(both[0], both[1]))
+        return self.decided
+
+    def _count(self, pair: PairResult) -> None:
+        self.pairs.append(pair)
+        if pair.score is None:
+            return
+        self.penta = self.penta.add(pair.score)
+        if self.sprt is not None:
+            self.llr = self.sprt.llr(self.penta)
+            self.verdict = self.sprt.verdict(self.llr)
+
+    def finish(self) -> None:
+        """No more rounds will come: a test still between its bounds is inconclusive."""
+        if self.sprt is not None and not self.decided:
+            self.verdict = SprtVerdict.INCONCLUSIVE
+
+    def counted_maps(self) -> set[int]:
+        return {p.plan.index for p in self.pairs}
+
+
+def pair_of(first: EvalRound, second: EvalRound) -> PairResult:
+    """Score a map's two rounds (BOT_A in seat 0, then in seat 1) as a pair."""
+    if first.outcome is None or second.outcome is None:
+        return PairResult(first.spec.plan, None, None)
+    mirrored = None
+    if first.trace is not None and second.trace is not None:
+        mirrored = first.trace == second.trace
+    score = round_points(first.outcome) + round_points(second.outcome)
+    return PairResult(first.spec.plan, score, mirrored)
+
+
+def pairs_from(outcomes: Sequence[EvalRound]) -> PairTracker:
+    """A tracker fed with finished rounds (no test): every complete pair in map order."""
+    t = PairTracker()
+    for o in sorted(outcomes, key=lambda o: o.spec.number):
+        t.add(o)
+    return t
+
+
+def _pairs_summary(t: PairTracker) -> dict[str, Any]:
+    """The pentanomial report: counts, score, Elo with its 95 % interval, LOS, mirrored pairs."""
+    est = estimate(t.penta)
+    complete = [p for p in t.pairs if p.score is not None]
+    out: dict[str, Any] = {
+        "pairs": len(complete),
+        "incomplete": len(t.pairs) - len(complete),
+        "pentanomial": t.penta.as_list(),
+        "pentanomial_order": ["LL", "LD", "WL+DD", "WD", "WW"],
+        "score": None if t.penta.score is None else round(t.penta.score, 4),
+        "elo": None,
+        "elo95": None,
+        "elo_pm": None,
+        "los": None,
+        "mirrored": sum(1 for p in complete if p.mirrored),
+        "list": [
+            {
+                "pair": p.plan.index + 1,
+                "map": p.plan.label,
+                "score": p.score,
+                "mirrored": p.mirrored,
+            }
+            for p in t.pairs
+        ],
+    }
+    if est is not None:
+        out.update(
+            {
+                "elo": round(est.elo, 2),
+                "elo95": [round(est.elo_lo, 2), round(est.elo_hi, 2)],
+                "elo_pm": round(est.elo_pm, 2),
+                "los": round(est.los, 4),
+            }
+        )
+    return out
+
+
+def _sprt_summary(t: PairTracker, rounds_after: int) -> dict[str, Any] | None:
+    if t.sprt is None:
+        return None
+    s = t.sprt
+    return {
+        "elo0": s.elo0,
+        "elo1": s.elo1,
+        "alpha": s.alpha,
+        "beta": s.beta,
+        "lower": round(s.lower, 4),
+        "upper": round(s.upper, 4),
+        "llr": round(t.llr, 4),
+        "pairs": t.penta.pairs,
+        "verdict": t.verdict.value,
+        "rounds_after_verdict": rounds_after,
+    }
 
 
 # ------------------------------------------------------------------ the summary
 
 
-def _wdl(outcomes: Sequence[RoundOutcome]) -> dict[str, Any]:
+def _wdl(outcomes: Sequence[EvalRound]) -> dict[str, Any]:
     """Wins / draws / losses of BOT_A, the decided-round win rate and two 95 % intervals.
 
     ``wilson95`` treats every round as an independent trial.  But the two
@@ -344,15 +539,15 @@ def _wdl(outcomes: Sequence[RoundOutcome]) -> dict[str, Any]:
     }
 
 
-def mirrored_maps(outcomes: Sequence[RoundOutcome]) -> tuple[int, int]:
+def mirrored_maps(outcomes: Sequence[EvalRound]) -> tuple[int, int]:
     """(maps whose two seat orders gave the same result from BOT_A's view, maps with both played)."""
-    by_map: dict[int, list[RoundOutcome]] = {}
+    by_map: dict[int, list[EvalRound]] = {}
     for o in outcomes:
         if o.result is not None:
             by_map.setdefault(o.spec.plan.index, []).append(o)
     both = [pair for pair in by_map.values() if len(pair) == 2]
 
-    def view(o: RoundOutcome) -> tuple[Any, ...]:
+    def view(o: EvalRound) -> tuple[Any, ...]:
         r = o.result
         assert r is not None
         return (o.outcome, r.gold[o.a], r.gold[o.b], r.end_reason, r.turns_played)
@@ -360,7 +555,7 @@ def mirrored_maps(outcomes: Sequence[RoundOutcome]) -> tuple[int, int]:
     return sum(1 for a, b in both if view(a) == view(b)), len(both)
 
 
-def _bot_stats(outcomes: Sequence[RoundOutcome], who: str) -> dict[str, Any]:
+def _bot_stats(outcomes: Sequence[EvalRound], who: str) -> dict[str, Any]:
     walls: list[float] = []
     cpus: list[float] = []
     verdicts: dict[str, int] = {}
@@ -405,7 +600,7 @@ def _bot_stats(outcomes: Sequence[RoundOutcome], who: str) -> dict[str, Any]:
 
 
 def summarize(
-    outcomes: Sequence[RoundOutcome],
+    outcomes: Sequence[EvalRound],
     names: Sequence[str],
     sources: Sequence[str],
     seed: int,
@@ -415,8 +610,20 @@ def summarize(
     limits: Limits,
     jobs: int,
     out_dir: Path | None,
+    tracker: PairTracker | None = None,
+    book: str | None = None,
 ) -> dict[str, Any]:
-    """The evaluation as one JSON-ready object (``judge eval --json`` prints it as is)."""
+    """The evaluation as one JSON-ready object (``judge eval --json`` prints it as is).
+
+    Only the rounds of the pairs ``tracker`` counted enter the statistics (all
+    of them, unless an SPRT decided while rounds were still running).
+    """
+    if tracker is None:
+        tracker = pairs_from(outcomes)
+        tracker.finish()
+    counted_maps = tracker.counted_maps()
+    after = [o for o in outcomes if o.spec.plan.index not in counted_maps]
+    outcomes = [o for o in outcomes if o.spec.plan.index in counted_maps]
     played = [o for o in outcomes if o.result is not None]
     reasons: dict[str, int] = {}
     for o in played:
@@ -424,7 +631,7 @@ def summarize(
         key = o.result.end_reason.value
         reasons[key] = reasons.get(key, 0) + 1
     by_size: dict[str, dict[str, Any]] = {}
-    for label in [f"{r}x{c}" for r, c in sizes]:
+    for label in dict.fromkeys(p.size_label for p in plans):
         group = [o for o in played if o.spec.plan.size_label == label]
         if group:
             by_size[label] = _wdl(group)
@@ -461,6 +668,7 @@ def summarize(
             "b": {"name": names[1], "source": sources[1]},
         },
         "seed": seed,
+        "book": book,
         "rounds_planned": 2 * len(plans),
         "rounds_played": len(played),
         "rounds_aborted": [
@@ -471,6 +679,9 @@ def summarize(
         "jobs": jobs,
         "limits": {"time_s": limits.time_s, "memory_mb": limits.memory_bytes // 2**20},
         "result": _wdl(played),
+        "wilson95_assumes": "independent rounds (the two rounds of a pair are not)",
+        "pairs": _pairs_summary(tracker),
+        "sprt": _sprt_summary(tracker, len(after)),
         "mirrored_maps": dict(zip(("same_result", "of"), mirrored_maps(outcomes), strict=False)),
         "by_seat": {f"a_in_seat_{s}": _wdl([o for o in played if o.a == s]) for s in (0, 1)},
         "by_size": by_size,
@@ -482,111 +693,14 @@ def summarize(
     }
 
 
-# ------------------------------------------------------------------ the tables
-
-
-def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.1f}%"
-
-
-def _ms(x: float | None) -> str:
-    return "-" if x is None else f"{x:.0f}"
-
-
-def render(summary: dict[str, Any]) -> list[Any]:
-    """Rich renderables for a summary: the head-to-head table, per-bot measurements, by size."""
-    from rich.table import Table
-
-    a, b = summary["bots"]["a"]["name"], summary["bots"]["b"]["name"]
-    res = summary["result"]
-    maps = summary["rounds_planned"] // 2
-    head = Table(
-        title=f"{a} vs {b}: {summary['rounds_played']} rounds "
-        f"({maps} map{'' if maps == 1 else 's'} x 2 seat orders), seed {summary['seed']}"
-    )
-    for col in ("", "wins", "draws", "losses", f"{a} win rate (decided)", "95% Wilson"):
-        head.add_column(col, justify="right" if col else "left")
-
-    def row(label: str, d: dict[str, Any]) -> None:
-        lo, hi = d["wilson95"]
-        head.add_row(
-            label,
-            str(d["wins"]),
-            str(d["draws"]),
-            str(d["losses"]),
-            _pct(d["win_rate"]),
-            f"{100 * lo:.1f}% - {100 * hi:.1f}%" if d["decided"] else "-",
-        )
-
-    row(f"{a} (all)", res)
-    for s in (0, 1):
-        row(f"  as seat {s}", summary["by_seat"][f"a_in_seat_{s}"])
-
-    bots = Table(title="per bot")
-    bots.add_column("")
-    bots.add_column(a, justify="right")
-    bots.add_column(b, justify="right")
-    sa, sb = summary["a"], summary["b"]
-
-    def num(x: float | None, fmt: str = "{:.1f}") -> str:
-        return "-" if x is None else fmt.format(x)
-
-    def failed(st: dict[str, Any]) -> str:
-        return ", ".join(f"{v} {n}" for v, n in st["failed_runs"].items()) or "none"
-
-    for label, fn in (
-        ("mean gold", lambda st: num(st["mean_gold"])),
-        ("mean points", lambda st: num(st["mean_points"])),
-        ("runs", lambda st: str(st["runs"])),
-        ("time p50 ms", lambda st: _ms(st["time_ms"]["p50"])),
-        ("time p99 ms", lambda st: _ms(st["time_ms"]["p99"])),
-        ("time max ms", lambda st: _ms(st["time_ms"]["max"])),
-        ("peak memory MiB", lambda st: num(st["peak_mem_mb"])),
-        ("failed runs", failed),
-        ("void moves", lambda st: str(st["void_moves"])),
-    ):
-        bots.add_row(label, fn(sa), fn(sb))
-
-    sizes = Table(
-        title=f"by map size ({a}'s view); end reasons: "
-        + (", ".join(f"{k} {v}" for k, v in summary["end_reasons"].items()) or "none")
-    )
-    sizes.add_column("size")
-    for col in ("wins", "draws", "losses", "win rate", "95% Wilson"):
-        sizes.add_column(col, justify="right")
-    for label, d in summary["by_size"].items():
-        lo, hi = d["wilson95"]
-        sizes.add_row(
-            label,
-            str(d["wins"]),
-            str(d["draws"]),
-            str(d["losses"]),
-            _pct(d["win_rate"]),
-            f"{100 * lo:.1f}% - {100 * hi:.1f}%" if d["decided"] else "-",
-        )
-    out: list[Any] = [head]
-    mirrored = summary["mirrored_maps"]
-    if mirrored["of"] and res["decided"]:
-        lo, hi = res["wilson95_per_map"]
-        out.append(
-            f"same result in both seat orders on {mirrored['same_result']} of {mirrored['of']} "
-            f"map{'' if mirrored['of'] == 1 else 's'}"
-            + (
-                " (deterministic bots replay the same game)"
-                if mirrored["same_result"] == mirrored["of"]
-                else ""
-            )
-            + f"; counting each map once: 95% Wilson {100 * lo:.1f}% - {100 * hi:.1f}%"
-        )
-    out += [bots, sizes]
-    for ab in summary["rounds_aborted"]:
-        out.append(f"[bold red]round {ab['round']} abandoned by the judge:[/] {ab['error']}")
-    return out
-
-
 @dataclass
 class EvalRequest:
-    """Everything ``judge eval`` (or a benchmark) asks for, checked."""
+    """Everything ``judge eval`` (or a benchmark) asks for, checked.
+
+    ``book``: the maps in order (from ``--book``); None plans them from
+    ``seed`` over ``sizes``.  ``sprt``: stop as soon as the test decides
+    (``rounds`` is then the cap).
+    """
 
     bots: Sequence[BotSpec]
     names: Sequence[str]
@@ -596,25 +710,61 @@ class EvalRequest:
     seed: int
     jobs: int
     limits: Limits = field(default_factory=Limits)
+    book: Sequence[MapPlan] | None = None
+    book_name: str | None = None
+    sprt: Sprt | None = None
 
     @property
     def n_maps(self) -> int:
-        """Maps to generate: each is played twice, so an odd round count is rounded up."""
-        return max(1, (self.rounds + 1) // 2)
+        """Maps to play: each is played twice, so an odd round count is rounded up."""
+        n = max(1, (self.rounds + 1) // 2)
+        return n if self.book is None else min(n, len(self.book))
+
+    def plans(self) -> list[MapPlan]:
+        if self.book is not None:
+            return list(self.book[: self.n_maps])
+        return plan_maps(self.n_maps, self.sizes, self.turns, self.seed)
 
 
 def evaluate(
     req: EvalRequest,
     sandbox: Sandbox,
     out_dir: Path,
-    on_done: Callable[[RoundOutcome], None] | None = None,
+    on_done: Callable[[EvalRound], None] | None = None,
     keep_out: bool = True,
+    tracker: PairTracker | None = None,
+    stop: threading.Event | None = None,
 ) -> dict[str, Any]:
-    """Plan, play and summarise (the one call a benchmark needs)."""
-    plans = plan_maps(req.n_maps, req.sizes, req.turns, req.seed)
+    """Plan, play and summarise (the one call a benchmark needs).
+
+    ``tracker`` (made here unless given, so a progress display can read the
+    LLR) sees every round as it finishes; with an SPRT it stops the play once
+    the test decides.  ``stop`` (a caller's, e.g. set by a signal) stops it too:
+    no new round starts, rounds in flight stop at their next turn, and the
+    summary is of the rounds that finished.
+    """
+    plans = req.plans()
+    tracker = tracker if tracker is not None else PairTracker(req.sprt)
+    stop = stop if stop is not None else threading.Event()
+
+    def done(o: EvalRound) -> None:
+        if tracker.add(o):
+            stop.set()
+        if on_done is not None:
+            on_done(o)
+
     outcomes = play_rounds(
-        req.bots, req.names, round_specs(plans), sandbox, req.limits, out_dir, req.jobs, on_done
+        req.bots,
+        req.names,
+        round_specs(plans),
+        sandbox,
+        req.limits,
+        out_dir,
+        req.jobs,
+        done,
+        stop,
     )
+    tracker.finish()
     return summarize(
         outcomes,
         req.names,
@@ -626,4 +776,6 @@ def evaluate(
         req.limits,
         req.jobs,
         out_dir if keep_out else None,
+        tracker,
+        req.book_name,
     )

@@ -3,31 +3,23 @@
 from __future__ import annotations
 
 import argparse
-import datetime as _dt
-import math
-import secrets
-import signal
-import sys
 from pathlib import Path
-from typing import Any
 
-from rich.console import Console
-from rich.table import Table
-
-from judge.bots import BotError, BotSpec, resolve_bot, unique_names
-from judge.maps import MapError, load_map, resolve_map_path
-from judge.match import MatchResult, RoundPlan, play_match
-from judge.referee import RoundAborted, RoundResult
-from judge.sandbox import Limits, Sandbox
+from judge.commands.options import add_limit_options, fail, limits_from
+from judge.errors import UsageError
 
 HELP = "play a match (one round per --map) between two bots"
 DESCRIPTION = """\
 Play one round per --map between BOT_A (seat 0) and BOT_B (seat 1) over the
 file protocol, and write result.json, replays and logs to the output folder.
 
-BOT is a folder name in bots/ holding a bot.yaml, or a path to an executable
-file (a .exe runs through wine where the judge is not on Windows).
-MAP is a path, or a name in maps/ (m1 -> maps/m1.txt).
+BOT is a bot's name or a path: a folder holding a bot.yaml, or an executable
+file (a Windows .exe runs through wine, sandboxed like a native program; a
+32-bit or broken .exe is refused before the round).  A name is
+looked up in each --bots-dir, then bots/ of the current folder, then the
+bundled bots (greedy, greedy_c, random, reference, template), so they work
+from any folder.  MAP is a path, or a name looked up the same way in
+--maps-dir, maps/ and the bundled maps (m1 -> m1.txt).
 
 Exit status: 0 when the match was played, whatever its result; 2 for a bad
 bot, a broken bot.yaml or a refused map; 3 when the judge itself failed.
@@ -58,20 +50,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="DIR",
         help="output folder (default: matches/<time>-<a>-vs-<b>/)",
     )
-    p.add_argument(
-        "--time-limit",
-        type=float,
-        default=2.0,
-        metavar="S",
-        help="seconds per run (default 2; 0 lifts the limit, for debugging)",
-    )
-    p.add_argument(
-        "--memory-limit",
-        type=int,
-        default=512,
-        metavar="MB",
-        help="peak memory per run in MiB (default 512)",
-    )
+    add_limit_options(p)
     p.add_argument(
         "--sequential",
         action="store_true",
@@ -94,35 +73,47 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="with the board drawn, wait for Enter after each turn "
         "(q + Enter stops watching; the match goes on); implies --watch",
     )
-    p.add_argument("--bots-dir", type=Path, default=Path("bots"), help=argparse.SUPPRESS)
-    p.add_argument("--maps-dir", type=Path, default=Path("maps"), help=argparse.SUPPRESS)
-
-
-def _fail(console: Console, msg: str, code: int = 2) -> int:
-    console.print(f"[bold red]judge match:[/] {msg}", highlight=False, soft_wrap=True)
-    return code
-
-
-def _check_limits(args: argparse.Namespace) -> str | None:
-    if args.turns is not None and (args.turns < 2 or args.turns > 100 or args.turns % 2):
-        return f"--turns {args.turns}: K must be even, from 2 to 100"
-    if not math.isfinite(args.time_limit) or args.time_limit < 0 or args.time_limit > 60:
-        return f"--time-limit {args.time_limit}: give seconds from 0 (no limit) to 60"
-    if args.memory_limit < 16 or args.memory_limit > 16384:
-        return f"--memory-limit {args.memory_limit}: give MiB from 16 to 16384"
-    return None
+    p.add_argument(
+        "--bots-dir",
+        type=Path,
+        action="append",
+        metavar="DIR",
+        help="a folder of your own bots, looked in before bots/ of the current folder and "
+        "the bundled bots (repeatable)",
+    )
+    p.add_argument(
+        "--maps-dir",
+        type=Path,
+        action="append",
+        metavar="DIR",
+        help="a folder of your own maps, looked in before maps/ of the current folder and "
+        "the bundled maps (repeatable)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
-    err_console = Console(stderr=True)
+    import secrets
+    import threading
+
+    from rich.console import Console
+    from rich.text import Text
+
+    from judge.bots import resolve_bot
+    from judge.commands.signals import stop_on_signals
+    from judge.maps import MAX_TURNS, MIN_TURNS, MapError, MapNotFound, load_map, resolve_map_path
+    from judge.match import RoundPlan, play_match
+    from judge.names import distinct_folders, distinct_names
+    from judge.referee import RoundAborted, RoundStopped
+    from judge.sandbox import ProgramUnreachable, Sandbox, SandboxError
+    from judge.views.matchview import header, observers, result_line, summary
+
     console = Console()
-    problem = _check_limits(args)
-    if problem:
-        return _fail(err_console, problem)
-    try:
-        bots = [resolve_bot(args.bot_a, args.bots_dir), resolve_bot(args.bot_b, args.bots_dir)]
-    except BotError as exc:
-        return _fail(err_console, str(exc))
+    if args.turns is not None and not (
+        MIN_TURNS <= args.turns <= MAX_TURNS and args.turns % 2 == 0
+    ):
+        raise UsageError(f"--turns {args.turns}: K must be even, from {MIN_TURNS} to {MAX_TURNS}")
+    limits = limits_from(args)
+    bots = [resolve_bot(args.bot_a, args.bots_dir), resolve_bot(args.bot_b, args.bots_dir)]
     plans = []
     for spec in args.maps:
         try:
@@ -131,71 +122,63 @@ def run(args: argparse.Namespace) -> int:
         except MapError as exc:
             hint = (
                 ""
-                if args.allow_invalid_map
+                if args.allow_invalid_map or isinstance(exc, MapNotFound)
                 else "\n(use --allow-invalid-map to play it anyway, for experiments)"
             )
-            return _fail(err_console, f"{exc}{hint}")
+            return fail("match", f"{exc}{hint}", 2)
         plans.append(RoundPlan(gm, str(path)))
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
-    names = unique_names([b.name for b in bots])
-    out, problem = _output_folder(args.out, names)
+    names = distinct_names([b.name for b in bots])
+    out, problem = _output_folder(args.out, distinct_folders(names))
     if problem:
-        return _fail(err_console, problem)
-    limits = Limits(
-        time_s=None if args.time_limit == 0 else args.time_limit,
-        memory_bytes=args.memory_limit * 2**20,
-    )
+        return fail("match", problem, 2)
     try:
         sandbox = Sandbox()
-    except (OSError, RuntimeError) as exc:
-        return _fail(err_console, f"cannot set up the sandbox: {exc}", 3)
-    previous = _sigterm_as_interrupt()
+    except (OSError, SandboxError) as exc:
+        return fail("match", f"cannot set up the sandbox: {exc}", 3)
+    stop = threading.Event()
+    interrupted = (
+        f"interrupted: the rounds finished so far are in {out} "
+        '(its result.json says "complete": false)'
+    )
     with sandbox:
         if not args.quiet:
-            _header(console, bots, names, plans, seed, limits, sandbox, out)
-        observer_for = _observers(args, console, names)
+            header(console, bots, names, plans, seed, limits, sandbox.isolation, out)
         try:
-            result = play_match(
-                bots,
-                names,
-                plans,
-                seed,
-                out,
-                sandbox,
-                limits,
-                turns=args.turns,
-                sequential=args.sequential,
-                observer_for=observer_for,
-                extra={
-                    "bots": [b.source for b in bots],
-                    "time_limit_lifted": limits.time_s is None,
-                },
-            )
+            with stop_on_signals(lambda name: stop.set()):
+                result = play_match(
+                    bots,
+                    names,
+                    plans,
+                    seed,
+                    out,
+                    sandbox,
+                    limits,
+                    turns=args.turns,
+                    sequential=args.sequential,
+                    observer_for=observers(args, console, names),
+                    stop=stop,
+                )
         except RoundAborted as exc:
-            return _fail(err_console, f"{exc}\n(the partial match is in {out})", 3)
-        except ValueError as exc:  # e.g. a map with no room to start on, or an unreachable bot
-            return _fail(err_console, str(exc), 2)
-        except KeyboardInterrupt:
-            return _fail(
-                err_console,
-                f"interrupted: the rounds finished so far are in {out} "
-                '(its result.json says "complete": false)',
-                130,
-            )
-        finally:
-            _restore_sigterm(previous)
+            return fail("match", f"{exc}\n(the partial match is in {out})", 3)
+        except ProgramUnreachable as exc:  # the sandbox's own error: it imports nothing of ours
+            return fail("match", str(exc), 2)
+        except (RoundStopped, KeyboardInterrupt):
+            return fail("match", interrupted, 130)
     if args.quiet:
-        console.print(_result_line(result), highlight=False)
+        console.print(Text(result_line(result)))
     else:
-        _summary(console, result, out)
+        summary(console, result, out, bots)
     return 0
 
 
-def _output_folder(given: Path | None, names: list[str]) -> tuple[Path, str | None]:
+def _output_folder(given: Path | None, folders: list[str]) -> tuple[Path, str | None]:
     """The match folder: a new or empty one, so old and new output never mix."""
+    import datetime as _dt
+
     if given is None:
         stem = Path("matches") / (
-            f"{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}-{names[0]}-vs-{names[1]}"
+            f"{_dt.datetime.now().strftime('%Y%m%d-%H%M%S')}-{folders[0]}-vs-{folders[1]}"
         )
         out, n = stem, 1
         while out.exists():
@@ -218,159 +201,3 @@ def _output_folder(given: Path | None, names: list[str]) -> tuple[Path, str | No
     except OSError as exc:
         return out, f"--out {out}: cannot write there ({exc.strerror or exc})"
     return out, None
-
-
-def _sigterm_as_interrupt() -> Any:
-    """SIGTERM stops a match like Ctrl-C: running bots are killed, finished rounds are kept."""
-
-    def handler(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
-
-    try:
-        return signal.signal(signal.SIGTERM, handler)
-    except ValueError:  # not the main thread (e.g. called from a test runner thread)
-        return signal.getsignal(signal.SIGTERM)
-
-
-def _restore_sigterm(previous: Any) -> None:
-    try:
-        signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
-    except (ValueError, TypeError):
-        pass
-
-
-def _observers(args: argparse.Namespace, console: Console, names: list[str]) -> Any:
-    """Per-round observers: a progress line per round, and the live board with --watch/--step."""
-    watch = None
-    if getattr(args, "watch", False) or getattr(args, "step", False):
-        from judge.views.live import WatchSession
-
-        watch = WatchSession(console, names, step=args.step)
-    if args.quiet and watch is None:
-        return None
-
-    class Progress:
-        def __init__(self, idx: int, plan: RoundPlan):
-            self.idx, self.plan = idx, plan
-            self.live = watch.round(idx, plan.map_label) if watch is not None else None
-
-        def start(self, header: dict[str, Any]) -> None:
-            if self.live is not None:
-                self.live.start(header)
-
-        def turn(self, record: dict[str, Any]) -> None:
-            if self.live is not None:
-                self.live.turn(record)
-
-        def end(self, rr: RoundResult) -> None:
-            if self.live is not None:
-                self.live.end(rr)
-            if args.quiet:
-                return
-            who = "draw" if rr.winner is None else f"{names[rr.winner]} wins"
-            console.print(
-                f"round {self.idx} on {self.plan.map_label}: {who} — "
-                f"gold {rr.gold[0]}–{rr.gold[1]}, points {rr.points[0]}–{rr.points[1]}, "
-                f"{rr.turns_played}/{rr.turns} turns, ended by {rr.end_reason.value}",
-                highlight=False,
-            )
-
-    return lambda idx, plan: Progress(idx, plan)
-
-
-def _header(
-    console: Console,
-    bots: list[BotSpec],
-    names: list[str],
-    plans: list[RoundPlan],
-    seed: int,
-    limits: Limits,
-    sandbox: Sandbox,
-    out: Path,
-) -> None:
-    console.print(
-        f"[bold]{names[0]}[/] (seat 0, {bots[0].source}) vs "
-        f"[bold]{names[1]}[/] (seat 1, {bots[1].source})",
-        highlight=False,
-    )
-    console.print(f"maps: {', '.join(p.map_label for p in plans)}; seed {seed}", highlight=False)
-    if limits.time_s is None:
-        console.print(
-            "[bold yellow]TIME LIMIT LIFTED (--time-limit 0): for debugging only; "
-            "recorded in the replay[/]"
-        )
-    else:
-        console.print(
-            f"limits: {limits.time_s:g} s, {limits.memory_bytes // 2**20} MiB per run",
-            highlight=False,
-        )
-    iso = sandbox.isolation
-    off = [(n, d) for n, on, d in iso.items if not on]
-    head = iso.describe().splitlines()[0]
-    console.print(f"isolation: {head} (details: judge sandbox-info)", highlight=False)
-    for name, detail in off:
-        console.print(f"  [yellow]OFF[/] {name}: {detail}", highlight=False)
-    console.print(f"output: {out}", highlight=False)
-
-
-def _result_line(result: MatchResult) -> str:
-    p = result.points
-    if result.winner is None:
-        head = "draw"
-    else:
-        head = f"{result.teams[result.winner]} wins"
-    gold = [sum(r.gold[s] for r in result.rounds) for s in (0, 1)]
-    return (
-        f"{head}: {result.teams[0]} {p[0]} points ({gold[0]} gold), "
-        f"{result.teams[1]} {p[1]} points ({gold[1]} gold)"
-    )
-
-
-def _summary(console: Console, result: MatchResult, out: Path) -> None:
-    from judge.views.board import final_board
-
-    if result.rounds:
-        last = result.rounds[-1]
-        board = final_board(out / last.replay, result.teams)
-        if board is not None:
-            console.print(board)
-    table = Table(title="match summary")
-    table.add_column("team")
-    for col in ("gold", "points", "shield", "sunk", "verdicts", "time p50/max ms", "peak MiB"):
-        table.add_column(col, justify="right")
-    warnings = []
-    for s in (0, 1):
-        verdicts: dict[str, int] = {}
-        walls: list[float] = []
-        peak = 0.0
-        runs = failed = 0
-        for r in result.rounds:
-            st = r.stats[s]
-            for v, n in st.verdicts.items():
-                verdicts[v] = verdicts.get(v, 0) + n
-            walls += st.wall_ms
-            peak = max(peak, st.peak_mem_mb)
-            runs += st.runs
-            failed += st.failed()
-        walls.sort()
-        p50 = f"{walls[len(walls) // 2]:.0f}" if walls else "-"
-        mx = f"{walls[-1]:.0f}" if walls else "-"
-        table.add_row(
-            result.teams[s],
-            " / ".join(str(r.gold[s]) for r in result.rounds),
-            str(result.points[s]),
-            " / ".join("yes" if r.shield[s] else "no" for r in result.rounds),
-            " / ".join("yes" if r.sunk[s] else "no" for r in result.rounds),
-            ", ".join(f"{k} {v}" for k, v in sorted(verdicts.items())),
-            f"{p50}/{mx}",
-            f"{peak:.1f}",
-        )
-        if runs and failed * 5 >= runs and failed:
-            kinds = ", ".join(f"{n} {k}" for k, n in sorted(verdicts.items()) if k != "OK")
-            warnings.append(f"{result.teams[s]}: {failed} of {runs} runs failed ({kinds})")
-    console.print(table)
-    for w in warnings:
-        console.print(f"[bold yellow]warning:[/] {w}", highlight=False)
-    console.print(f"[bold]{_result_line(result)}[/]", highlight=False)
-    console.print(f"written to {out}/result.json", highlight=False)
-    sys.stdout.flush()

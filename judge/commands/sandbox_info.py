@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-import time
+from typing import TYPE_CHECKING
 
-from judge.sandbox import Limits, Sandbox, SandboxError, Verdict
+from judge.commands.options import fail
+
+if TYPE_CHECKING:
+    from judge.sandbox import Sandbox
 
 HELP = "show which sandbox protections are on or off on this machine"
 DESCRIPTION = """\
@@ -17,8 +18,9 @@ by cgroup, process cap, no survivors, ...) as on or OFF, with what provides it
 or why it is off.  Run it as the user that will run matches: as root every
 protection this machine allows is on; as a normal user most are off.
 
---self-test also runs a trivial program in a seat and prints its verdict and
-timing, to check that the sandbox works end to end.
+It also says whether Windows .exe programs can run (through wine, 64-bit only
+or 32-bit too).  --self-test also runs a trivial program in a seat and prints
+its verdict and timing, to check that the sandbox works end to end.
 
 Exit status: 0 (1 if --self-test did not give OK), 3 if the sandbox cannot be set up."""
 
@@ -46,6 +48,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _self_test(sb: Sandbox) -> dict[str, object]:
+    import time
+
+    from judge.sandbox import Limits
+
     with sb.seat("self-test", None) as seat:
         t0 = time.perf_counter()
         run = seat.run_turn(
@@ -66,17 +72,26 @@ def _self_test(sb: Sandbox) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
+    import json
+
+    from judge.sandbox import Sandbox, SandboxError, Verdict
+
     try:
         sb = Sandbox(cgroup=args.cgroup, helper=args.helper, namespaces=not args.no_namespaces)
     except (OSError, SandboxError) as exc:
-        print(f"judge sandbox-info: cannot set up the sandbox: {exc}", file=sys.stderr)
-        return 3
+        return fail("sandbox-info", f"cannot set up the sandbox: {exc}", 3)
     with sb:
         test = _self_test(sb) if args.self_test else None
         if args.json:
-            print(json.dumps({"isolation": sb.isolation.as_dict(), "self_test": test}, indent=2))
+            report = {
+                "isolation": sb.isolation.as_dict(),
+                "windows_programs": sb.wine.describe(),
+                "self_test": test,
+            }
+            print(json.dumps(report, indent=2))
         else:
             print(sb.isolation.describe())
+            print(sb.wine.describe())
             if test is not None:
                 print(
                     f"self-test: {test['verdict']} ({test['message']}); program {test['wall_ms']} ms, "

@@ -3,23 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import shlex
-import signal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.table import Table
+from judge.commands.options import fail, jobs_from
+from judge.settings import DEFAULT_CONFIG
 
-from judge.tournament.config import DEFAULT_CONFIG, ConfigError, load_config
-from judge.tournament.play import (
-    INDEX_HTML,
-    STANDINGS_CSV,
-    STANDINGS_JSON,
-    Runner,
-    RunReport,
-    TournamentError,
-)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from judge.tournament.play import RunReport
 
 HELP = "play the round robin of a judge.yaml and publish standings"
 DESCRIPTION = """\
@@ -83,32 +76,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _fail(console: Console, msg: str, code: int) -> int:
-    console.print(f"[bold red]judge tournament:[/] {msg}", highlight=False)
-    return code
-
-
-def standings_table(rows: list[dict[str, Any]], title: str = "standings") -> Table:
-    """The standings with R18's four columns (points, rounds won, gold, name) and the rest."""
-    table = Table(title=title, title_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("team")
-    for col in ("points", "rounds won", "draws", "losses", "gold"):
-        table.add_column(col, justify="right")
-    for r in rows:
-        table.add_row(
-            str(r["rank"]),
-            r["team"],
-            str(r["points"]),
-            str(r["rounds_won"]),
-            str(r["draws"]),
-            str(r["losses"]),
-            str(r["gold"]),
-        )
-    return table
-
-
 def _resume_hint(args: argparse.Namespace, out: Path) -> str:
+    import shlex
+
     parts = ["judge", "tournament", str(args.config), "--out", str(out), "--resume"]
     if args.jobs:
         parts += ["--jobs", str(args.jobs)]
@@ -116,36 +86,50 @@ def _resume_hint(args: argparse.Namespace, out: Path) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    err = Console(stderr=True)
+    from rich.console import Console
+
+    from judge.commands.signals import stop_on_signals
+    from judge.sandbox import Sandbox
+    from judge.tournament.config import load_config
+    from judge.tournament.play import INDEX_HTML, Runner
+    from judge.views.tournament import RunView, write_index
+
     console = Console()
-    if args.jobs is not None and args.jobs < 1:
-        return _fail(err, f"--jobs {args.jobs}: give 1 or more rounds at a time", 2)
-    try:
-        cfg = load_config(args.config)
-    except ConfigError as exc:
-        return _fail(err, str(exc), 2)
+    if args.jobs is not None:
+        jobs_from(args.jobs)
+    cfg = load_config(args.config)
     out: Path = args.out if args.out is not None else cfg.output
     jobs = args.jobs or cfg.jobs
-    from judge.sandbox import Sandbox
+    view = RunView(console, progress=not args.quiet)
+    runner = Runner(cfg, out, jobs, Sandbox, events=view)
 
-    runner = Runner(cfg, out, jobs, Sandbox, console=console, progress=not args.quiet)
+    def first_signal(name: str) -> None:
+        runner.request_stop(name)
+        view.stopping(name)
+
     try:
-        report = runner.run(resume=args.resume)
-    except TournamentError as exc:
-        return _fail(err, str(exc), exc.code)
+        with stop_on_signals(first_signal):
+            report = runner.run(resume=args.resume)
     except KeyboardInterrupt:
-        return _fail(
-            err,
+        return fail(
+            "tournament",
             f"stopped; the ledger keeps every finished round; resume with "
             f"--resume:\n  {_resume_hint(args, out)}",
             130,
         )
-    return _report(console, err, args, out, report)
+    if report.complete:
+        try:
+            write_index(out, runner.schedule, report.standings)
+        except Exception as exc:  # noqa: BLE001 - the standings are out; the page is a view
+            view.warning(f"{INDEX_HTML} not written: {type(exc).__name__}: {exc}")
+    return _report(console, args, out, report)
 
 
-def _report(
-    console: Console, err: Console, args: argparse.Namespace, out: Path, report: RunReport
-) -> int:
+def _report(console: Console, args: argparse.Namespace, out: Path, report: RunReport) -> int:
+    from judge.commands.signals import exit_code
+    from judge.tournament.play import INDEX_HTML, STANDINGS_CSV, STANDINGS_JSON
+    from judge.views.tournament import standings_table
+
     done = report.done_before + report.played
     title = (
         "standings" if report.complete else f"standings so far ({done} of {report.total} rounds)"
@@ -161,21 +145,16 @@ def _report(
         return 0
     hint = f"resume with --resume:\n  {_resume_hint(args, out)}"
     if report.failure is not None:
-        return _fail(
-            err,
+        return fail(
+            "tournament",
             f"stopped after a failure ({done} of {report.total} rounds in the "
             f"ledger): {report.failure}\n{hint}",
             report.failure_code,
         )
-    code = _signal_code(report.interrupted_by)
+    code = exit_code(report.interrupted_by)
     why = report.interrupted_by or "an interruption"
-    return _fail(
-        err, f"stopped by {why}: {done} of {report.total} rounds are in the ledger; {hint}", code
+    return fail(
+        "tournament",
+        f"stopped by {why}: {done} of {report.total} rounds are in the ledger; {hint}",
+        code,
     )
-
-
-def _signal_code(name: str | None) -> int:
-    try:
-        return 128 + int(signal.Signals[name]) if name else 130
-    except KeyError:
-        return 130

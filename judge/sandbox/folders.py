@@ -81,15 +81,18 @@ class Cleaner:
         keep: str | None = None,
         keep_bytes: int = 0,
         report: list[str] | None = None,
+        spare: frozenset[str] = frozenset(),
     ) -> None:
         """Remove everything in ``folder`` except ``keep`` when it is a private regular
-        file of at most ``keep_bytes``; each refusal of the keep file goes to ``report``."""
+        file of at most ``keep_bytes``; each refusal of the keep file goes to ``report``.
+        Entries named in ``spare`` are left alone (a seat-long service's own folder,
+        policed by that service's owner)."""
         dfd = os.open(folder, _OPEN_DIR)
         try:
             tfd = os.open(self.trash, _OPEN_DIR)
             try:
                 with os.scandir(dfd) as it:
-                    names = [e.name for e in it]
+                    names = [e.name for e in it if e.name not in spare]
                 # The keep file is judged last, once everything else is gone, so a
                 # hard link to a file that was just removed does not count.
                 if keep is not None and keep in names:
@@ -155,7 +158,7 @@ class Cleaner:
 
 
 def _keep_refusal(name: str, st: os.stat_result, keep_bytes: int) -> str | None:
-    """Why the keep file (STATE.OUT) cannot be kept, in plain words (None: keep it)."""
+    """Why the keep file cannot be kept, in plain words (None: keep it)."""
     mode = st.st_mode
     if stat.S_ISLNK(mode):
         return f"{name} was a symbolic link: discarded (never followed)"
@@ -229,7 +232,7 @@ def write_inputs(
     """Create each input file afresh (the folder was just emptied; never through a link).
 
     ``owner`` (uid, gid) hands the files to the seat's uid, so a program that opens
-    MAP.INP for reading and writing (Pascal's default file mode, C's "r+") works.
+    an input for reading and writing (Pascal's default file mode, C's "r+") works.
     """
     dfd = os.open(folder, _OPEN_DIR)
     try:

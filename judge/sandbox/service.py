@@ -15,6 +15,7 @@ from judge.sandbox.probe import Machine, isolation, probe
 from judge.sandbox.seat import Seat
 from judge.sandbox.types import Isolation, SandboxError
 from judge.sandbox.uids import DEFAULT_LOCK_DIR, DEFAULT_RANGE
+from judge.sandbox.wine import WineSupport
 
 #: As root the default seat root lives here, not under /tmp: a seat's view
 #: replaces /tmp with its own private one, which is impossible for a seat that
@@ -29,6 +30,10 @@ def _default_root() -> str:
         st = os.lstat(ROOT_BASE)
         if not stat.S_ISDIR(st.st_mode) or st.st_uid != 0 or st.st_mode & 0o022:
             raise SandboxError(f"{ROOT_BASE} must be a root-owned folder not writable by others")
+        if st.st_mode & 0o111 != 0o111:
+            # makedirs' mode is masked by the umask (077 makes it 0700), and the seats'
+            # uids must be able to pass through to their own folders.
+            os.chmod(ROOT_BASE, 0o711)
         for name in os.listdir(ROOT_BASE):  # left by judges that died
             mt = _STALE.match(name)
             if mt and not pid_alive(int(mt.group(1))):
@@ -50,7 +55,9 @@ class Sandbox:
     Keyword options (tests and unusual machines): ``cgroup`` = auto|v1|v2|none,
     ``helper`` = auto|c|python, ``namespaces`` = False to skip them,
     ``uid_range``, ``uid_lock_dir``, ``poll_interval_s`` (memory polling without
-    cgroup), ``helper_cache`` (folder for the compiled helper).
+    cgroup), ``helper_cache`` (folder for the compiled helper), ``wine`` = auto|none
+    (Windows programs through the machine's wine, or refused as on a machine
+    without it), ``wine_cache`` (folder for the wine prefix template).
     """
 
     def __init__(
@@ -64,9 +71,13 @@ class Sandbox:
         uid_lock_dir: str = DEFAULT_LOCK_DIR,
         poll_interval_s: float = 0.01,
         helper_cache: str | None = None,
+        wine: str = "auto",
+        wine_cache: str | None = None,
     ) -> None:
         if not poll_interval_s > 0:
             raise ValueError(f"poll_interval_s must be positive, not {poll_interval_s!r}")
+        #: Windows programs: wine is looked for (and its template built) on first use
+        self.wine = WineSupport(wine, wine_cache)
         self._own_root = root is None
         if root is None:
             self.root = Path(_default_root())
@@ -114,14 +125,28 @@ class Sandbox:
         self,
         name: str,
         program_dir: Path | None,
-        keep: str = "STATE.OUT",
-        keep_bytes: int = 1 * 2**20,
+        keep: str | None = None,
+        keep_bytes: int = 0,
     ) -> Seat:
-        """A new seat: own uid (as root), own folders, private copy of ``program_dir``."""
+        """A new seat: own uid (as root), own folders, private copy of ``program_dir``.
+
+        ``keep`` names the one file the program may leave in its folder between
+        runs (at most ``keep_bytes``); without it the folder is emptied after
+        every run.  The caller decides: the sandbox knows nothing of the game's files.
+        """
         with self._lock:
             if self._closed:
                 raise RuntimeError("the sandbox is closed")
-        s = Seat(self.machine, str(self.root), name, program_dir, keep, keep_bytes, self._forget)
+        s = Seat(
+            self.machine,
+            str(self.root),
+            name,
+            program_dir,
+            keep,
+            keep_bytes,
+            self._forget,
+            wine=self.wine,
+        )
         with self._lock:
             if self._closed:
                 closed = True

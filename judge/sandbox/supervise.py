@@ -74,6 +74,9 @@ class Spawn:
     oom_protect: bool = False
     check: bool = False
     argcheck: tuple[int, ...] = ()
+    #: kill only the program's own process tree, not every process of its uid: the
+    #: seat's uid also runs a seat-long service (wine's server) that must survive
+    tree_only_kill: bool = False
 
 
 @dataclass
@@ -211,6 +214,8 @@ def _command(helper: Helper, spawn: Spawn, status_fd: int, cg: RunCgroup | None)
         cmd.append("-U")
     if spawn.check:
         cmd.append("-C")
+    if spawn.tree_only_kill:
+        cmd.append("-t")
     for idx in spawn.argcheck:
         cmd += ["-A", str(idx)]
     cmd.append("--")

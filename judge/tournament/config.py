@@ -22,7 +22,6 @@ import hashlib
 import json
 import math
 import os
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,7 +29,9 @@ from typing import Any
 
 import yaml
 
-from judge.bots import BotError, BotSpec, resolve_bot
+from judge import bundled, names
+from judge.bots import BotError, BotSpec, bot_names, looks_like_path, resolve_bot
+from judge.errors import JudgeError
 from judge.mapgen import AXIS_CHOICES, GenerateError, generate_map
 from judge.maps import (
     MAX_SIZE,
@@ -44,8 +45,8 @@ from judge.maps import (
     map_from_text,
     read_text,
 )
+from judge.settings import DEFAULT_CONFIG, JOBS, MEMORY_LIMIT_MB, TIME_LIMIT_S
 
-DEFAULT_CONFIG = "judge.yaml"
 DEFAULT_OUTPUT = "matches/tournament"
 
 #: Every key a configuration may hold, with a word on each (shown when a key is unknown).
@@ -56,23 +57,19 @@ TOP_KEYS: dict[str, str] = {
     "memory_limit_mb": "MiB per run (default 512)",
     "jobs": "rounds played at the same time (default: the number of cores)",
     "output": f"the tournament folder (default {DEFAULT_OUTPUT})",
-    "maps_dir": "the organisers' published list of maps (default maps)",
-    "bots_dir": "where bot names are looked up (default bots)",
+    "maps_dir": "the organisers' published list of maps (default: maps/ beside the "
+    "configuration, else the bundled maps)",
+    "bots_dir": "where bot names are looked up before the bundled bots (default bots)",
     "organiser_map": "a map file, or {generate: {rows, cols, turns, seed}} (required)",
     "teams": "a list of {name, bot, map} (required)",
 }
 TEAM_KEYS = ("name", "bot", "map")
 GENERATE_KEYS = ("rows", "cols", "turns", "seed", "danger", "axis")
 
-TIME_LIMIT_MAX = 60.0
-MEMORY_MB_RANGE = (16, 16384)
-JOBS_MAX = 256
 MAX_TEAMS = 64
-#: Team names become folder names (``Alpha-vs-Beta``): keep them plain.
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,31}$")
 
 
-class ConfigError(ValueError):
+class ConfigError(JudgeError, ValueError):
     """A configuration that cannot be run; each problem names the key and the fix."""
 
     def __init__(self, source: str, problems: Sequence[str]):
@@ -222,14 +219,20 @@ def _is_number(v: Any) -> bool:
     return (isinstance(v, (int, float)) and not isinstance(v, bool)) and math.isfinite(v)
 
 
+#: Marks the problems that are unknown keys: they are listed first (a typo explains the rest).
+UNKNOWN_KEY = "unknown key"
+
+
 def _unknown(keys: Any, known: Sequence[str], where: str, what: str) -> list[str]:
     out = []
     for k in keys:
         if k not in known:
             prefix = f"{where}." if where else ""
+            guess = bundled.did_you_mean(str(k), known)
             out.append(
-                f"{prefix}{k}: unknown key; {what} {', '.join(known)} "
-                "(check the spelling, or remove it)"
+                f"{prefix}{k}: {UNKNOWN_KEY}; {guess}{what} {', '.join(known)} "
+                "(check the spelling, or remove it: a misspelt key is ignored, which may "
+                "cause the problems listed after this one)"
             )
     return out
 
@@ -309,7 +312,7 @@ def _check(
             "(or remove the key to use each map's own K)"
         )
 
-    time_limit = data.get("time_limit", 2.0)
+    time_limit: Any = data.get("time_limit", TIME_LIMIT_S.contest)
     if not _is_number(time_limit):
         problems.append(f"time_limit: {time_limit!r} is not a number; give seconds, e.g. 2.0")
     elif time_limit == 0:
@@ -317,28 +320,29 @@ def _check(
             "time_limit: 0 lifts the time limit, which a tournament never allows "
             "(every team must play under the same limit); give seconds, e.g. 2.0"
         )
-    elif not (0 < time_limit <= TIME_LIMIT_MAX):
+    elif not (time_limit > 0 and TIME_LIMIT_S.holds(time_limit)):
         problems.append(
             f"time_limit: {time_limit!r}; give seconds above 0 and at most "
-            f"{TIME_LIMIT_MAX:g} (the contest uses 2)"
+            f"{TIME_LIMIT_S.high:g} (the contest uses {TIME_LIMIT_S.contest:g})"
         )
 
-    memory = data.get("memory_limit_mb", 512)
-    lo, hi = MEMORY_MB_RANGE
-    if not _is_int(memory) or not (lo <= memory <= hi):
+    memory: Any = data.get("memory_limit_mb", MEMORY_LIMIT_MB.contest)
+    if not MEMORY_LIMIT_MB.holds(memory):
         problems.append(
-            f"memory_limit_mb: {memory!r}; give whole MiB from {lo} to {hi} (the contest uses 512)"
+            f"memory_limit_mb: {memory!r}; give whole MiB from {MEMORY_LIMIT_MB.low} to "
+            f"{MEMORY_LIMIT_MB.high} (the contest uses {MEMORY_LIMIT_MB.contest})"
         )
 
     jobs = data.get("jobs")
     if jobs is None:
         jobs = os.cpu_count() or 1
-    elif not _is_int(jobs) or not (1 <= jobs <= JOBS_MAX):
+    elif not JOBS.holds(jobs):
         problems.append(
             f"jobs: {jobs!r}; give the number of rounds to play at once, "
-            f"1 to {JOBS_MAX} (or remove it to use the number of cores)"
+            f"1 to {JOBS.high} (or remove it to use the number of cores)"
         )
 
+    # Paths are relative to the configuration file's folder, never to the current folder.
     paths: dict[str, Path] = {}
     for key, default in (("output", DEFAULT_OUTPUT), ("maps_dir", "maps"), ("bots_dir", "bots")):
         value = data.get(key, default)
@@ -347,15 +351,24 @@ def _check(
             value = default
         paths[key] = _resolve_path(base, value)
     maps_dir = paths["maps_dir"]
+    bundled_maps = bundled.bundled_dir(bundled.MAPS)
+    if "maps_dir" not in data and not maps_dir.is_dir() and bundled_maps is not None:
+        maps_dir = bundled_maps  # no maps/ beside the configuration: the bundled maps
     if not maps_dir.is_dir():
         problems.append(
             f"maps_dir: {maps_dir} is not a folder; give the folder of the "
-            "organisers' published maps (e.g. 'maps')"
+            "organisers' published maps (e.g. 'maps'), relative to the configuration file"
         )
     bots_dir = bots_dir_override or paths["bots_dir"]
+    if "bots_dir" in data and not bots_dir.is_dir():
+        problems.append(
+            f"bots_dir: {bots_dir} is not a folder; give the folder of the teams' bots "
+            "(e.g. 'bots'), relative to the configuration file"
+        )
+    bots_dirs = [d for d in (bots_dir, bundled.bundled_dir(bundled.BOTS)) if d is not None]
 
     organiser, org_label, _org_path = _organiser_map(data, base, seed, turns, problems)
-    entries = _teams(data.get("teams"), "teams" in data, maps_dir, bots_dir, base, problems)
+    entries = _teams(data.get("teams"), "teams" in data, maps_dir, bots_dirs, base, problems)
     # R19 is checked on every readable pick, even of a team with another problem.
     picks = [(i, e) for i, e in enumerate(entries) if e is not None and e.game_map is not None]
 
@@ -403,6 +416,8 @@ def _check(
                 )
 
     if problems:
+        # A misspelt key first: it is often the cause of the problems after it.
+        problems.sort(key=lambda p: 0 if f": {UNKNOWN_KEY};" in p.split("\n")[0] else 1)
         raise ConfigError(source, problems)
     assert organiser is not None and isinstance(seed, int) and isinstance(jobs, int)
     return TournamentConfig(
@@ -525,19 +540,28 @@ def _find_map(spec: str, maps_dir: Path) -> Path | None:
     return None
 
 
-def _bot(spec: str, base: Path, bots_dir: Path) -> BotSpec:
-    """A bot as ``judge match`` takes it, with paths read from the configuration's folder."""
-    looks_like_path = os.sep in spec or "/" in spec or spec.startswith(".")
-    if not looks_like_path and (bots_dir / spec).exists():
-        target = bots_dir / spec
-    else:
-        target = _resolve_path(base, spec)
-        if not target.exists():
-            raise BotError(
-                f"bot {spec!r}: no such bot: neither a folder of {bots_dir} nor the path "
-                f"{target}; give a bot folder name or the path of the team's program"
-            )
-    return dataclasses.replace(resolve_bot(str(target), bots_dir), source=spec)
+def _bot(spec: str, base: Path, bots_dirs: Sequence[Path]) -> BotSpec:
+    """A bot as ``judge match`` takes it, with paths read from the configuration's folder.
+
+    A name is looked up in ``bots_dir`` then the bundled bots (never in the current
+    folder: a configuration means the same from any folder); a path is relative to
+    the configuration file.
+    """
+    folders = [d for d in bots_dirs if d.is_dir()]
+    if not looks_like_path(spec):
+        for folder in folders:
+            if (folder / spec).exists():
+                return dataclasses.replace(resolve_bot(str(folder / spec)), source=spec)
+    target = _resolve_path(base, spec)
+    if not target.exists():
+        names = bot_names(folders)
+        raise BotError(
+            f"bot {spec!r}: no such bot; {bundled.did_you_mean(spec, names)}the bots are: "
+            f"{', '.join(names) or '(none)'} (looked up in "
+            f"{bundled.describe(folders, bundled.BOTS)}, and as the path {target}); give a bot "
+            "folder name or the path of the team's program, relative to the configuration file"
+        )
+    return dataclasses.replace(resolve_bot(str(target)), source=spec)
 
 
 @dataclass
@@ -552,7 +576,12 @@ class _Entry:
 
 
 def _teams(
-    value: Any, present: bool, maps_dir: Path, bots_dir: Path, base: Path, problems: list[str]
+    value: Any,
+    present: bool,
+    maps_dir: Path,
+    bots_dirs: Sequence[Path],
+    base: Path,
+    problems: list[str],
 ) -> list[_Entry | None]:
     example = "'teams: [{name: Alpha, bot: greedy, map: m1}, {name: Beta, bot: random, map: m2}]'"
     if not present:
@@ -569,6 +598,7 @@ def _teams(
         problems.append(f"teams: {len(value)} teams; at most {MAX_TEAMS}")
     available = sorted(p.stem for p in maps_dir.glob("*.txt")) if maps_dir.is_dir() else []
     seen_names: dict[str, int] = {}
+    seen_folders: dict[str, int] = {}
     out: list[_Entry | None] = []
     for i, entry in enumerate(value):
         where = f"teams[{i}]"
@@ -591,21 +621,31 @@ def _teams(
             out.append(None)
             continue
         name, bot_spec, map_spec = (str(entry[k]).strip() for k in TEAM_KEYS)
-        if not NAME_RE.match(name) or "-vs-" in name.lower():
-            problems.append(
-                f"{where}.name: {name!r}; a name is 1 to 32 letters, digits, '_' or '-', starting "
-                "with a letter or digit and without '-vs-' (it names the match folders)"
-            )
+        name = names.normalise(name)
+        problem = names.name_problem(name)
+        if problem is not None:
+            problems.append(f"{where}.name: {name!r}: {problem}")
         elif name.casefold() in seen_names:
             problems.append(
                 f"{where}.name: {name!r} is already the name of "
                 f"teams[{seen_names[name.casefold()]}]; give every team its own name"
             )
         else:
+            folder = names.folder_name(name).casefold()
+            if folder in seen_folders:
+                j = seen_folders[folder]
+                other = value[j]["name"] if isinstance(value[j], dict) else "?"
+                problems.append(
+                    f"{where}.name: {name!r} and teams[{j}].name {str(other).strip()!r} "
+                    f"both give the folder name {names.folder_name(name)!r} (names are spelt "
+                    "in plain ASCII for folders and files); change one of them"
+                )
+            else:
+                seen_folders[folder] = i
             seen_names[name.casefold()] = i
         bot: BotSpec | None = None
         try:
-            bot = _bot(bot_spec, base, bots_dir)
+            bot = _bot(bot_spec, base, bots_dirs)
         except BotError as exc:
             problems.append(f"{where}.bot: {exc}")
         map_path = _find_map(map_spec, maps_dir)
@@ -613,6 +653,7 @@ def _teams(
         if map_path is None:
             problems.append(
                 f"{where}.map: {map_spec!r} is not a map of the published list {maps_dir}; "
+                f"{bundled.did_you_mean(map_spec, available)}"
                 f"pick one of: {', '.join(available) or '(the folder has no .txt maps)'}"
             )
         else:

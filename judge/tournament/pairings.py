@@ -22,6 +22,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from judge import names
+
 ROUNDS_PER_MATCH = 3
 
 
@@ -29,7 +31,7 @@ ROUNDS_PER_MATCH = 3
 class RoundSlot:
     """One round to play: its match, its index (1..3), its map and its seats."""
 
-    match: str  # the match folder, ``<first>-vs-<second>``
+    match: str  # the match folder, ``<first>-vs-<second>`` (folder forms of the names)
     index: int
     map_owner: str | None  # the team whose map it is; None = the organisers' map
     seats: tuple[str, str]  # team in seat 0, team in seat 1
@@ -53,7 +55,20 @@ class Pairing:
 
 
 def match_folder(first: str, second: str) -> str:
-    return f"{first}-vs-{second}"
+    """``<A>-vs-<B>`` with the teams' folder forms (:mod:`judge.names`)."""
+    return names.match_folder(first, second)
+
+
+def match_teams(folder: str, seats: tuple[str, str]) -> tuple[str, str]:
+    """The match's team order (first, second), from its folder and the seats of one of its rounds.
+
+    A tournament refuses two teams with the same folder form, so only one
+    order of the two names gives the folder's name.
+    """
+    for teams in (seats, (seats[1], seats[0])):
+        if match_folder(*teams) == folder:
+            return teams
+    raise ValueError(f"{list(seats)} are not the teams of the match {folder!r}")
 
 
 def match_seed(tournament_seed: int, first: str, second: str) -> int:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from judge.bots import BotSpec
+from judge.names import folder_name
 from judge.sandbox import Isolation, Limits, RunResult, TurnRun, Verdict
 
 FakeBot = Callable[[str, bytes | None], tuple[bytes | None, bytes | None, str]]
@@ -52,9 +53,10 @@ class FakeSeat:
 
 class FakeSandbox:
     def __init__(self, bots: dict[str, FakeBot]):
-        self.bots = bots
+        # Seats are named with the teams' folder forms (judge.names): find a bot either way.
+        self.bots = {**bots, **{folder_name(k): v for k, v in bots.items()}}
         self.seats: list[FakeSeat] = []
-        self.isolation = Isolation(items=(("fake", False, "in-process test double"),))
+        self.isolation = Isolation(items=(("fake", True, "in-process test double"),))
 
     def seat(
         self, name: str, program_dir=None, keep: str = "STATE.OUT", keep_bytes: int = 1 << 20

@@ -209,6 +209,27 @@ def test_r10_failed_runs(tmp_path: Path) -> None:
         ("OK", "moved"),
         ("OK", "moved"),
     ]
+    # Issue 12: why each move was void, kept in the replay for the views and the summary.
+    assert [t["why"][0] for t in turns[2:]] == [
+        "no_move_out",
+        "crashed",
+        "time_limit",
+        "unreadable",
+        "not_two_integers",
+        "not_two_integers",
+        "outside",
+        "not_adjacent",
+        "move_on_stdout",
+        "crashed",
+        "memory_limit",
+        None,
+        None,
+    ]
+    assert result["rounds"][0]["stats"][0]["why_void"]["crashed"] == 2
+    log = (tmp_path / "out" / "round-1" / "log.txt").read_text(encoding="utf-8")
+    assert "void: no MOVE.OUT — the move was printed on standard output" in log
+    for code in ("run_failed", "no_move_out", "not_two_integers", "move_on_stdout"):
+        assert code not in log, code
     positions = [t["positions"][0] for t in turns[1:]]
     assert positions[:12] == [[1, 1]] * 12  # every void move left the boat in place
     assert positions[12] == [1, 2] and positions[13] == [1, 3]

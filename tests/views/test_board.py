@@ -7,8 +7,19 @@ from typing import Any
 
 from rich.console import Console, RenderableType
 
-from judge.views.board import CELL_W, LABEL_W, board_text, final_board, turn_view
-from judge.views.replayfile import describe_event
+from judge.records import event_from_json
+from judge.views import board
+from judge.views.board import CELL_W, LABEL_W, final_board
+
+from ._replays import typed
+
+
+def board_text(rec: dict[str, Any], *args: Any) -> Any:
+    return board.board_text(typed(rec), *args)
+
+
+def turn_view(rec: dict[str, Any], *args: Any, **kwargs: Any) -> RenderableType:
+    return board.turn_view(typed(rec), *args, **kwargs)
 
 
 def render(obj: RenderableType, width: int = 80) -> str:
@@ -73,7 +84,7 @@ def test_15x15_fits_80_columns_side_by_side(big: list[dict[str, Any]]) -> None:
     assert "A alpha" in side and "B beta" in side
     assert "OK 12 ms" in side
     for e in rec["events"]:
-        assert describe_event(e, big[0]["teams"]) in side
+        assert event_from_json(e).describe(big[0]["teams"]) in side
 
 
 def test_narrow_terminal_stacks_panel_below(big: list[dict[str, Any]]) -> None:
@@ -136,9 +147,18 @@ def test_void_moves_and_failed_runs_are_shown(eventful: list[dict[str, Any]]) ->
         messages=["time limit 2 s exceeded", None],
     )
     out = render(turn_view(rec, ["alpha", "beta"], 20, 80))
-    assert "TLE 2001 ms run_failed" in out
-    assert "time limit 2 s exceeded" in out
-    assert "OK 3.2 ms '9 9 9' not_two_integers" in out
+    side = panel(out, 7)
+    assert "TLE 2001 ms void: the program ran out of time (TLE)" in side
+    assert "time limit 2 s exceeded" in side
+    assert "OK 3.2 ms '9 9 9' void: MOVE.OUT's first line is not two integers" in side
+    # Issue 12: words, never the replay's internal codes.
+    assert "run_failed" not in out and "not_two_integers" not in out
+    # A replay that recorded why (a newer judge) is shown with that reason.
+    rec.update(verdicts=["OK", "OK"], move_status=["no_move_out", "moved"])
+    rec["why"] = ["move_on_stdout", None]
+    side = panel(render(turn_view(rec, ["alpha", "beta"], 20, 80)), 7)
+    assert "void: no MOVE.OUT — the move was printed on standard output" in side
+    assert "no_move_out" not in side
 
 
 def test_final_board_tolerates_broken_files(tmp_path: Any, eventful: list[dict[str, Any]]) -> None:
