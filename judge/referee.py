@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -32,6 +33,10 @@ MAP_INP = "MAP.INP"
 MOVE_OUT = "MOVE.OUT"
 #: A judge failure (IE) is retried this many times before the round is abandoned.
 IE_RETRIES = 1
+#: A run the machine kept waiting for a CPU (IE, ``kept_waiting``) is retried this many
+#: times, after pauses that double from BUSY_PAUSE_S: a burst of load elsewhere passes.
+BUSY_RETRIES = 5
+BUSY_PAUSE_S = 0.25
 
 
 class RoundAborted(RuntimeError):
@@ -247,13 +252,24 @@ class _Round:
         def one(s: int) -> TurnRun | None:
             if not active[s]:
                 return None
-            for _attempt in range(IE_RETRIES + 1):
+            failures, busy, pause = 0, 0, BUSY_PAUSE_S
+            while True:
                 run = seats[s].run_turn(argvs[s], inputs[s], [MOVE_OUT], self.cfg.limits)
-                if run.result.verdict is not Verdict.IE:
+                r = run.result
+                if r.verdict is not Verdict.IE:
                     return run
-            raise RoundAborted(
-                f"the judge could not run {self.names[s]} at turn {turn}: {run.result.message}"
-            )
+                if r.kept_waiting and busy < BUSY_RETRIES:
+                    busy += 1
+                    time.sleep(pause)
+                    pause *= 2
+                elif not r.kept_waiting and failures < IE_RETRIES:
+                    failures += 1
+                else:
+                    raise RoundAborted(
+                        f"the judge could not run {self.names[s]} at turn {turn}: {r.message}"
+                    )
+                # Only the run that counts is recorded; the judge's failures go to the log.
+                self.stderr[s].append(f"--- turn {turn}: IE ({r.message}); run again ---")
 
         if self.cfg.sequential or not all(active):
             runs = [one(0), one(1)]
@@ -281,6 +297,7 @@ class _Round:
             "verdicts": [None, None],
             "wall_ms": [None, None],
             "cpu_ms": [None, None],
+            "wait_ms": [None, None],
             "mem_mb": [None, None],
             "discarded": [[], []],
             "messages": [None, None],
@@ -294,6 +311,8 @@ class _Round:
             out["verdicts"][s] = r.verdict.value
             out["wall_ms"][s] = round(r.wall_s * 1000, 1)
             out["cpu_ms"][s] = round(r.cpu_s * 1000, 1)
+            if r.wait_s is not None:  # kept waiting for a CPU by something else (issue 16)
+                out["wait_ms"][s] = round(r.wait_s * 1000, 1)
             out["mem_mb"][s] = round(r.peak_memory_bytes / 2**20, 1)
             out["discarded"][s] = list(run.discarded)
             if r.verdict is not Verdict.OK:
@@ -332,6 +351,7 @@ class _Round:
             "move_status": [s.value if s else None for s in statuses],
             "wall_ms": mv["wall_ms"],
             "cpu_ms": mv["cpu_ms"],
+            "wait_ms": mv["wait_ms"],
             "mem_mb": mv["mem_mb"],
             "discarded": mv["discarded"],
             "messages": mv["messages"],

@@ -25,6 +25,7 @@ from rich.progress import (
 
 from judge import atomic
 from judge.bots import BotError, resolve_bot
+from judge.commands.cores_option import add_cores_argument, cores_line
 from judge.evaluate import (
     DEFAULT_SIZES,
     EvalError,
@@ -36,7 +37,7 @@ from judge.evaluate import (
     render,
 )
 from judge.names import distinct_names
-from judge.sandbox import Limits, Sandbox
+from judge.sandbox import CoreSpecError, Limits, Sandbox
 
 #: More rounds than this would take days; refuse rather than hang.
 MAX_ROUNDS = 100_000
@@ -56,8 +57,9 @@ N x N map, RxC is R rows by C columns (e.g. --sizes 5,9,15,7x13).  Without
 
 The same --seed gives the same maps and, for deterministic bots, the same
 results.  Rounds run --jobs at a time (default: one per core); inside a round
-the two programs run one after the other, so with --jobs at most the number of
-cores each bot's timings are those of a program with a core to itself.
+the two programs run one after the other.  Every program runs on a core of
+its own (--cores; default: every core the judge may use), so at any --jobs
+each bot's timings are those of a program with a core to itself.
 
 Replays go to a temporary folder that is removed at the end, unless --out DIR
 keeps them (with eval.json, the --json object).
@@ -129,6 +131,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="MB",
         help="peak memory per run in MiB (default 512)",
     )
+    add_cores_argument(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument("--bots-dir", type=Path, default=Path("bots"), help=argparse.SUPPRESS)
 
@@ -169,7 +172,9 @@ def run(args: argparse.Namespace) -> int:
     except (EvalError, BotError) as exc:
         return _fail(err, str(exc))
     try:
-        sandbox = Sandbox()
+        sandbox = Sandbox(cores=args.cores)
+    except CoreSpecError as exc:
+        return _fail(err, str(exc))
     except (OSError, RuntimeError) as exc:
         return _fail(err, f"cannot set up the sandbox: {exc}", 3)
     tmp: tempfile.TemporaryDirectory[str] | None = None
@@ -189,6 +194,7 @@ def run(args: argparse.Namespace) -> int:
             f"{req.jobs} at once",
             markup=False,
         )
+        err.print(cores_line(sandbox), markup=False)
     try:
         with sandbox:
             summary = _play(

@@ -19,11 +19,12 @@ from rich.text import Text
 
 from judge import voidwhy
 from judge.bots import BotError, BotSpec, resolve_bot
+from judge.commands.cores_option import add_cores_argument, cores_line
 from judge.maps import MapError, load_map, resolve_map_path
 from judge.match import MatchResult, RoundPlan, play_match
 from judge.names import distinct_folders, distinct_names
 from judge.referee import RoundAborted, RoundResult
-from judge.sandbox import Limits, Sandbox
+from judge.sandbox import CoreSpecError, Limits, Sandbox
 
 HELP = "play a match (one round per --map) between two bots"
 DESCRIPTION = """\
@@ -82,6 +83,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="run the two programs one after the other instead of at once",
     )
+    add_cores_argument(p)
     p.add_argument(
         "--allow-invalid-map",
         action="store_true",
@@ -151,7 +153,9 @@ def run(args: argparse.Namespace) -> int:
         memory_bytes=args.memory_limit * 2**20,
     )
     try:
-        sandbox = Sandbox()
+        sandbox = Sandbox(cores=args.cores)
+    except CoreSpecError as exc:
+        return _fail(err_console, str(exc))
     except (OSError, RuntimeError) as exc:
         return _fail(err_console, f"cannot set up the sandbox: {exc}", 3)
     previous = _sigterm_as_interrupt()
@@ -310,6 +314,7 @@ def _header(
             f"limits: {limits.time_s:g} s, {limits.memory_bytes // 2**20} MiB per run",
             highlight=False,
         )
+    console.print(cores_line(sandbox), markup=False)
     iso = sandbox.isolation
     off = [(n, d) for n, on, d in iso.items if not on]
     head = iso.describe().splitlines()[0]

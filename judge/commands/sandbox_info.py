@@ -7,7 +7,8 @@ import json
 import sys
 import time
 
-from judge.sandbox import Limits, Sandbox, SandboxError, Verdict
+from judge.commands.cores_option import add_cores_argument, cores_line
+from judge.sandbox import CoreSpecError, Limits, Sandbox, SandboxError, Verdict
 
 HELP = "show which sandbox protections are on or off on this machine"
 DESCRIPTION = """\
@@ -16,6 +17,11 @@ the sandbox (separate uid per seat, no network, filesystem view, memory limit
 by cgroup, process cap, no survivors, ...) as on or OFF, with what provides it
 or why it is off.  Run it as the user that will run matches: as root every
 protection this machine allows is on; as a normal user most are off.
+
+It also says how many programs run at once and on which cores (--cores
+changes it, as for `judge match`): one program per core, so a bot always has
+its whole wall-clock limit to itself; time a run is kept waiting for its core
+anyway is measured and never counted against it.
 
 --self-test also runs a trivial program in a seat and prints its verdict and
 timing, to check that the sandbox works end to end.
@@ -43,6 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-namespaces", action="store_true", help="do not use network/IPC/mount namespaces"
     )
+    add_cores_argument(parser)
 
 
 def _self_test(sb: Sandbox) -> dict[str, object]:
@@ -67,16 +74,30 @@ def _self_test(sb: Sandbox) -> dict[str, object]:
 
 def run(args: argparse.Namespace) -> int:
     try:
-        sb = Sandbox(cgroup=args.cgroup, helper=args.helper, namespaces=not args.no_namespaces)
+        sb = Sandbox(
+            cgroup=args.cgroup,
+            helper=args.helper,
+            namespaces=not args.no_namespaces,
+            cores=args.cores,
+        )
+    except CoreSpecError as exc:
+        print(f"judge sandbox-info: {exc}", file=sys.stderr)
+        return 2
     except (OSError, SandboxError) as exc:
         print(f"judge sandbox-info: cannot set up the sandbox: {exc}", file=sys.stderr)
         return 3
     with sb:
         test = _self_test(sb) if args.self_test else None
         if args.json:
-            print(json.dumps({"isolation": sb.isolation.as_dict(), "self_test": test}, indent=2))
+            report = {
+                "isolation": sb.isolation.as_dict(),
+                "cores": sb.cores.as_dict(),
+                "self_test": test,
+            }
+            print(json.dumps(report, indent=2))
         else:
             print(sb.isolation.describe())
+            print(cores_line(sb))
             if test is not None:
                 print(
                     f"self-test: {test['verdict']} ({test['message']}); program {test['wall_ms']} ms, "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import shlex
 import signal
 from pathlib import Path
@@ -13,6 +14,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from judge.commands.cores_option import add_cores_argument
 from judge.tournament.config import DEFAULT_CONFIG, ConfigError, load_config
 from judge.tournament.play import (
     INDEX_HTML,
@@ -35,6 +37,11 @@ once, so a stopped or killed tournament loses at most the rounds in flight:
 run the same command with --resume to play only what is missing (same
 standings as an uninterrupted run).  All randomness derives from the
 configuration's seed; the results do not depend on --jobs.
+
+Every program runs on a core of its own (--cores, or 'cores' in the
+configuration; default: every core the judge may use), so --jobs only bounds
+the rounds in flight: a round whose seats find no free core waits before its
+clock starts, and a CPU-bound bot gets its whole time limit at any --jobs.
 
 The folder gets, per match, <A>-vs-<B>/result.json (as `judge match` writes
 it) and round-N/ folders, then standings.json, standings.csv and index.html.
@@ -72,6 +79,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="rounds played at the same time (default: the configuration's 'jobs', "
         "else the number of cores)",
     )
+    add_cores_argument(p)
     p.add_argument(
         "--resume",
         action="store_true",
@@ -114,6 +122,8 @@ def _resume_hint(args: argparse.Namespace, out: Path) -> str:
     parts = ["judge", "tournament", str(args.config), "--out", str(out), "--resume"]
     if args.jobs:
         parts += ["--jobs", str(args.jobs)]
+    if args.cores is not None:
+        parts += ["--cores", str(args.cores)]
     return " ".join(shlex.quote(p) for p in parts)
 
 
@@ -128,9 +138,16 @@ def run(args: argparse.Namespace) -> int:
         return _fail(err, str(exc), 2)
     out: Path = args.out if args.out is not None else cfg.output
     jobs = args.jobs or cfg.jobs
-    from judge.sandbox import Sandbox
+    from judge.sandbox import CoreSpecError, Sandbox
+    from judge.sandbox.cores import plan_cores, usable_cores
 
-    runner = Runner(cfg, out, jobs, Sandbox, console=console, progress=not args.quiet)
+    cores = args.cores if args.cores is not None else cfg.cores
+    try:
+        plan_cores(cores, *usable_cores())
+    except CoreSpecError as exc:
+        return _fail(err, str(exc), 2)
+    factory = functools.partial(Sandbox, cores=cores)
+    runner = Runner(cfg, out, jobs, factory, console=console, progress=not args.quiet)
     try:
         report = runner.run(resume=args.resume)
     except TournamentError as exc:

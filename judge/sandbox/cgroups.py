@@ -29,6 +29,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from judge.sandbox.cpuwait import psi_usable
 from judge.sandbox.types import SandboxError
 
 PREFIX = "ocean-judge-"
@@ -181,6 +182,8 @@ class RunCgroup:
     dirs: dict[str, str]  # controller ("memory", "pids", "" for v2) -> group dir
     memory: bool
     pids: bool
+    #: the group's cpu.pressure tells how long the run waited for a CPU (see cpuwait)
+    psi: bool = False
     _destroyed: bool = field(default=False, repr=False)
 
     @property
@@ -195,6 +198,13 @@ class RunCgroup:
 
     def _mem_dir(self) -> str | None:
         return self.dirs.get("memory") if self.version == 1 else self.dirs.get("")
+
+    @property
+    def psi_dir(self) -> str | None:
+        """The run's group in the unified hierarchy, whose PSI counts its CPU waiting."""
+        if not self.psi:
+            return None
+        return self.dirs.get("psi") if self.version == 1 else self.dirs.get("")
 
     def _pids_dir(self) -> str | None:
         return self.dirs.get("pids") if self.version == 1 else self.dirs.get("")
@@ -320,14 +330,27 @@ class CgroupBackend:
     name: str = ""
 
     def __init__(
-        self, parents: dict[str, str], memory: bool, pids: bool, cpu: bool = False
+        self,
+        parents: dict[str, str],
+        memory: bool,
+        pids: bool,
+        cpu: bool = False,
+        psi: bool = False,
+        cpuset: bool = False,
     ) -> None:
         self.parents = parents  # controller key -> our sandbox's parent dir
         self.memory = memory
         self.pids = pids
+        #: run groups report CPU waiting (cgroup v2 PSI; v1: a group in the unified hierarchy)
+        self.psi = psi
         #: each run in its own CPU group: a program with 64 busy processes gets the
         #: same share of the machine as the other seat's single process
         self.cpu = cpu
+        #: each run's group is a cpuset of its one core: a program cannot widen its
+        #: CPU affinity to take another run's core
+        self.cpuset = cpuset
+        #: v1: the cpus and mems our parent cpuset was given (a new v1 cpuset starts empty)
+        self.cpuset_base: tuple[str, str] = ("", "")
         self._counter = 0
 
     def describe(self, controller: str = "memory") -> str:
@@ -335,8 +358,11 @@ class CgroupBackend:
         key = controller if self.version == 1 else ""
         return self.parents.get(key, "")
 
-    def create(self, tag: str, memory_bytes: int, max_procs: int) -> RunCgroup:
-        """Make the groups of one run with its limits written; CgroupError says what failed."""
+    def create(
+        self, tag: str, memory_bytes: int, max_procs: int, core: int | None = None
+    ) -> RunCgroup:
+        """Make the groups of one run with its limits written (and, with a cpuset, confined
+        to ``core``); CgroupError says what failed."""
         self._counter += 1
         name = f"{tag}-{self._counter}-{secrets.token_hex(3)}"
         dirs: dict[str, str] = {}
@@ -348,8 +374,10 @@ class CgroupBackend:
                 except OSError as exc:
                     raise CgroupError(f"cannot create cgroup {d}: {exc.strerror}") from exc
                 dirs[key] = d
-            run = RunCgroup(self.version, dirs, self.memory, self.pids)
+            run = RunCgroup(self.version, dirs, self.memory, self.pids, self.psi)
             self._set_limits(run, memory_bytes, max_procs)
+            if self.cpuset:
+                self._confine(run, core)
             return run
         except BaseException:
             for d in dirs.values():
@@ -357,6 +385,9 @@ class CgroupBackend:
             raise
 
     def _set_limits(self, run: RunCgroup, memory_bytes: int, max_procs: int) -> None:
+        raise NotImplementedError
+
+    def _confine(self, run: RunCgroup, core: int | None) -> None:
         raise NotImplementedError
 
     def close(self) -> None:
@@ -388,6 +419,13 @@ class CgroupV1(CgroupBackend):
             # +2: the exec helper and its short-lived killer also live in the group.
             _write(os.path.join(pids, "pids.max"), str(max_procs + 2))
 
+    def _confine(self, run: RunCgroup, core: int | None) -> None:
+        d = run.dirs.get("cpuset")
+        if d:
+            cpus, mems = self.cpuset_base
+            _write(os.path.join(d, "cpuset.mems"), mems)
+            _write(os.path.join(d, "cpuset.cpus"), cpus if core is None else str(core))
+
 
 class CgroupV2(CgroupBackend):
     """cgroup v2: one group per run under our own parent with memory/pids delegated."""
@@ -411,6 +449,10 @@ class CgroupV2(CgroupBackend):
         if self.pids:
             _write(os.path.join(d, "pids.max"), str(max_procs + 2))
 
+    def _confine(self, run: RunCgroup, core: int | None) -> None:
+        if core is not None:
+            _write(os.path.join(run.dirs[""], "cpuset.cpus"), str(core))
+
 
 def _make_parent(base: str) -> str:
     _sweep_stale(base)
@@ -422,24 +464,64 @@ def _make_parent(base: str) -> str:
 def _try_v1(mounts: list[Mount], own: dict[str, str]) -> tuple[CgroupBackend | None, str]:
     parents: dict[str, str] = {}
     reasons = []
-    for ctrl in ("memory", "pids", "cpu"):
+    cpuset_base = ("", "")
+    for ctrl in ("memory", "pids", "cpu", "cpuset"):
+        optional = ctrl in ("cpu", "cpuset")
         mount = next((m for m in mounts if m.fstype == "cgroup" and ctrl in m.options), None)
         if mount is None:
-            if ctrl != "cpu":
+            if not optional:
                 reasons.append(f"no v1 {ctrl} hierarchy")
             continue
         base = _host_path(mount, own.get(ctrl, "/"))
         try:
             parents[ctrl] = _make_parent(base)
         except OSError as exc:
-            if ctrl != "cpu":
+            if not optional:
                 reasons.append(f"cannot create a group in {base}: {exc.strerror}")
+            continue
+        if ctrl == "cpuset":
+            try:  # a new v1 cpuset has no cpus and no mems: give ours the base's
+                cpuset_base = (
+                    _read(os.path.join(base, "cpuset.cpus")).strip(),
+                    _read(os.path.join(base, "cpuset.mems")).strip(),
+                )
+                _write(os.path.join(parents[ctrl], "cpuset.cpus"), cpuset_base[0])
+                _write(os.path.join(parents[ctrl], "cpuset.mems"), cpuset_base[1])
+            except (OSError, CgroupError):
+                _rmdir_quiet(parents.pop(ctrl))
     if not ("memory" in parents or "pids" in parents):
         for d in parents.values():
             _rmdir_quiet(d)
         return None, "; ".join(reasons)
-    backend = CgroupV1(parents, "memory" in parents, "pids" in parents, "cpu" in parents)
+    psi = _unified_psi_parent(mounts, own)
+    if psi is not None:
+        parents["psi"] = psi
+    backend = CgroupV1(
+        parents,
+        "memory" in parents,
+        "pids" in parents,
+        "cpu" in parents,
+        psi is not None,
+        "cpuset" in parents,
+    )
+    backend.cpuset_base = cpuset_base
     return backend, "; ".join(reasons)
+
+
+def _unified_psi_parent(mounts: list[Mount], own: dict[str, str]) -> str | None:
+    """A cgroup-v1 machine with the unified (v2) hierarchy mounted as well: a parent
+    group there, only so that each run's CPU waiting can be read from its PSI."""
+    mount = next((m for m in mounts if m.fstype == "cgroup2"), None)
+    if mount is None:
+        return None
+    try:
+        parent = _make_parent(_host_path(mount, own.get("", "/")))
+    except OSError:
+        return None
+    if psi_usable(parent):
+        return parent
+    _rmdir_quiet(parent)
+    return None
 
 
 def _v2_controllers(path: str, fname: str) -> set[str]:
@@ -476,7 +558,7 @@ def _try_v2(
         is_root = cand == mount.mountpoint
         if is_root:
             available = _v2_controllers(cand, "cgroup.controllers")
-            missing = ((want | {"cpu"}) & available) - delegated
+            missing = ((want | {"cpu", "cpuset"}) & available) - delegated
             if missing:
                 try:
                     _write(
@@ -495,7 +577,7 @@ def _try_v2(
         parent = _make_parent(chosen)
     except OSError as exc:
         return None, f"cannot create a group in {chosen}: {exc.strerror}"
-    have = _v2_controllers(parent, "cgroup.controllers") & (want | {"cpu"})
+    have = _v2_controllers(parent, "cgroup.controllers") & (want | {"cpu", "cpuset"})
     if have:
         try:
             _write(
@@ -507,9 +589,30 @@ def _try_v2(
     if require_controllers and not have & want:
         _rmdir_quiet(parent)
         return None, f"cgroup2 at {chosen} has no memory/pids controller"
-    backend = CgroupV2({"": parent}, "memory" in have, "pids" in have, "cpu" in have)
+    backend = CgroupV2(
+        {"": parent},
+        "memory" in have,
+        "pids" in have,
+        "cpu" in have,
+        psi_usable(parent),
+        "cpuset" in have,
+    )
     missing = want - have
     return backend, (f"cgroup2 without {', '.join(sorted(missing))}" if missing else "")
+
+
+def _check_cpuset(backend: CgroupBackend) -> CgroupBackend:
+    """Keep the cpuset only if a run's group can really be confined to one core here."""
+    if not backend.cpuset:
+        return backend
+    try:
+        backend.create("probe", 64 * 2**20, 8, min(os.sched_getaffinity(0))).destroy()
+    except (CgroupError, OSError):
+        backend.cpuset = False
+        parent = backend.parents.pop("cpuset", None)
+        if parent is not None:
+            _rmdir_quiet(parent)
+    return backend
 
 
 def detect(prefer: str = "auto") -> tuple[CgroupBackend | None, str]:
@@ -531,7 +634,7 @@ def detect(prefer: str = "auto") -> tuple[CgroupBackend | None, str]:
     if prefer in ("auto", "v1"):
         backend, why = _try_v1(mounts, own)
         if backend is not None and (backend.memory or prefer == "v1"):
-            return backend, why
+            return _check_cpuset(backend), why
         if backend is not None:
             backend.close()
         if prefer == "v1":
@@ -541,5 +644,5 @@ def detect(prefer: str = "auto") -> tuple[CgroupBackend | None, str]:
         v1_why = ""
     backend, why = _try_v2(mounts, own, require_controllers=(prefer == "auto"))
     if backend is not None:
-        return backend, why
+        return _check_cpuset(backend), why
     return None, "; ".join(x for x in (v1_why, why) if x) or "no writable cgroup"

@@ -58,6 +58,7 @@ class Opts:
         self.check = False
         self.unshare = False
         self.argcheck: list[int] = []
+        self.cpu = -1
         self.argv: list[str] = []
 
 
@@ -117,6 +118,8 @@ def _parse(argv: list[str]) -> Opts:
             o.nproc_extra = int(v)
         elif a == "-A":
             o.argcheck.append(int(v))
+        elif a == "-a":
+            o.cpu = int(v)
         elif a == "-r":
             name, _, value = v.partition("=")
             o.rlimits.append(
@@ -334,6 +337,8 @@ def run(o: Opts) -> int:
         for procs in o.cgroups:
             with open(procs, "w") as f:
                 f.write(str(os.getpid()))
+        if o.cpu >= 0:  # before the fork: the program inherits its core
+            os.sched_setaffinity(0, {o.cpu})
         if o.nproc_extra >= 0:
             o.rlimits.append((resource.RLIMIT_NPROC, _count_tasks(os.getuid()) + o.nproc_extra))
         _prctl(libc, PR_SET_CHILD_SUBREAPER, 1)

@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 from judge.sandbox.cgroups import pid_alive
+from judge.sandbox.cores import CoreBudget, JudgePin, plan_cores, usable_cores
 from judge.sandbox.folders import remove_tree
 from judge.sandbox.probe import Machine, isolation, probe
 from judge.sandbox.seat import Seat
@@ -51,6 +52,13 @@ class Sandbox:
     ``helper`` = auto|c|python, ``namespaces`` = False to skip them,
     ``uid_range``, ``uid_lock_dir``, ``poll_interval_s`` (memory polling without
     cgroup), ``helper_cache`` (folder for the compiled helper).
+
+    ``cores`` (see :mod:`judge.sandbox.cores`): None/"auto" = the cores this
+    process may use, a number N = that many of them, or a list like "0,2-3".
+    Every run of every seat holds one of these cores while it runs, so no more
+    programs run at once than there are cores for them (:attr:`cores` says
+    which); cores left over are the judge's own, and its threads are pinned
+    there until :meth:`close`.
     """
 
     def __init__(
@@ -64,9 +72,12 @@ class Sandbox:
         uid_lock_dir: str = DEFAULT_LOCK_DIR,
         poll_interval_s: float = 0.01,
         helper_cache: str | None = None,
+        cores: str | int | None = None,
     ) -> None:
         if not poll_interval_s > 0:
             raise ValueError(f"poll_interval_s must be positive, not {poll_interval_s!r}")
+        #: the bots' cores, shared by every seat (CoreSpecError, a ValueError, if unusable)
+        self.cores = CoreBudget(plan_cores(cores, *usable_cores()))
         self._own_root = root is None
         if root is None:
             self.root = Path(_default_root())
@@ -93,9 +104,10 @@ class Sandbox:
             if self._own_root:
                 remove_tree(str(self.root))
             raise
-        self.isolation: Isolation = isolation(self.machine)
+        self.isolation: Isolation = isolation(self.machine, self.cores)
         if self.machine.uid_pool is not None and self.machine.ns_mode != "view":
             self._check_reachable_root()
+        self._pin = JudgePin(self.cores.plan.judge)
 
     def _check_reachable_root(self) -> None:
         """Without a filesystem view, seat uids must be able to walk down to the seat root."""
@@ -121,7 +133,16 @@ class Sandbox:
         with self._lock:
             if self._closed:
                 raise RuntimeError("the sandbox is closed")
-        s = Seat(self.machine, str(self.root), name, program_dir, keep, keep_bytes, self._forget)
+        s = Seat(
+            self.machine,
+            str(self.root),
+            name,
+            program_dir,
+            keep,
+            keep_bytes,
+            self._forget,
+            cores=self.cores,
+        )
         with self._lock:
             if self._closed:
                 closed = True
@@ -146,6 +167,9 @@ class Sandbox:
             seats = list(self._seats)
         for s in seats:
             s.close()
+        pin = getattr(self, "_pin", None)
+        if pin is not None:
+            pin.restore()
         if self.machine.cgroup is not None:
             self.machine.cgroup.close()
         if self._own_root:

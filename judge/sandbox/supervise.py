@@ -6,6 +6,11 @@ flood never blocks the program or the judge, and only the tails are kept), and
 the next deadline (time limit, memory poll).  The helper itself only exits when
 every descendant has exited, so "the helper exited" is exactly R17's "the
 program and everything it started exited".
+
+At the time limit the run's CPU waiting is measured (:mod:`.cpuwait`): time
+the program spent runnable while something else held its core is given back
+as extra time (up to a cap) before the run is called a time-out, so a busy
+machine or a busy judge never turns into a TLE.
 """
 
 from __future__ import annotations
@@ -20,6 +25,14 @@ import time
 from dataclasses import dataclass, field
 
 from judge.sandbox.cgroups import RunCgroup
+from judge.sandbox.cpuwait import (
+    EXTENSION_EXTRA_S,
+    EXTENSION_FACTOR,
+    PsiMeter,
+    TreeMeter,
+    WaitMeter,
+    wait_grace_s,
+)
 from judge.sandbox.helper import Helper
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -74,6 +87,7 @@ class Spawn:
     oom_protect: bool = False
     check: bool = False
     argcheck: tuple[int, ...] = ()
+    cpu: int | None = None  #: the one core the run is pinned to
 
 
 @dataclass
@@ -96,6 +110,13 @@ class RawRun:
     procs_at_kill: int | None = None  # the program's processes+threads when it was killed
     internal_error: str | None = None
     survivors: list[int] = field(default_factory=list)
+    #: seconds the run was runnable but kept off its core by something else (None: not measured)
+    wait_s: float | None = None
+    wait_source: str = ""
+    #: still running at the limit, and given its waiting back as extra time
+    extended: bool = False
+    #: killed at the extension cap having had less than its limit to itself
+    starved: bool = False
 
     @property
     def main_status(self) -> int | None:
@@ -213,6 +234,8 @@ def _command(helper: Helper, spawn: Spawn, status_fd: int, cg: RunCgroup | None)
         cmd.append("-C")
     for idx in spawn.argcheck:
         cmd += ["-A", str(idx)]
+    if spawn.cpu is not None:
+        cmd += ["-a", str(spawn.cpu)]
     cmd.append("--")
     cmd += spawn.argv
     return cmd
@@ -257,10 +280,11 @@ def run(
     cg: RunCgroup | None,
     poll_s: float,
     kill_uid: tuple[int, int] | None = None,
+    measure_wait: bool = False,
 ) -> RawRun:
     """Run once.  Never raises for anything the program does; judge-side failures
     are returned as ``internal_error`` (an IE verdict), and the tree is always gone
-    when this returns."""
+    when this returns.  ``measure_wait``: give CPU waiting back at the limit."""
     stdout, stderr = Tail(output_bytes), Tail(output_bytes)
     status_r, status_w = os.pipe2(os.O_CLOEXEC)
     cmd = _command(helper, spawn, status_w, cg)
@@ -299,6 +323,11 @@ def run(
             pass
     raw = RawRun(None, None, 0.0, 0.0, stdout, stderr)
     watcher = TreeWatcher(proc.pid) if (cg is None or not cg.memory) else None
+    meter: WaitMeter | None = None
+    if measure_wait:
+        psi = cg.psi_dir if cg is not None else None
+        meter = PsiMeter(psi) if psi else TreeMeter(proc.pid)
+        raw.wait_source = meter.source
     status: int | None = None
     rusage = None
     try:
@@ -348,7 +377,12 @@ def run(
             if exited:
                 break
             if kill_sent is None:
-                if deadline is not None and now >= deadline:
+                later = None
+                if deadline is not None and now >= deadline and time_s is not None:
+                    later = _extension(meter, start, now, time_s, raw)
+                if later is not None:
+                    deadline = later
+                elif deadline is not None and now >= deadline:
                     raw.timed_out = True
                     if cg is not None:
                         current = cg.pids_current()
@@ -415,6 +449,10 @@ def run(
             pass
     elif rusage is not None:
         raw.cpu_s = rusage.ru_utime + rusage.ru_stime
+    if meter is not None and meter.after_exit:
+        final = meter.read(raw.wall_s)
+        if final is not None:
+            raw.wait_s = max(raw.wait_s or 0.0, final)
     if raw.record is None and raw.internal_error is None:
         raw.internal_error = (
             f"the exec helper ended ({_describe_status(status)}) without its status record"
@@ -427,6 +465,32 @@ def run(
             raw.cg_failcnt = cg.memory_failures()
         raw.pids_refused = cg.pids_refused()
     return raw
+
+
+def _extension(
+    meter: WaitMeter | None, start: float, now: float, time_s: float, raw: RawRun
+) -> float | None:
+    """At a deadline: the later deadline the run has earned by waiting for a CPU, or None.
+
+    A run is owed the time it was kept waiting (beyond :func:`wait_grace_s` of
+    noise), up to the cap; at the cap, one that still had less than its limit to
+    itself is marked ``starved`` (IE: the machine is too busy to time it).
+    """
+    if meter is None:
+        return None
+    elapsed = now - start
+    wait = meter.read(elapsed)
+    if wait is None:
+        return None
+    raw.wait_s = max(raw.wait_s or 0.0, wait)
+    if elapsed - wait >= time_s - wait_grace_s(time_s):
+        return None  # it had its whole limit to itself
+    cap = start + EXTENSION_FACTOR * time_s + EXTENSION_EXTRA_S
+    if now >= cap:
+        raw.starved = True
+        return None
+    raw.extended = True
+    return min(cap, start + time_s + wait)
 
 
 def _describe_status(status: int | None) -> str:

@@ -5,7 +5,8 @@
  * between fork() and exec() in Python (preexec_fn) can deadlock.  This small
  * program is exec'd by the judge and does, in a single-threaded process:
  *
- *   run      join the run's cgroups, become a child subreaper, fork the bot;
+ *   run      join the run's cgroups, pin itself to the run's core (the bot
+ *            inherits it), become a child subreaper, fork the bot;
  *            in the child: new session, setns into the seat's namespaces,
  *            chdir, rlimits, drop to the seat's uid/gid, no_new_privs, exec.
  *            The helper then reaps every descendant (orphans come back to it
@@ -76,6 +77,7 @@ struct opts {
     int oom_protect;
     int check;
     int argcheck[MAX_LIST]; int nargcheck;
+    int cpu;                     /* >= 0: the one core the run may use */
     char **argv;
 };
 
@@ -474,6 +476,18 @@ static int run_main(struct opts *o) {
             goto report;
         }
     }
+    if (o->cpu >= 0) {
+        /* Before the fork: the program and all it starts inherit the core. */
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(o->cpu, &set);
+        if (sched_setaffinity(0, sizeof set, &set) != 0) {
+            snprintf(setup_stage, sizeof setup_stage, "affinity");
+            setup_err = errno;
+            snprintf(setup_msg, sizeof setup_msg, "sched_setaffinity(core %d): %s", o->cpu, strerror(errno));
+            goto report;
+        }
+    }
     if (o->nproc_extra >= 0) {
         long n = count_uid_tasks(getuid());
         if (n >= 0 && o->nrl < MAX_LIST) {
@@ -741,7 +755,7 @@ int main(int argc, char **argv) {
 
     struct opts o;
     memset(&o, 0, sizeof o);
-    o.status_fd = -1; o.uid = -1; o.gid = -1; o.nproc_extra = -1;
+    o.status_fd = -1; o.uid = -1; o.gid = -1; o.nproc_extra = -1; o.cpu = -1;
     int i = 2;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -758,6 +772,11 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "-u")) o.uid = parse_long(v, "-u");
         else if (!strcmp(a, "-g")) o.gid = parse_long(v, "-g");
         else if (!strcmp(a, "-N")) o.nproc_extra = parse_long(v, "-N");
+        else if (!strcmp(a, "-a")) {
+            long c = parse_long(v, "-a");
+            if (c < 0 || c >= CPU_SETSIZE) usage("-a CORE out of range");
+            o.cpu = (int)c;
+        }
         else if (!strcmp(a, "-A")) { if (o.nargcheck >= MAX_LIST) usage("too many -A"); o.argcheck[o.nargcheck++] = (int)parse_long(v, "-A"); }
         else if (!strcmp(a, "-r")) {
             char name[32];

@@ -435,6 +435,9 @@ class Runner:
             f"{self.jobs} round(s) at a time",
             highlight=False,
         )
+        cores = getattr(sandbox, "cores", None)  # the budget every round in flight shares
+        if cores is not None:
+            c.print(f"programs: {cores.describe()}", markup=False)
         c.print(f"isolation: {sandbox.isolation.describe()}", markup=False)
         if report.done_before:
             c.print(
