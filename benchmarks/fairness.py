@@ -78,9 +78,9 @@ def play(folder: Path, cpu_s: float, limit: float, turns: int, jobs: int | None)
     started = time.monotonic()
     report = runner.run(resume=False)
     elapsed = time.monotonic() - started
-    if not report.complete:
-        raise SystemExit(f"the tournament at --jobs {used} did not finish: {report.failure}")
     runs, again = _runs(folder / "out")
+    if not runs:
+        raise SystemExit(f"the tournament at --jobs {used} recorded no run: {report.failure}")
     wall = sum(r["wall"] for r in runs)
     cpu = sum(r["cpu"] for r in runs)
     wait = sum(r["wait"] for r in runs)
@@ -101,6 +101,8 @@ def play(folder: Path, cpu_s: float, limit: float, turns: int, jobs: int | None)
         "cpu_p50_ms": round(statistics.median(r["cpu"] for r in runs), 1),
         "wait_total_s": round(wait / 1000, 2),
         "elapsed_s": round(elapsed, 1),
+        "rounds": f"{report.played} of {report.total}",
+        "stopped": report.failure,
     }
 
 
@@ -116,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         for i, jobs in enumerate((1, None, 4)):
             rows.append(play(Path(tmp) / str(i), args.cpu, args.limit, args.turns, jobs))
     load = os.getloadavg()
-    met = all(r["ratio"] <= TARGET and r["ratio_p50"] <= TARGET for r in rows)
+    met = all(r["ratio"] <= TARGET and r["ratio_p50"] <= TARGET and not r["stopped"] for r in rows)
     if args.json:
         print(json.dumps({"rows": rows, "target": TARGET, "met": met, "loadavg": load}, indent=2))
         return 0
@@ -130,6 +132,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{'p50':>7}{'max':>7}{'own':>7}{'wall p50':>10}{'cpu p50':>9}{'time':>7}"
     )
     print(head)
+    for r in rows:
+        if r["stopped"]:
+            print(f"{r['setting']}: stopped after {r['rounds']} rounds: {r['stopped']}")
     for r in rows:
         v = ",".join(f"{k} {n}" for k, n in sorted(r["verdicts"].items()))
         print(

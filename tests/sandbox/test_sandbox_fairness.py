@@ -12,6 +12,7 @@ Each test makes a one-core sandbox (core ``CORE``) and pins the hog there.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -131,3 +132,19 @@ def test_a_sleeping_program_next_to_a_hog_is_still_tle(hog: list[subprocess.Pope
     assert r.verdict is Verdict.TLE and not r.kept_waiting, r.message
     # Only its start-up could have waited for the core: nothing like the hog's half.
     assert r.wall_s < 0.5 + 0.3, r.wall_s
+
+
+def test_sandbox_info_says_how_many_programs_run_at_once_and_where(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from judge.cli import main
+
+    usable = sorted(os.sched_getaffinity(0))
+    assert main(["sandbox-info", "--json"]) == 0
+    cores = json.loads(capsys.readouterr().out)["cores"]
+    assert cores["programs_at_once"] == len(cores["bot_cores"]) >= 1
+    assert set(cores["bot_cores"] + cores["judge_cores"]) <= set(usable)
+    assert main(["sandbox-info", "--cores", f"{CORE}-{CORE}"]) == 0
+    assert f"programs: at most 1 at once, one per core, on core {CORE}" in capsys.readouterr().out
+    assert main(["sandbox-info", "--cores", str(len(usable) + 1)]) == 2
+    assert f"give 1 to {len(usable)}" in capsys.readouterr().err

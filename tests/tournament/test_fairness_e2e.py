@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from judge.cli import main
+from judge.tournament.config import ConfigError, load_config
 
 from ._helpers import ROOT, config_dict, make_burner, write_config
 
@@ -89,3 +90,13 @@ def test_one_core_match_runs_the_seats_one_after_the_other(tmp_path: Path) -> No
     assert f"programs: at most 1 at once, one per core, on core {core}" in proc.stdout
     verdicts = _verdicts(out)
     assert verdicts and set(verdicts) == {"OK"}, verdicts
+
+
+def test_cores_in_the_configuration_is_checked_and_changes_no_result(tmp_path: Path) -> None:
+    plain = load_config(write_config(tmp_path / "a", config_dict(3)))
+    one = load_config(write_config(tmp_path / "b", config_dict(3, cores=1)))
+    assert plain.cores is None and one.cores == 1
+    assert one.config_hash() == plain.config_hash()  # like jobs: resume with other cores
+    for bad, words in (("x", "core list"), (99, "give 1 to"), ([1], "a number of cores")):
+        with pytest.raises(ConfigError, match=words):
+            load_config(write_config(tmp_path / "c", config_dict(3, cores=bad)))
