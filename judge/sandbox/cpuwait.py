@@ -107,17 +107,29 @@ class PsiMeter:
         return some if cpu is None else max(0.0, min(some, elapsed_s - cpu))
 
 
-def _children(pid: int) -> list[int]:
-    out: list[int] = []
+def _per_task(pid: int, name: str) -> dict[int, bytes]:
+    """{tid: contents of /proc/PID/task/TID/<name>} for every thread still there."""
+    out: dict[int, bytes] = {}
     try:
         tids = os.listdir(f"/proc/{pid}/task")
     except OSError:
         return out
     for tid in tids:
         try:
-            with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
-                out.extend(int(x) for x in f.read().split())
+            with open(f"/proc/{pid}/task/{tid}/{name}", "rb") as f:
+                out[int(tid)] = f.read()
         except (OSError, ValueError):
+            pass
+    return out
+
+
+def children(pid: int) -> list[int]:
+    """The child processes of every thread of ``pid`` (a subreaper's whole next level)."""
+    out: list[int] = []
+    for text in _per_task(pid, "children").values():
+        try:
+            out.extend(int(x) for x in text.split())
+        except ValueError:
             pass
     return out
 
@@ -125,16 +137,11 @@ def _children(pid: int) -> list[int]:
 def task_times(pid: int) -> dict[int, tuple[int, int]]:
     """{tid: (ns on a CPU, ns runnable but waiting)} of every thread of ``pid``."""
     out: dict[int, tuple[int, int]] = {}
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return out
-    for tid in tids:
+    for tid, text in _per_task(pid, "schedstat").items():
+        words = text.split()
         try:
-            with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as f:
-                words = f.read().split()
-            out[int(tid)] = (int(words[0]), int(words[1]))
-        except (OSError, ValueError, IndexError):
+            out[tid] = (int(words[0]), int(words[1]))
+        except (ValueError, IndexError):
             pass
     return out
 
@@ -162,7 +169,7 @@ class TreeMeter:
         self.seen: dict[int, tuple[int, int]] = {}
 
     def read(self, elapsed_s: float) -> float | None:
-        stack = _children(self.root)
+        stack = children(self.root)
         found = False
         tree_cpu = stat_cpu_s(self.root, children_only=True)  # reaped by the helper
         while stack:
@@ -171,7 +178,7 @@ class TreeMeter:
             found = found or bool(times)
             self.seen.update(times)
             tree_cpu += stat_cpu_s(pid)
-            stack.extend(_children(pid))
+            stack.extend(children(pid))
         if not found and not self.seen:
             return None
         cpu = max(tree_cpu, sum(c for c, _ in self.seen.values()) * NS)

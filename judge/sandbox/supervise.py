@@ -31,6 +31,7 @@ from judge.sandbox.cpuwait import (
     PsiMeter,
     TreeMeter,
     WaitMeter,
+    children,
     wait_grace_s,
 )
 from judge.sandbox.helper import Helper
@@ -158,20 +159,6 @@ class TreeWatcher:
         # Kernels without CONFIG_PROC_CHILDREN: let psutil find the tree (slower).
         self._use_psutil = not os.path.exists(f"/proc/{root_pid}/task/{root_pid}/children")
 
-    def _children(self, pid: int) -> list[int]:
-        out: list[int] = []
-        try:
-            tids = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            return out
-        for tid in tids:
-            try:
-                with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
-                    out.extend(int(x) for x in f.read().split())
-            except (OSError, ValueError):
-                pass
-        return out
-
     def _sample_psutil(self) -> int:
         import psutil
 
@@ -195,7 +182,7 @@ class TreeWatcher:
             self.peak = max(self.peak, total)
             return total
         total = 0
-        stack = self._children(self.root)
+        stack = children(self.root)
         while stack:
             pid = stack.pop()
             self.seen.add(pid)
@@ -204,7 +191,7 @@ class TreeWatcher:
                     total += int(f.read().split()[1]) * PAGE
             except (OSError, ValueError, IndexError):
                 continue
-            stack.extend(self._children(pid))
+            stack.extend(children(pid))
         self.peak = max(self.peak, total)
         return total
 
