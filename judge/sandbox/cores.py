@@ -114,9 +114,13 @@ def cpu_quota(mountinfo: str | None = None, cgroup: str | None = None) -> float 
 
 
 def usable_cores() -> tuple[tuple[int, ...], str]:
-    """The cores this process may use and how that was found (for the report)."""
+    """The cores this process may use and how that was found (for the report).
+
+    While a sandbox keeps the judge's threads on its own core (:class:`JudgePin`),
+    the affinity they had before counts: a second sandbox sees the same machine.
+    """
     try:
-        affinity = tuple(sorted(os.sched_getaffinity(0)))
+        affinity = tuple(sorted(JudgePin.before_pinning() or os.sched_getaffinity(0)))
     except (AttributeError, OSError):
         n = os.cpu_count() or 1
         affinity = tuple(range(n))
@@ -319,11 +323,19 @@ class JudgePin:
 
     Threads started later inherit the affinity of the thread that starts them,
     so pinning the threads alive now covers the judge's future threads too.
+
+    CPU affinity belongs to the whole process, so the pins in force are known to
+    the class (``_active``): the affinity before the first one is what the
+    process may use, for any sandbox made meanwhile.
     """
+
+    _active: list[JudgePin] = []
+    _lock = threading.Lock()
 
     def __init__(self, cores: Sequence[int]) -> None:
         self.cores = set(cores)
         self._saved: dict[int, set[int]] = {}
+        self._pid = os.getpid()
         if not self.cores:
             return
         for tid in _threads():
@@ -332,9 +344,23 @@ class JudgePin:
                 os.sched_setaffinity(tid, self.cores)
             except OSError:
                 pass
+        with JudgePin._lock:
+            JudgePin._active.append(self)
+
+    @classmethod
+    def before_pinning(cls) -> set[int] | None:
+        """The process's affinity before the earliest pin still in force (None: no pin)."""
+        with cls._lock:
+            for pin in cls._active:
+                if pin._pid == os.getpid() and pin._saved:
+                    return pin._saved.get(pin._pid, set().union(*pin._saved.values()))
+        return None
 
     def restore(self) -> None:
         """Threads pinned by us get their old cores back; threads started since, the process's."""
+        with JudgePin._lock:
+            if self in JudgePin._active:
+                JudgePin._active.remove(self)
         saved, self._saved = self._saved, {}
         if not saved:
             return

@@ -26,6 +26,7 @@ from judge.sandbox.cores import (
     format_cores,
     parse_core_list,
     plan_cores,
+    usable_cores,
 )
 from judge.sandbox.cpuwait import (
     EXTENSION_EXTRA_S,
@@ -201,9 +202,13 @@ def test_the_judge_pins_its_threads_and_puts_them_back() -> None:
     try:
         assert os.sched_getaffinity(0) == one
         assert seen == [one]  # threads started later inherit it
+        # Another sandbox made meanwhile still sees the cores the process may use.
+        assert set(usable_cores()[0]) <= before and len(usable_cores()[0]) >= 1
+        assert JudgePin.before_pinning() == before
     finally:
         pin.restore()
     assert os.sched_getaffinity(0) == before
+    assert JudgePin.before_pinning() is None
 
 
 # ------------------------------------------------------------------ meters

@@ -92,11 +92,15 @@ def test_a_program_cannot_widen_its_cpuset(sandbox: Sandbox) -> None:
 
 
 def test_one_core_runs_seats_one_after_the_other() -> None:
+    before = os.sched_getaffinity(0)
     with Sandbox(cores=f"{CORE}-{CORE}") as sb:
         assert sb.cores.size == 1
+        # The cores left over are the judge's: its threads keep off the bots' core.
+        assert os.sched_getaffinity(0) == (before - {CORE} or before)
         with ThreadPoolExecutor(2) as pool:
             runs = list(pool.map(lambda _: _run(sb, ["burn.py", "0.2"], 5.0), range(2)))
         assert sb.cores.peak == 1 and sb.cores.runs == 2
+    assert os.sched_getaffinity(0) == before
     for run in runs:
         assert run.result.verdict is Verdict.OK, run.result.message
         assert run.result.stderr_tail.decode().split()[1] == str(CORE)
