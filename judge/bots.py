@@ -1,8 +1,10 @@
 """Finding a bot and the command that runs it.
 
 A bot is either a folder in ``bots/`` holding a ``bot.yaml``, or a path to an
-executable file (a script with a shebang, a binary, or a Windows ``.exe`` run
-through wine).  ``bot.yaml``::
+executable file (a script with a shebang, a binary, or a Windows ``.exe``, which
+the sandbox runs through wine).  A Windows program that cannot run here (32-bit
+without wine32, not a real .exe, no wine at all) is refused now, naming the file,
+rather than failing on every turn of the round.  ``bot.yaml``::
 
     name: greedy                  # optional; defaults to the folder's name
     command: [python3, bot.py]    # list, or a string split like a shell would
@@ -14,6 +16,17 @@ through wine).  ``bot.yaml``::
 Command tokens that name a file of the bot's folder are relative to that folder;
 the referee rewrites them to the seat's private copy of the folder, because a
 bot runs with its team's working folder as its current directory.
+
+A bot name is looked up in ``--bots-dir`` folders, then ``bots/`` of the
+current folder, then the bundled bots (:mod:`judge.bundled`), so the bundled
+ones work from any folder; a misspelt name gets "did you mean".
+
+Mistakes found here rather than as a crash on every turn: a ``bot.yaml`` that
+is not YAML (its message shown whole), a command naming a file the folder does
+not have, and a script whose ``#!`` line ends with a Windows line ending
+(CRLF), which makes the system look for an interpreter called ``python3\r``.
+A single-file bot is copied alone (:func:`judge.programs.stage_file`), never
+with its whole parent folder.
 """
 
 from __future__ import annotations
@@ -22,12 +35,15 @@ import os
 import shlex
 import shutil
 import subprocess
-import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from judge import bundled, programs
+from judge.sandbox.wine import find_wine, refusal, windows_target
 
 BOT_FILE = "bot.yaml"
 BUILD_TIMEOUT_S = 300
@@ -35,6 +51,12 @@ BUILD_TIMEOUT_S = 300
 MAX_COPY_FILES = 2000
 
 _KNOWN_KEYS = {"name", "command", "build", "description"}
+#: Command words that look like a file of the bot (checked to exist in its folder).
+_FILE_SUFFIXES = (".py", ".js", ".mjs", ".rb", ".pl", ".sh", ".jar", ".class", ".lua", ".php")
+_CRLF_MESSAGE = (
+    "its first line ends with a Windows line ending (CRLF): save it with LF line endings "
+    "(in most editors: line endings 'LF' or 'Unix'; or run 'sed -i \"s/\\r$//\" FILE')"
+)
 _BUILD_KEYS = {"command", "output", "sources"}
 
 
@@ -50,6 +72,10 @@ class BotSpec:
     source: str  # what the user typed
     program_dir: Path | None  # copied privately for each seat; None = nothing to copy
     command: tuple[str, ...]  # tokens; relative ones naming files of program_dir get rewritten
+    #: where the bot's files are as its author knows them (messages, tracebacks); None = program_dir
+    home: Path | None = None
+    #: SHA-256 of the bot's own files (judge.programs.tree_hash), for standings.json
+    digest: str = ""
 
     def argv_for(self, seat_program_dir: Path | None) -> list[str]:
         """The command with the bot's own files pointing into the seat's private copy."""
@@ -63,50 +89,106 @@ class BotSpec:
                 out.append(tok)
         return out
 
+    def own_paths(self, text: str, seat_program_dir: Path | None) -> str:
+        """``text`` (a traceback) with the seat's copy of the program named as the author knows it."""
+        home = self.home or self.program_dir
+        if seat_program_dir is None or home is None:
+            return text
+        return text.replace(str(seat_program_dir), str(home))
 
-def resolve_bot(spec: str, bots_dir: Path = Path("bots"), build: bool = True) -> BotSpec:
-    """Turn a ``judge match`` BOT argument into a :class:`BotSpec` (building it if needed)."""
+
+def looks_like_path(spec: str) -> bool:
+    """A BOT argument meant as a path (not a name to look up)."""
+    return os.sep in spec or "/" in spec or spec.startswith(".") or os.path.isabs(spec)
+
+
+def bot_names(folders: list[Path]) -> list[str]:
+    """The bot folders (holding a bot.yaml) in the folders searched, sorted, each once."""
+    names: set[str] = set()
+    for folder in folders:
+        try:
+            names.update(c.name for c in folder.iterdir() if (c / BOT_FILE).is_file())
+        except OSError:
+            continue
+    return sorted(names)
+
+
+def resolve_bot(
+    spec: str,
+    bots_dir: Path | Sequence[Path] | None = None,
+    build: bool = True,
+) -> BotSpec:
+    """Turn a ``judge match`` BOT argument into a :class:`BotSpec` (building it if needed).
+
+    ``bots_dir``: folder(s) looked in before ``bots/`` of the current folder and the
+    bundled bots (:func:`judge.bundled.search_path`).
+    """
     path = Path(spec)
-    candidates = [path] if (os.sep in spec or path.exists()) else []
-    candidates.append(bots_dir / spec)
-    for cand in candidates:
-        if cand.is_dir():
-            if (cand / BOT_FILE).is_file():
-                return _from_folder(cand, spec, build)
-            if cand == path:
-                raise BotError(f"bot {spec!r}: the folder {cand} has no {BOT_FILE}")
-        elif cand.is_file():
+    if path.is_dir() and (path / BOT_FILE).is_file():
+        return _from_folder(path, spec, build)
+    if path.is_file():
+        return _from_executable(path, spec)
+    if looks_like_path(spec):
+        if path.is_dir():
+            raise BotError(
+                f"bot {spec!r}: the folder {path.resolve()} has no {BOT_FILE}; add one "
+                f"(e.g. 'command: [python3, bot.py]') or give the program file itself"
+            )
+        raise BotError(f"bot {spec!r}: no such bot: no such file or folder ({path.resolve()})")
+    folders = bundled.search_path(bundled.BOTS, bots_dir)
+    for folder in folders:
+        cand = folder / spec
+        if cand.is_dir() and (cand / BOT_FILE).is_file():
+            return _from_folder(cand, spec, build)
+        if cand.is_file():
             return _from_executable(cand, spec)
+    names = bot_names(folders)
     raise BotError(
-        f"bot {spec!r}: no such bot; give a folder name in {bots_dir.resolve()}/ holding a "
-        f"{BOT_FILE} (bots/ is looked up from the current folder), or a path to an "
-        "executable file"
+        f"bot {spec!r}: no such bot; {bundled.did_you_mean(spec, names)}"
+        f"the bots are: {', '.join(names) or '(none)'} (looked up in "
+        f"{bundled.describe(folders, bundled.BOTS)}; add your own folder with --bots-dir); "
+        "or give the path of a bot folder or of an executable file"
     )
+
+
+def _check_line_endings(file: Path, spec: str) -> None:
+    """A script whose '#!' line ends in CRLF cannot start: say so instead of 'python3\\r'."""
+    try:
+        with open(file, "rb") as f:
+            head = f.read(512)
+    except OSError:
+        return
+    if head.startswith(b"#!") and b"\r\n" in head.split(b"\n", 1)[0] + b"\n":
+        raise BotError(f"bot {spec!r}: {file} cannot be run: {_CRLF_MESSAGE}")
 
 
 def _from_executable(path: Path, spec: str) -> BotSpec:
     path = path.resolve()
-    name = path.stem if path.suffix.lower() == ".exe" else path.name
-    if path.suffix.lower() == ".exe" and not sys.platform.startswith("win"):
-        wine = shutil.which("wine")
-        if wine is None:
-            raise BotError(
-                f"bot {spec!r} is a Windows program (.exe) and this machine has no 'wine': "
-                "install wine, or give the bot as a native program or script"
-            )
-        command: tuple[str, ...] = (wine, path.name)
+    windows = path.suffix.lower() == ".exe"
+    name = path.stem if windows else path.name
+    if windows:
+        _check_windows(path, spec)
     else:
         if not os.access(path, os.X_OK):
             raise BotError(
                 f"bot {spec!r}: {path} is not executable; run 'chmod +x {path}' "
                 "(and give a script a '#!' line)"
             )
-        command = (path.name,)
+        _check_line_endings(path, spec)
+    command: tuple[str, ...] = (path.name,)
     folder = path.parent
+    digest = programs.file_hash(path)
     if _is_system_dir(folder):
-        return BotSpec(
-            name, spec, None, (str(path),) if len(command) == 1 else command[:1] + (str(path),)
-        )
+        return BotSpec(name, spec, None, (str(path),), digest=digest)
+    if not windows:
+        # A single-file program: each seat gets a copy of that file alone, not of its
+        # folder (a project folder may hold matches/ with thousands of files).  A
+        # Windows program keeps its folder: it may load DLLs that stand beside it.
+        try:
+            staged = programs.stage_file(path)
+        except OSError as exc:
+            raise BotError(f"bot {spec!r}: cannot copy {path}: {exc}") from None
+        return BotSpec(name, spec, staged, command, home=folder, digest=digest)
     count = 0
     for _root, dirs, files in os.walk(folder):
         count += len(files) + len(dirs)
@@ -115,7 +197,14 @@ def _from_executable(path: Path, spec: str) -> BotSpec:
                 f"bot {spec!r}: its folder {folder} holds more than {MAX_COPY_FILES} files; "
                 "each seat gets a private copy of it, so put the bot in a folder of its own"
             )
-    return BotSpec(name, spec, folder, command)
+    return BotSpec(name, spec, folder, command, home=folder, digest=digest)
+
+
+def _check_windows(exe: Path, spec: str) -> None:
+    """Refuse a Windows program this machine cannot run, before any round."""
+    why = refusal(str(exe), find_wine())
+    if why is not None:
+        raise BotError(f"bot {spec!r}: {why}")
 
 
 def _is_system_dir(folder: Path) -> bool:
@@ -128,7 +217,7 @@ def _load_yaml(file: Path, spec: str) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         raise BotError(f"bot {spec!r}: cannot read {file}: {exc}") from None
     except yaml.YAMLError as exc:
-        raise BotError(f"bot {spec!r}: {file} is not valid YAML: {exc}") from None
+        raise BotError(f"bot {spec!r}: {file} is not valid YAML:\n{exc}") from None
     if not isinstance(data, dict):
         raise BotError(f"bot {spec!r}: {file} must be a mapping with a 'command:' key")
     unknown = set(data) - _KNOWN_KEYS
@@ -162,13 +251,55 @@ def _from_folder(folder: Path, spec: str, build: bool) -> BotSpec:
         raise BotError(f"bot {spec!r}: {folder / BOT_FILE} has no 'command:' key")
     command = _tokens(data["command"], "'command'", spec)
     name = str(data.get("name") or folder.name)
-    if "build" in data and build:
-        _build(folder, data["build"], spec)
-    return BotSpec(name, spec, folder, command)
+    home, program_dir = folder, folder
+    output: str | None = None
+    if "build" in data:
+        cfg = data["build"]
+        output = str(cfg["output"]) if isinstance(cfg, dict) and "output" in cfg else None
+        if build:
+            program_dir = _build(folder, cfg, spec)
+    _check_command(program_dir, command, spec, output if not build else None)
+    idx = windows_target(list(command))
+    if idx is not None:
+        exe = command[idx] if os.path.isabs(command[idx]) else str(program_dir / command[idx])
+        if build or os.path.exists(exe):
+            _check_windows(Path(exe), spec)
+    digest = programs.tree_hash(home, skip=[output] if output else [])
+    return BotSpec(name, spec, program_dir, command, home=home, digest=digest)
 
 
-def _build(folder: Path, cfg: Any, spec: str) -> None:
-    """Run the bot's build step when its output is missing or older than its sources."""
+def _check_command(folder: Path, command: tuple[str, ...], spec: str, unbuilt: str | None) -> None:
+    """The files a command names exist in the folder, and its script can start (no CRLF)."""
+    files = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
+    for i, tok in enumerate(command):
+        if os.path.isabs(tok) or tok.startswith("-") or tok == unbuilt:
+            continue
+        here = folder / tok
+        named_file = "/" in tok or tok.lower().endswith(_FILE_SUFFIXES)
+        if here.exists():
+            if i == 0 and here.is_file():
+                _check_line_endings(here, spec)
+            continue
+        if named_file:
+            raise BotError(
+                f"bot {spec!r}: the command in {folder / BOT_FILE} names {tok!r}, which is not "
+                f"in the bot's folder {folder}; {bundled.did_you_mean(tok, files)}"
+                f"the folder holds: {', '.join(files) or '(nothing)'}"
+            )
+        if i == 0 and shutil.which(tok) is None:
+            raise BotError(
+                f"bot {spec!r}: the command in {folder / BOT_FILE} starts {tok!r}, which is "
+                f"neither a file of the bot's folder {folder} nor a program installed on this "
+                "machine"
+            )
+
+
+def _build(folder: Path, cfg: Any, spec: str) -> Path:
+    """Run the bot's build step when its output is missing or older than its sources.
+
+    Returns the folder holding the built program: the bot's own, or, when that is
+    read-only (the bundled bots of a system-wide install), a copy in the judge's cache.
+    """
     if not isinstance(cfg, dict) or "command" not in cfg or "output" not in cfg:
         raise BotError(f"bot {spec!r}: 'build:' needs 'command:' and 'output:' keys")
     unknown = set(cfg) - _BUILD_KEYS
@@ -187,7 +318,13 @@ def _build(folder: Path, cfg: Any, spec: str) -> None:
     if output.exists():
         built = output.stat().st_mtime
         if all(s.stat().st_mtime <= built for s in sources):
-            return
+            return folder
+    if not os.access(folder, os.W_OK):
+        try:
+            copy = programs.writable_copy(folder, folder.name)
+        except OSError as exc:
+            raise BotError(f"bot {spec!r}: cannot copy {folder} to build it: {exc}") from None
+        return _build(copy, cfg, spec)
     try:
         proc = subprocess.run(
             list(command),
@@ -203,3 +340,4 @@ def _build(folder: Path, cfg: Any, spec: str) -> None:
     if proc.returncode != 0 or not output.exists():
         tail = (proc.stderr or proc.stdout).decode("utf-8", "replace")[-1500:]
         raise BotError(f"bot {spec!r}: build failed (exit {proc.returncode}) in {folder}:\n{tail}")
+    return folder

@@ -22,6 +22,7 @@ COMMANDS: list[tuple[str, str]] = [
     ("validate", "judge.commands.validate"),
     ("genmap", "judge.commands.genmap"),
     ("eval", "judge.commands.eval"),
+    ("league", "judge.commands.league"),
     ("check-bot", "judge.commands.check_bot"),
     ("replay", "judge.commands.replay"),
     ("sandbox-info", "judge.commands.sandbox_info"),

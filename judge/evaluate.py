@@ -18,13 +18,16 @@ Design decisions (the command's help repeats them for users):
   simultaneous in the rules, not in time), and ``--jobs J`` then means at most
   J bot processes at once, so with J <= cores each bot's timings are those of
   a bot with a core to itself.
-* **Statistics** are from BOT_A's view.  The win rate is over decided rounds
-  (draws left out) with a 95 % Wilson score interval, which stays sensible
-  for small counts and rates near 0 or 1 (where the normal approximation
-  gives intervals outside [0, 1]).  The rules are seat-symmetric, so
-  deterministic bots play the same game in both seat orders: the two rounds
-  of a map are then one sample, not two.  A second interval counts each map
-  once, and the summary says on how many maps the two orders agreed.
+* **Statistics** are from BOT_A's view, and their unit is the *pair* (a
+  map's two rounds): pairs are independent, rounds of a pair are not (the
+  rules are seat-symmetric, so deterministic bots play the same game
+  mirrored).  :mod:`judge.pentanomial` turns the pair scores into the
+  pentanomial counts, the score, the Elo difference with a 95 % interval
+  from the pair variance, LOS and the SPRT's LLR.  The round win rate keeps
+  its 95 % Wilson score interval, labelled as assuming independent rounds.
+  :class:`PairTracker` feeds pairs to the SPRT in map order, so a verdict
+  never depends on which round finished first.
+* **Maps** may also come from a book (:mod:`judge.evalbook`).
 
 Same seed, same bots (deterministic ones) -> the same rounds and results;
 only timings differ.
@@ -33,6 +36,7 @@ only timings differ.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import random
 import threading
@@ -44,7 +48,14 @@ from typing import Any
 
 from judge.bots import BotSpec
 from judge.mapgen import generate_map
-from judge.maps import MAX_SIZE, MAX_TURNS, MIN_SIZE, MIN_TURNS
+from judge.maps import MAX_SIZE, MAX_TURNS, MIN_SIZE, MIN_TURNS, GameMap, load_map
+from judge.pentanomial import (
+    Pentanomial,
+    Sprt,
+    SprtVerdict,
+    estimate,
+    round_points,
+)
 from judge.referee import RoundAborted, RoundConfig, RoundResult, play_round
 from judge.sandbox import Limits, Sandbox
 
@@ -154,7 +165,12 @@ def derive_seed(tag: str, seed: int, index: int) -> int:
 
 @dataclass(frozen=True)
 class MapPlan:
-    """One generated map; it is played twice (once per seat order)."""
+    """One map of the book; it is played twice (once per seat order).
+
+    A generated map (``path`` None) is :func:`generate_map` of its size, K and
+    ``map_seed``; a map file (from ``--book``) is read from ``path`` with K
+    replaced by ``turns``.  Plain data, so a round can be shipped to a worker.
+    """
 
     index: int
     rows: int
@@ -162,6 +178,8 @@ class MapPlan:
     turns: int
     map_seed: int
     round_seed: int
+    path: str | None = None  # a map file, absolute
+    name: str | None = None  # the file as the book names it
 
     @property
     def size_label(self) -> str:
@@ -169,7 +187,17 @@ class MapPlan:
 
     @property
     def label(self) -> str:
+        if self.path is not None:
+            return f"{self.name or self.path}-k{self.turns}"
         return f"gen-{self.rows}x{self.cols}-k{self.turns}-s{self.map_seed}"
+
+    def game_map(self) -> GameMap:
+        """The sea itself (generated, or read from its file)."""
+        if self.path is None:
+            return generate_map(
+                self.rows, self.cols, self.turns, seed=self.map_seed, name=self.label
+            )
+        return load_map(self.path).with_turns(self.turns)
 
 
 def plan_maps(
@@ -178,20 +206,20 @@ def plan_maps(
     """The maps of an evaluation, fully determined by the arguments."""
     if n_maps < 1:
         raise EvalError("--rounds: play at least 2 rounds (one map, both seat orders)")
+    return [plan_map(i, sizes, turns, seed) for i in range(n_maps)]
+
+
+def plan_map(i: int, sizes: Sequence[Size], turns: Sequence[int] | None, seed: int) -> MapPlan:
+    """Map ``i`` of the default book: sizes (and K values) in turn, K varied without ``turns``."""
     combos: list[tuple[Size, int | None]]
     if turns:
         combos = [(s, k) for s in sizes for k in turns]
     else:
         combos = [(s, None) for s in sizes]
-    plans = []
-    for i in range(n_maps):
-        (rows, cols), k = combos[i % len(combos)]
-        if k is None:
-            k = random.Random(derive_seed("turns", seed, i)).choice(ALL_TURNS)
-        plans.append(
-            MapPlan(i, rows, cols, k, derive_seed("map", seed, i), derive_seed("round", seed, i))
-        )
-    return plans
+    (rows, cols), k = combos[i % len(combos)]
+    if k is None:
+        k = random.Random(derive_seed("turns", seed, i)).choice(ALL_TURNS)
+    return MapPlan(i, rows, cols, k, derive_seed("map", seed, i), derive_seed("round", seed, i))
 
 
 @dataclass(frozen=True)
@@ -222,6 +250,7 @@ class RoundOutcome:
     spec: RoundSpec
     result: RoundResult | None  # None when the judge had to abandon the round
     error: str | None = None
+    trace: str | None = None  # digest of the game from BOT_A's view (see game_trace)
 
     @property
     def a(self) -> int:
@@ -246,6 +275,33 @@ class EvalStopped(RuntimeError):
     """The evaluation stopped early (a bot the judge cannot run at all)."""
 
 
+def game_trace(replay: Path, a_seat: int) -> str | None:
+    """A digest of a round as BOT_A saw it: per turn, both moves and positions, A's first.
+
+    Two rounds of a pair with equal traces are the same game mirrored: every
+    bot asked the same moves from the same cells in both seat orders.  None
+    when the replay cannot be read.
+    """
+    order = (a_seat, 1 - a_seat)
+    h = hashlib.sha256()
+    try:
+        lines = replay.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        try:
+            rec = json.loads(line)
+            if rec.get("type") == "header":
+                continue
+            moves, pos, status = rec["moves"], rec["positions"], rec["move_status"]
+            item = [rec["turn"], [moves[s] for s in order], [pos[s] for s in order]]
+            item.append([status[s] for s in order])
+        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+            return None
+        h.update(json.dumps(item, separators=(",", ":")).encode())
+    return h.hexdigest()
+
+
 def play_rounds(
     bots: Sequence[BotSpec],
     names: Sequence[str],
@@ -255,24 +311,30 @@ def play_rounds(
     out_dir: Path,
     jobs: int,
     on_done: Callable[[RoundOutcome], None] | None = None,
+    stop: threading.Event | None = None,
 ) -> list[RoundOutcome]:
     """Play every round, ``jobs`` at a time; outcomes come back in round order.
 
     ``on_done`` is called in the calling thread as each round finishes (for a
-    progress bar).  A round the judge abandons (:class:`RoundAborted`) is
-    recorded and the rest go on; a bot the seat cannot run at all
-    (``ValueError``, e.g. ``ProgramUnreachable``) stops everything, since every
-    later round would fail the same way.
+    progress bar, or a sequential test that sets ``stop``).  Once ``stop`` is
+    set no new round starts; rounds already running finish and are returned.
+    A round the judge abandons (:class:`RoundAborted`) is recorded and the
+    rest go on; a bot the seat cannot run at all (``ValueError``, e.g.
+    ``ProgramUnreachable``) stops everything, since every later round would
+    fail the same way.
     """
     if jobs < 1:
         raise EvalError("--jobs must be at least 1")
-    stop = threading.Event()
+    failed = threading.Event()
+    stop = stop if stop is not None else threading.Event()
 
-    def one(spec: RoundSpec) -> RoundOutcome:
-        if stop.is_set():
+    def one(spec: RoundSpec) -> RoundOutcome | None:
+        if failed.is_set():
             raise EvalStopped("stopped")
+        if stop.is_set():
+            return None
         p = spec.plan
-        gm = generate_map(p.rows, p.cols, p.turns, seed=p.map_seed, name=p.label)
+        gm = p.game_map()
         order = (0, 1) if spec.a_seat == 0 else (1, 0)
         cfg = RoundConfig(
             game_map=gm, map_label=p.label, seed=p.round_seed, limits=limits, sequential=True
@@ -289,29 +351,169 @@ def play_rounds(
             )
         except RoundAborted as exc:
             return RoundOutcome(spec, None, str(exc))
-        return RoundOutcome(spec, rr)
+        return RoundOutcome(spec, rr, trace=game_trace(out_dir / rr.replay, spec.a_seat))
 
     results: dict[int, RoundOutcome] = {}
     pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="eval")
     try:
-        pending: set[Future[RoundOutcome]] = {pool.submit(one, s) for s in specs}
+        pending: set[Future[RoundOutcome | None]] = {pool.submit(one, s) for s in specs}
         while pending:
             done, pending = wait(pending, return_when=FIRST_COMPLETED)
             for fut in done:
                 try:
                     outcome = fut.result()
                 except ValueError:
-                    stop.set()
+                    failed.set()
                     raise
+                if outcome is None:
+                    continue
                 results[outcome.spec.number] = outcome
                 if on_done is not None:
                     on_done(outcome)
     except BaseException:
-        stop.set()
+        failed.set()
         pool.shutdown(wait=True, cancel_futures=True)
         raise
     pool.shutdown(wait=True)
     return [results[n] for n in sorted(results)]
+
+
+# ------------------------------------------------------------------ the pairs
+
+
+@dataclass(frozen=True)
+class PairResult:
+    """A map's two rounds, scored as one pair from BOT_A's view."""
+
+    plan: MapPlan
+    score: float | None  # 0, 0.5, 1, 1.5 or 2; None when a round was abandoned
+    mirrored: bool | None  # the same game with seats swapped; None when unknown
+
+
+class PairTracker:
+    """Pairs in map order as their rounds come in, and the SPRT on them.
+
+    Rounds finish in any order (``--jobs``), but a pair is counted only when
+    every earlier map is done, so the test sees the pairs in book order and
+    its verdict does not depend on timing or on the number of jobs.  Once the
+    LLR crosses a bound the verdict is fixed: later pairs (rounds that were
+    already running) are kept out of every statistic.
+    """
+
+    def __init__(self, sprt: Sprt | None = None, max_pairs: int | None = None):
+        self.sprt = sprt
+        self.max_pairs = max_pairs
+        self.pairs: list[PairResult] = []  # counted pairs, in map order
+        self.penta = Pentanomial()
+        self.llr = 0.0
+        self.verdict = SprtVerdict.CONTINUE
+        self._waiting: dict[int, dict[int, RoundOutcome]] = {}
+
+    @property
+    def decided(self) -> bool:
+        return self.verdict in (SprtVerdict.H1, SprtVerdict.H0)
+
+    def add(self, outcome: RoundOutcome) -> bool:
+        """Take a finished round; True when the SPRT has decided (stop starting rounds)."""
+        self._waiting.setdefault(outcome.spec.plan.index, {})[outcome.spec.a_seat] = outcome
+        while not self.decided:
+            both = self._waiting.get(len(self.pairs))
+            if both is None or len(both) < 2:
+                break
+            del self._waiting[len(self.pairs)]
+            self._count(pair_of(both[0], both[1]))
+        return self.decided
+
+    def _count(self, pair: PairResult) -> None:
+        self.pairs.append(pair)
+        if pair.score is None:
+            return
+        self.penta = self.penta.add(pair.score)
+        if self.sprt is not None:
+            self.llr = self.sprt.llr(self.penta)
+            self.verdict = self.sprt.verdict(self.llr)
+
+    def finish(self) -> None:
+        """No more rounds will come: a test still between its bounds is inconclusive."""
+        if self.sprt is not None and not self.decided:
+            self.verdict = SprtVerdict.INCONCLUSIVE
+
+    def counted_maps(self) -> set[int]:
+        return {p.plan.index for p in self.pairs}
+
+
+def pair_of(first: RoundOutcome, second: RoundOutcome) -> PairResult:
+    """Score a map's two rounds (BOT_A in seat 0, then in seat 1) as a pair."""
+    if first.outcome is None or second.outcome is None:
+        return PairResult(first.spec.plan, None, None)
+    mirrored = None
+    if first.trace is not None and second.trace is not None:
+        mirrored = first.trace == second.trace
+    score = round_points(first.outcome) + round_points(second.outcome)
+    return PairResult(first.spec.plan, score, mirrored)
+
+
+def pairs_from(outcomes: Sequence[RoundOutcome]) -> PairTracker:
+    """A tracker fed with finished rounds (no test): every complete pair in map order."""
+    t = PairTracker()
+    for o in sorted(outcomes, key=lambda o: o.spec.number):
+        t.add(o)
+    return t
+
+
+def _pairs_summary(t: PairTracker) -> dict[str, Any]:
+    """The pentanomial report: counts, score, Elo with its 95 % interval, LOS, mirrored pairs."""
+    est = estimate(t.penta)
+    complete = [p for p in t.pairs if p.score is not None]
+    out: dict[str, Any] = {
+        "pairs": len(complete),
+        "incomplete": len(t.pairs) - len(complete),
+        "pentanomial": t.penta.as_list(),
+        "pentanomial_order": ["LL", "LD", "WL+DD", "WD", "WW"],
+        "score": None if t.penta.score is None else round(t.penta.score, 4),
+        "elo": None,
+        "elo95": None,
+        "elo_pm": None,
+        "los": None,
+        "mirrored": sum(1 for p in complete if p.mirrored),
+        "list": [
+            {
+                "pair": p.plan.index + 1,
+                "map": p.plan.label,
+                "score": p.score,
+                "mirrored": p.mirrored,
+            }
+            for p in t.pairs
+        ],
+    }
+    if est is not None:
+        out.update(
+            {
+                "elo": round(est.elo, 2),
+                "elo95": [round(est.elo_lo, 2), round(est.elo_hi, 2)],
+                "elo_pm": round(est.elo_pm, 2),
+                "los": round(est.los, 4),
+            }
+        )
+    return out
+
+
+def _sprt_summary(t: PairTracker, rounds_after: int) -> dict[str, Any] | None:
+    if t.sprt is None:
+        return None
+    s = t.sprt
+    return {
+        "elo0": s.elo0,
+        "elo1": s.elo1,
+        "alpha": s.alpha,
+        "beta": s.beta,
+        "lower": round(s.lower, 4),
+        "upper": round(s.upper, 4),
+        "llr": round(t.llr, 4),
+        "pairs": t.penta.pairs,
+        "verdict": t.verdict.value,
+        "rounds_after_verdict": rounds_after,
+    }
 
 
 # ------------------------------------------------------------------ the summary
@@ -415,8 +617,20 @@ def summarize(
     limits: Limits,
     jobs: int,
     out_dir: Path | None,
+    tracker: PairTracker | None = None,
+    book: str | None = None,
 ) -> dict[str, Any]:
-    """The evaluation as one JSON-ready object (``judge eval --json`` prints it as is)."""
+    """The evaluation as one JSON-ready object (``judge eval --json`` prints it as is).
+
+    Only the rounds of the pairs ``tracker`` counted enter the statistics (all
+    of them, unless an SPRT decided while rounds were still running).
+    """
+    if tracker is None:
+        tracker = pairs_from(outcomes)
+        tracker.finish()
+    counted_maps = tracker.counted_maps()
+    after = [o for o in outcomes if o.spec.plan.index not in counted_maps]
+    outcomes = [o for o in outcomes if o.spec.plan.index in counted_maps]
     played = [o for o in outcomes if o.result is not None]
     reasons: dict[str, int] = {}
     for o in played:
@@ -424,7 +638,7 @@ def summarize(
         key = o.result.end_reason.value
         reasons[key] = reasons.get(key, 0) + 1
     by_size: dict[str, dict[str, Any]] = {}
-    for label in [f"{r}x{c}" for r, c in sizes]:
+    for label in dict.fromkeys(p.size_label for p in plans):
         group = [o for o in played if o.spec.plan.size_label == label]
         if group:
             by_size[label] = _wdl(group)
@@ -461,6 +675,7 @@ def summarize(
             "b": {"name": names[1], "source": sources[1]},
         },
         "seed": seed,
+        "book": book,
         "rounds_planned": 2 * len(plans),
         "rounds_played": len(played),
         "rounds_aborted": [
@@ -471,6 +686,9 @@ def summarize(
         "jobs": jobs,
         "limits": {"time_s": limits.time_s, "memory_mb": limits.memory_bytes // 2**20},
         "result": _wdl(played),
+        "wilson95_assumes": "independent rounds (the two rounds of a pair are not)",
+        "pairs": _pairs_summary(tracker),
+        "sprt": _sprt_summary(tracker, len(after)),
         "mirrored_maps": dict(zip(("same_result", "of"), mirrored_maps(outcomes), strict=False)),
         "by_seat": {f"a_in_seat_{s}": _wdl([o for o in played if o.a == s]) for s in (0, 1)},
         "by_size": by_size,
@@ -501,12 +719,20 @@ def render(summary: dict[str, Any]) -> list[Any]:
     # Names are shown as written: escaped, since table titles, headers and cells are markup.
     a, b = escape(summary["bots"]["a"]["name"]), escape(summary["bots"]["b"]["name"])
     res = summary["result"]
-    maps = summary["rounds_planned"] // 2
+    maps = summary["pairs"]["pairs"] + summary["pairs"]["incomplete"]
+    where = f"book {summary['book']}" if summary.get("book") else f"seed {summary['seed']}"
     head = Table(
         title=f"{a} vs {b}: {summary['rounds_played']} rounds "
-        f"({maps} map{'' if maps == 1 else 's'} x 2 seat orders), seed {summary['seed']}"
+        f"({maps} map{'' if maps == 1 else 's'} x 2 seat orders), {escape(where)}"
     )
-    for col in ("", "wins", "draws", "losses", f"{a} win rate (decided)", "95% Wilson"):
+    for col in (
+        "",
+        "wins",
+        "draws",
+        "losses",
+        f"{a} win rate (decided)",
+        "95% Wilson (if rounds were independent)",
+    ):
         head.add_column(col, justify="right" if col else "left")
 
     def row(label: str, d: dict[str, Any]) -> None:
@@ -566,20 +792,7 @@ def render(summary: dict[str, Any]) -> list[Any]:
             _pct(d["win_rate"]),
             f"{100 * lo:.1f}% - {100 * hi:.1f}%" if d["decided"] else "-",
         )
-    out: list[Any] = [head]
-    mirrored = summary["mirrored_maps"]
-    if mirrored["of"] and res["decided"]:
-        lo, hi = res["wilson95_per_map"]
-        out.append(
-            f"same result in both seat orders on {mirrored['same_result']} of {mirrored['of']} "
-            f"map{'' if mirrored['of'] == 1 else 's'}"
-            + (
-                " (deterministic bots replay the same game)"
-                if mirrored["same_result"] == mirrored["of"]
-                else ""
-            )
-            + f"; counting each map once: 95% Wilson {100 * lo:.1f}% - {100 * hi:.1f}%"
-        )
+    out: list[Any] = [head, *pair_lines(summary)]
     out += [bots, sizes]
     for ab in summary["rounds_aborted"]:
         out.append(
@@ -588,9 +801,63 @@ def render(summary: dict[str, Any]) -> list[Any]:
     return out
 
 
+def _signed(x: float) -> str:
+    return f"{x:+.1f}"
+
+
+def pair_lines(summary: dict[str, Any]) -> list[str]:
+    """The pentanomial report in words (plain text: no user text in it)."""
+    from rich.markup import escape
+
+    pr = summary["pairs"]
+    a = escape(summary["bots"]["a"]["name"])
+    if not pr["pairs"]:
+        return ["no complete pair (both seat orders of a map) was played"]
+    c = pr["pentanomial"]
+    lines = [
+        f"pairs (each map twice, seats swapped): {pr['pairs']}"
+        + (f", {pr['incomplete']} incomplete" if pr["incomplete"] else "")
+        + f"; pentanomial LL {c[0]}, LD {c[1]}, WL+DD {c[2]}, WD {c[3]}, WW {c[4]}",
+        f"{a} scores {100 * pr['score']:.1f}%: Elo {_signed(pr['elo'])} +- {pr['elo_pm']:.1f} "
+        f"(95%: {_signed(pr['elo95'][0])} to {_signed(pr['elo95'][1])}, from the pair variance), "
+        f"LOS {100 * pr['los']:.1f}%",
+    ]
+    if pr["mirrored"]:
+        lines.append(
+            f"{pr['mirrored']} of {pr['pairs']} pairs are the same game mirrored "
+            "(both bots made the same moves in both seat orders)"
+        )
+    return lines
+
+
+def sprt_line(summary: dict[str, Any], names: Sequence[str]) -> str | None:
+    """The SPRT's verdict in one line (printed last, as plain text); None without a test."""
+    t = summary.get("sprt")
+    if not t:
+        return None
+    a, b = names
+    where = (
+        f"LLR {t['llr']:.2f}, bounds {t['lower']:.2f} and {t['upper']:.2f}, "
+        f"{t['pairs']} pairs, ELO0 {t['elo0']:g} ELO1 {t['elo1']:g}"
+    )
+    if t["verdict"] == SprtVerdict.H1.value:
+        return f"SPRT: H1 accepted: {a} is better than {b} by at least {t['elo1']:g} Elo ({where})"
+    if t["verdict"] == SprtVerdict.H0.value:
+        return (
+            f"SPRT: H0 accepted: {a} is not better than {b} by {t['elo1']:g} Elo "
+            f"(at most {t['elo0']:g}) ({where})"
+        )
+    return f"SPRT: inconclusive: the round cap came first ({where})"
+
+
 @dataclass
 class EvalRequest:
-    """Everything ``judge eval`` (or a benchmark) asks for, checked."""
+    """Everything ``judge eval`` (or a benchmark) asks for, checked.
+
+    ``book``: the maps in order (from ``--book``); None plans them from
+    ``seed`` over ``sizes``.  ``sprt``: stop as soon as the test decides
+    (``rounds`` is then the cap).
+    """
 
     bots: Sequence[BotSpec]
     names: Sequence[str]
@@ -600,11 +867,20 @@ class EvalRequest:
     seed: int
     jobs: int
     limits: Limits = field(default_factory=Limits)
+    book: Sequence[MapPlan] | None = None
+    book_name: str | None = None
+    sprt: Sprt | None = None
 
     @property
     def n_maps(self) -> int:
-        """Maps to generate: each is played twice, so an odd round count is rounded up."""
-        return max(1, (self.rounds + 1) // 2)
+        """Maps to play: each is played twice, so an odd round count is rounded up."""
+        n = max(1, (self.rounds + 1) // 2)
+        return n if self.book is None else min(n, len(self.book))
+
+    def plans(self) -> list[MapPlan]:
+        if self.book is not None:
+            return list(self.book[: self.n_maps])
+        return plan_maps(self.n_maps, self.sizes, self.turns, self.seed)
 
 
 def evaluate(
@@ -613,12 +889,36 @@ def evaluate(
     out_dir: Path,
     on_done: Callable[[RoundOutcome], None] | None = None,
     keep_out: bool = True,
+    tracker: PairTracker | None = None,
 ) -> dict[str, Any]:
-    """Plan, play and summarise (the one call a benchmark needs)."""
-    plans = plan_maps(req.n_maps, req.sizes, req.turns, req.seed)
+    """Plan, play and summarise (the one call a benchmark needs).
+
+    ``tracker`` (made here unless given, so a progress display can read the
+    LLR) sees every round as it finishes; with an SPRT it stops the play once
+    the test decides.
+    """
+    plans = req.plans()
+    tracker = tracker if tracker is not None else PairTracker(req.sprt)
+    stop = threading.Event()
+
+    def done(o: RoundOutcome) -> None:
+        if tracker.add(o):
+            stop.set()
+        if on_done is not None:
+            on_done(o)
+
     outcomes = play_rounds(
-        req.bots, req.names, round_specs(plans), sandbox, req.limits, out_dir, req.jobs, on_done
+        req.bots,
+        req.names,
+        round_specs(plans),
+        sandbox,
+        req.limits,
+        out_dir,
+        req.jobs,
+        done,
+        stop,
     )
+    tracker.finish()
     return summarize(
         outcomes,
         req.names,
@@ -630,4 +930,6 @@ def evaluate(
         req.limits,
         req.jobs,
         out_dir if keep_out else None,
+        tracker,
+        req.book_name,
     )

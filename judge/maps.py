@@ -14,9 +14,11 @@ naming the row or cell, so that ``judge validate`` can print them all at once.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from judge import bundled
 
 #: Cell codes.  Gold is the number itself (0 = empty water).
 REEF = -1
@@ -42,6 +44,15 @@ class MapError(ValueError):
         self.problems = list(problems)
         lines = "\n".join(f"  - {p}" for p in self.problems)
         super().__init__(f"{source}: not a valid map:\n{lines}")
+
+
+class MapNotFound(MapError):
+    """No map by that name or path; the message lists the maps there are."""
+
+    def __init__(self, source: str, message: str):
+        self.source = source
+        self.problems = [message]
+        ValueError.__init__(self, f"map {source!r}: {message}")
 
 
 @dataclass(frozen=True)
@@ -367,12 +378,38 @@ def load_map(path: Path | str, allow_invalid: bool = False) -> GameMap:
     return map_from_text(read_text(p), name=str(p), allow_invalid=allow_invalid)
 
 
-def resolve_map_path(spec: str, maps_dir: Path = Path("maps")) -> Path:
-    """A map argument is a path, or a name in ``maps/`` (``m1`` -> ``maps/m1.txt``)."""
+def map_names(folders: Sequence[Path]) -> list[str]:
+    """The maps (``*.txt`` files) directly in the folders, by name, sorted, each once."""
+    names: set[str] = set()
+    for folder in folders:
+        try:
+            names.update(p.stem for p in folder.glob("*.txt") if p.is_file())
+        except OSError:
+            continue
+    return sorted(names)
+
+
+def resolve_map_path(spec: str, maps_dir: Path | Sequence[Path] | None = None) -> Path:
+    """A map argument is a path, or a name looked up in ``--maps-dir`` folders, ``maps/``
+    of the current folder, then the bundled maps (``m1`` -> ``maps/m1.txt``).
+
+    Raises :class:`MapNotFound` listing the maps there are (and the closest names).
+    """
     p = Path(spec)
     if p.exists():
         return p
-    for cand in (maps_dir / spec, maps_dir / f"{spec}.txt"):
-        if cand.exists():
-            return cand
-    raise MapError(spec, [f"no such map: neither a file nor {maps_dir / (spec + '.txt')}"])
+    if "/" in spec or "\\" in spec or spec.startswith("."):
+        raise MapNotFound(spec, f"no such file ({p.resolve()})")
+    folders = bundled.search_path(bundled.MAPS, maps_dir)
+    for folder in folders:
+        for cand in (folder / spec, folder / f"{spec}.txt"):
+            if cand.is_file():
+                return cand
+    names = map_names(folders)
+    raise MapNotFound(
+        spec,
+        f"no such map; {bundled.did_you_mean(spec, names)}the maps are: "
+        f"{', '.join(names) or '(none)'} (looked up in "
+        f"{bundled.describe(folders, bundled.MAPS)}; add your own folder with --maps-dir); "
+        "or give the path of a map file",
+    )

@@ -80,7 +80,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="MB",
         help="peak memory per run in MiB (default 512, the contest's)",
     )
-    p.add_argument("--bots-dir", type=Path, default=Path("bots"), help=argparse.SUPPRESS)
+    p.add_argument(
+        "--bots-dir",
+        type=Path,
+        action="append",
+        metavar="DIR",
+        help="a folder of your own bots, looked in before bots/ of the current folder and "
+        "the bundled bots (repeatable)",
+    )
 
 
 def _fail(console: Console, msg: str, code: int) -> int:

@@ -26,34 +26,63 @@ from rich.progress import (
 from judge import atomic
 from judge.bots import BotError, resolve_bot
 from judge.commands.cores_option import add_cores_argument, cores_line
+from judge.evalbook import BOOK_FILE, format_book, load_book
 from judge.evaluate import (
     DEFAULT_SIZES,
     EvalError,
     EvalRequest,
+    PairTracker,
     RoundOutcome,
     evaluate,
     parse_sizes,
     parse_turns,
     render,
+    sprt_line,
 )
 from judge.names import distinct_names
+from judge.pentanomial import Sprt
 from judge.sandbox import CoreSpecError, Limits, Sandbox
 
 #: More rounds than this would take days; refuse rather than hang.
 MAX_ROUNDS = 100_000
+DEFAULT_ROUNDS = 60
+DEFAULT_MAX_ROUNDS = 1000
 
 HELP = "play many rounds between two bots on generated maps and report statistics"
 DESCRIPTION = """\
-Play --rounds rounds between BOT_A and BOT_B on maps made by the generator and
-print a table from BOT_A's view: wins / draws / losses, the win rate over the
-decided rounds with a 95% Wilson interval, mean gold and points, end reasons,
-time p50 / p99 / max and peak memory of each bot, and failed runs by verdict.
+Play --rounds rounds between BOT_A and BOT_B and print, from BOT_A's view:
+wins / draws / losses, the win rate over the decided rounds with a 95% Wilson
+interval (which assumes independent rounds), mean gold and points, end
+reasons, time p50 / p99 / max and peak memory of each bot, and failed runs.
 
-Every map is played twice, BOT_A in seat 0 and then in seat 1 (so an odd
---rounds is rounded up).  Map sizes are taken in turn from --sizes: N is an
-N x N map, RxC is R rows by C columns (e.g. --sizes 5,9,15,7x13).  Without
---turns each map gets its own K, drawn from every even value 2..100; with
---turns (one K or a list) the maps go through every (size, K) pair.
+Rounds come in pairs: every map is played twice, BOT_A in seat 0 and then in
+seat 1 (so an odd --rounds is rounded up), and the pair scores 0, 1/2, 1, 3/2
+or 2 points (1 per round won, 1/2 per draw).  Pairs are independent where
+rounds are not, so the report counts pairs by score (the pentanomial: LL, LD,
+WL+DD, WD, WW) and gives BOT_A's score, its Elo difference with a 95%
+interval from the variance of the pair scores, and the likelihood of
+superiority (LOS).  A pair whose two rounds are the same game mirrored (both
+bots made the same moves in both seat orders) is flagged.
+
+--sprt ELO0 ELO1 runs a sequential test (the generalised SPRT on the
+pentanomial model, as fishtest computes it) of H0 "BOT_A is ELO0 Elo better"
+against H1 "BOT_A is ELO1 Elo better", with error rates --alpha and --beta
+(default 0.05 each).  It stops as soon as the log-likelihood ratio (LLR)
+leaves the bounds log(beta/(1-alpha)) and log((1-beta)/alpha), or at
+--max-rounds (default 1000): inconclusive.  Pairs enter the test in map
+order whatever order they finish in, so the verdict does not depend on
+--jobs; rounds still running when the test decides are finished but not
+counted.  The verdict is the last line (and "sprt" in --json).
+
+Maps: without --book, map sizes are taken in turn from --sizes (N is N x N,
+RxC is R rows by C columns, default 5,9,15), each map's K is drawn from every
+even value 2..100 (or, with --turns, the maps go through every (size, K)
+pair), and --seed fixes every map.  --book FILE plays the maps of a book in
+its order, one per line:
+    gen ROWSxCOLS K SEED [placement=SEED]     a generated map (as judge genmap)
+    file PATH [K] [placement=SEED]            a map file, relative to the book
+('#' starts a comment).  --out DIR writes the book that was played to
+DIR/book.txt, so another version of a bot can be evaluated on the same maps.
 
 The same --seed gives the same maps and, for deterministic bots, the same
 results.  Rounds run --jobs at a time (default: one per core); inside a round
@@ -64,11 +93,14 @@ each bot's timings are those of a program with a core to itself.
 Replays go to a temporary folder that is removed at the end, unless --out DIR
 keeps them (with eval.json, the --json object).
 
-Exit status: 0 when every round was played; 2 for a bad bot or option; 3 when
-the judge itself failed (a round it could not play, or no sandbox).
+Exit status: 0 when every round was played (whatever the SPRT verdict); 2 for
+a bad bot or option; 3 when the judge itself failed (a round it could not
+play, or no sandbox).
 
 examples:
   judge eval greedy random
+  judge eval mybot-v2 mybot-v1 --sprt 0 50 --sizes 9,15 --seed 7
+  judge eval mybot-v2 mybot-v1 --book matches/eval-v1/book.txt
   judge eval mybot greedy --rounds 200 --sizes 5,7,9,11,13,15 --seed 1
   judge eval mybot greedy --turns 100 --sizes 15 --jobs 1   # clean timings
   judge eval mybot greedy --json > eval.json
@@ -81,13 +113,37 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--rounds",
         type=int,
-        default=60,
+        default=None,
         metavar="N",
-        help="rounds to play (default 60 = 30 maps x 2 seat orders)",
+        help=f"rounds to play (default {DEFAULT_ROUNDS} = {DEFAULT_ROUNDS // 2} maps x 2 seat "
+        "orders; with --book, the whole book)",
+    )
+    p.add_argument(
+        "--sprt",
+        nargs=2,
+        type=float,
+        metavar=("ELO0", "ELO1"),
+        help="sequential test of H0 (BOT_A is ELO0 Elo better) against H1 (ELO1 better); "
+        "stops as soon as it decides",
+    )
+    p.add_argument("--alpha", type=float, default=0.05, help="SPRT: false H1 rate (default 0.05)")
+    p.add_argument("--beta", type=float, default=0.05, help="SPRT: false H0 rate (default 0.05)")
+    p.add_argument(
+        "--max-rounds",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"SPRT: stop undecided after N rounds (default {DEFAULT_MAX_ROUNDS})",
+    )
+    p.add_argument(
+        "--book",
+        type=Path,
+        metavar="FILE",
+        help="play the maps of this book, in order (see above; --out writes one)",
     )
     p.add_argument(
         "--sizes",
-        default=DEFAULT_SIZES,
+        default=None,
         metavar="LIST",
         help=f"map sizes, N or RxC, comma-separated (default {DEFAULT_SIZES})",
     )
@@ -133,7 +189,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     add_cores_argument(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument("--bots-dir", type=Path, default=Path("bots"), help=argparse.SUPPRESS)
+    p.add_argument(
+        "--bots-dir",
+        type=Path,
+        action="append",
+        metavar="DIR",
+        help="a folder of your own bots, looked in before bots/ of the current folder and "
+        "the bundled bots (repeatable)",
+    )
 
 
 def _fail(console: Console, msg: str, code: int = 2) -> int:
@@ -141,10 +204,36 @@ def _fail(console: Console, msg: str, code: int = 2) -> int:
     return code
 
 
+def _rounds(args: argparse.Namespace, sprt: Sprt | None) -> int:
+    """How many rounds to play (or, with --sprt, at most)."""
+    if sprt is None:
+        if args.max_rounds is not None:
+            raise EvalError("--max-rounds caps an --sprt test; without one, give --rounds")
+        rounds = args.rounds if args.rounds is not None else DEFAULT_ROUNDS
+        if args.rounds is None and args.book is not None:
+            rounds = MAX_ROUNDS  # the whole book
+        what = "--rounds"
+    else:
+        if args.rounds is not None:
+            raise EvalError("--rounds: with --sprt the test decides; cap it with --max-rounds")
+        rounds = args.max_rounds if args.max_rounds is not None else DEFAULT_MAX_ROUNDS
+        what = "--max-rounds"
+    if rounds < 1 or rounds > MAX_ROUNDS:
+        raise EvalError(f"{what} {rounds}: give 1 to {MAX_ROUNDS} rounds")
+    return rounds
+
+
 def _request(args: argparse.Namespace) -> EvalRequest:
     """Check the options and resolve the bots (raises EvalError / BotError with the fix)."""
-    if args.rounds < 1 or args.rounds > MAX_ROUNDS:
-        raise EvalError(f"--rounds {args.rounds}: give 1 to {MAX_ROUNDS} rounds")
+    sprt = None
+    if args.sprt is not None:
+        try:
+            sprt = Sprt(args.sprt[0], args.sprt[1], args.alpha, args.beta)
+        except ValueError as exc:
+            raise EvalError(f"--sprt: {exc}") from None
+    elif (args.alpha, args.beta) != (0.05, 0.05):
+        raise EvalError("--alpha and --beta set the error rates of --sprt; give --sprt too")
+    rounds = _rounds(args, sprt)
     if not math.isfinite(args.time_limit) or args.time_limit < 0 or args.time_limit > 60:
         raise EvalError(f"--time-limit {args.time_limit}: give seconds from 0 (no limit) to 60")
     if args.memory_limit < 16 or args.memory_limit > 16384:
@@ -152,7 +241,17 @@ def _request(args: argparse.Namespace) -> EvalRequest:
     jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
     if jobs < 1:
         raise EvalError(f"--jobs {jobs}: give at least 1")
-    sizes = parse_sizes(args.sizes)
+    book = None
+    if args.book is not None:
+        if args.sizes is not None or args.turns is not None:
+            raise EvalError("--book fixes every map: leave out --sizes and --turns")
+        book = load_book(args.book)
+        if args.rounds is not None and args.rounds > 2 * len(book):
+            raise EvalError(
+                f"--rounds {args.rounds}: the book has {len(book)} maps, "
+                f"so at most {2 * len(book)} rounds"
+            )
+    sizes = parse_sizes(args.sizes if args.sizes is not None else DEFAULT_SIZES)
     turns = parse_turns(args.turns) if args.turns is not None else None
     bots = [resolve_bot(args.bot_a, args.bots_dir), resolve_bot(args.bot_b, args.bots_dir)]
     limits = Limits(
@@ -161,7 +260,17 @@ def _request(args: argparse.Namespace) -> EvalRequest:
     )
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     return EvalRequest(
-        bots, distinct_names([b.name for b in bots]), args.rounds, sizes, turns, seed, jobs, limits
+        bots,
+        distinct_names([b.name for b in bots]),
+        rounds,
+        sizes,
+        turns,
+        seed,
+        jobs,
+        limits,
+        book=book,
+        book_name=str(args.book) if args.book is not None else None,
+        sprt=sprt,
     )
 
 
@@ -186,12 +295,17 @@ def run(args: argparse.Namespace) -> int:
         out_dir = Path(tmp.name)
     total = 2 * req.n_maps
     if not args.json and not args.quiet:
-        extra = (
-            "" if total == args.rounds else f" ({args.rounds} rounded up: each map is played twice)"
-        )
+        if req.sprt is not None:
+            what = (
+                f"SPRT of Elo {req.sprt.elo0:g} against {req.sprt.elo1:g}, at most {total} rounds"
+            )
+        else:
+            what = f"{total} rounds"
+            if args.rounds is not None and total != args.rounds:
+                what += f" ({args.rounds} rounded up: each map is played twice)"
+        maps = f"book {args.book}" if req.book is not None else f"seed {req.seed}"
         err.print(
-            f"{req.names[0]} vs {req.names[1]}: {total} rounds{extra}, seed {req.seed}, "
-            f"{req.jobs} at once",
+            f"{req.names[0]} vs {req.names[1]}: {what}, {maps}, {req.jobs} at once",
             markup=False,
         )
         err.print(cores_line(sandbox), markup=False)
@@ -212,6 +326,7 @@ def run(args: argparse.Namespace) -> int:
             tmp.cleanup()
     if args.out is not None:
         atomic.write_json(out_dir / "eval.json", summary)
+        atomic.write_text(out_dir / BOOK_FILE, format_book(req.plans()))
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
@@ -219,7 +334,10 @@ def run(args: argparse.Namespace) -> int:
         for item in render(summary):
             console.print(item)
         if args.out is not None:
-            console.print(f"replays and eval.json in {out_dir}", markup=False)
+            console.print(f"replays, eval.json and {BOOK_FILE} in {out_dir}", markup=False)
+        verdict = sprt_line(summary, req.names)
+        if verdict is not None:
+            console.print(verdict, markup=False, highlight=False)
     sys.stdout.flush()
     return 3 if summary["rounds_aborted"] else 0
 
@@ -228,8 +346,9 @@ def _play(
     req: EvalRequest, sandbox: Sandbox, out_dir: Path, err: Console, show: bool, keep: bool
 ) -> dict[str, Any]:
     """Run the evaluation with a live progress bar (on stderr, so stdout stays the table/JSON)."""
+    tracker = PairTracker(req.sprt)
     if not show:
-        return evaluate(req, sandbox, out_dir, keep_out=keep)
+        return evaluate(req, sandbox, out_dir, keep_out=keep, tracker=tracker)
     tally: dict[str | None, int] = {"win": 0, "draw": 0, "loss": 0, None: 0}
     progress = Progress(
         TextColumn("[bold]{task.description}"),
@@ -242,13 +361,19 @@ def _play(
         transient=False,
     )
     task = progress.add_task("rounds", total=2 * req.n_maps, wdl="")
+    name = escape(req.names[0])
 
     def done(o: RoundOutcome) -> None:
         tally[o.outcome] += 1
-        wdl = f"{req.names[0]} W {tally['win']} D {tally['draw']} L {tally['loss']}"
+        wdl = f"{name} W {tally['win']} D {tally['draw']} L {tally['loss']}"
         if tally[None]:
             wdl += f" [red]abandoned {tally[None]}[/]"
+        if req.sprt is not None:
+            wdl += (
+                f"  LLR {tracker.llr:+.2f} in [{req.sprt.lower:.2f}, {req.sprt.upper:.2f}]"
+                f" after {tracker.penta.pairs} pairs"
+            )
         progress.update(task, advance=1, wdl=wdl)
 
     with progress:
-        return evaluate(req, sandbox, out_dir, on_done=done, keep_out=keep)
+        return evaluate(req, sandbox, out_dir, on_done=done, keep_out=keep, tracker=tracker)

@@ -20,7 +20,7 @@ from rich.text import Text
 from judge import voidwhy
 from judge.bots import BotError, BotSpec, resolve_bot
 from judge.commands.cores_option import add_cores_argument, cores_line
-from judge.maps import MapError, load_map, resolve_map_path
+from judge.maps import MapError, MapNotFound, load_map, resolve_map_path
 from judge.match import MatchResult, RoundPlan, play_match
 from judge.names import distinct_folders, distinct_names
 from judge.referee import RoundAborted, RoundResult
@@ -31,9 +31,12 @@ DESCRIPTION = """\
 Play one round per --map between BOT_A (seat 0) and BOT_B (seat 1) over the
 file protocol, and write result.json, replays and logs to the output folder.
 
-BOT is a folder name in bots/ holding a bot.yaml, or a path to an executable
-file (a .exe runs through wine where the judge is not on Windows).
-MAP is a path, or a name in maps/ (m1 -> maps/m1.txt).
+BOT is a bot's name or a path: a folder holding a bot.yaml, or an executable
+file (a .exe runs through wine where the judge is not on Windows).  A name is
+looked up in each --bots-dir, then bots/ of the current folder, then the
+bundled bots (greedy, greedy_c, random, reference, template), so they work
+from any folder.  MAP is a path, or a name looked up the same way in
+--maps-dir, maps/ and the bundled maps (m1 -> m1.txt).
 
 Exit status: 0 when the match was played, whatever its result; 2 for a bad
 bot, a broken bot.yaml or a refused map; 3 when the judge itself failed.
@@ -101,8 +104,22 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="with the board drawn, wait for Enter after each turn "
         "(q + Enter stops watching; the match goes on); implies --watch",
     )
-    p.add_argument("--bots-dir", type=Path, default=Path("bots"), help=argparse.SUPPRESS)
-    p.add_argument("--maps-dir", type=Path, default=Path("maps"), help=argparse.SUPPRESS)
+    p.add_argument(
+        "--bots-dir",
+        type=Path,
+        action="append",
+        metavar="DIR",
+        help="a folder of your own bots, looked in before bots/ of the current folder and "
+        "the bundled bots (repeatable)",
+    )
+    p.add_argument(
+        "--maps-dir",
+        type=Path,
+        action="append",
+        metavar="DIR",
+        help="a folder of your own maps, looked in before maps/ of the current folder and "
+        "the bundled maps (repeatable)",
+    )
 
 
 def _fail(console: Console, msg: str, code: int = 2) -> int:
@@ -138,7 +155,7 @@ def run(args: argparse.Namespace) -> int:
         except MapError as exc:
             hint = (
                 ""
-                if args.allow_invalid_map
+                if args.allow_invalid_map or isinstance(exc, MapNotFound)
                 else "\n(use --allow-invalid-map to play it anyway, for experiments)"
             )
             return _fail(err_console, f"{exc}{hint}")

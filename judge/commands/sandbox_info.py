@@ -23,8 +23,9 @@ changes it, as for `judge match`): one program per core, so a bot always has
 its whole wall-clock limit to itself; time a run is kept waiting for its core
 anyway is measured and never counted against it.
 
---self-test also runs a trivial program in a seat and prints its verdict and
-timing, to check that the sandbox works end to end.
+It also says whether Windows .exe programs can run (through wine, 64-bit only
+or 32-bit too).  --self-test also runs a trivial program in a seat and prints
+its verdict and timing, to check that the sandbox works end to end.
 
 Exit status: 0 (1 if --self-test did not give OK), 3 if the sandbox cannot be set up."""
 
@@ -92,12 +93,14 @@ def run(args: argparse.Namespace) -> int:
             report = {
                 "isolation": sb.isolation.as_dict(),
                 "cores": sb.cores.as_dict(),
+                "windows_programs": sb.wine.describe(),
                 "self_test": test,
             }
             print(json.dumps(report, indent=2))
         else:
             print(sb.isolation.describe())
             print(cores_line(sb))
+            print(sb.wine.describe())
             if test is not None:
                 print(
                     f"self-test: {test['verdict']} ({test['message']}); program {test['wall_ms']} ms, "

@@ -30,6 +30,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from judge.sandbox.cpuwait import children
+
 #: From this many usable cores on, one is kept for the judge's own threads.
 JUDGE_CORE_FROM = 3
 
@@ -370,6 +372,24 @@ class JudgePin:
                 os.sched_setaffinity(tid, saved.get(tid, default))
             except OSError:  # the thread is gone
                 pass
+
+
+def pin_tree(root: int, cores: set[int]) -> None:
+    """Pin every thread of ``root`` and of all its descendants to ``cores`` (best effort:
+    a process that is gone, or not ours to move, is passed over)."""
+    stack = [root]
+    while stack:
+        pid = stack.pop()
+        try:
+            tids = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                os.sched_setaffinity(tid, cores)
+            except OSError:
+                pass
+        stack.extend(children(pid))
 
 
 def _threads() -> list[int]:

@@ -81,15 +81,18 @@ class Cleaner:
         keep: str | None = None,
         keep_bytes: int = 0,
         report: list[str] | None = None,
+        spare: frozenset[str] = frozenset(),
     ) -> None:
         """Remove everything in ``folder`` except ``keep`` when it is a private regular
-        file of at most ``keep_bytes``; each refusal of the keep file goes to ``report``."""
+        file of at most ``keep_bytes``; each refusal of the keep file goes to ``report``.
+        Entries named in ``spare`` are left alone (a seat-long service's own folder,
+        policed by that service's owner)."""
         dfd = os.open(folder, _OPEN_DIR)
         try:
             tfd = os.open(self.trash, _OPEN_DIR)
             try:
                 with os.scandir(dfd) as it:
-                    names = [e.name for e in it]
+                    names = [e.name for e in it if e.name not in spare]
                 # The keep file is judged last, once everything else is gone, so a
                 # hard link to a file that was just removed does not count.
                 if keep is not None and keep in names:

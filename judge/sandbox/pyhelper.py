@@ -57,6 +57,7 @@ class Opts:
         self.oom = False
         self.check = False
         self.unshare = False
+        self.tree_only = False
         self.argcheck: list[int] = []
         self.cpu = -1
         self.argv: list[str] = []
@@ -93,10 +94,11 @@ def _parse(argv: list[str]) -> Opts:
         if a == "--":
             o.argv = argv[i + 1 :]
             break
-        if a in ("-o", "-C", "-U"):
+        if a in ("-o", "-C", "-U", "-t"):
             o.oom = o.oom or a == "-o"
             o.check = o.check or a == "-C"
             o.unshare = o.unshare or a == "-U"
+            o.tree_only = o.tree_only or a == "-t"
             i += 1
             continue
         v = argv[i + 1]
@@ -377,7 +379,9 @@ def run(o: Opts) -> int:
                 if not killed:
                     method = (
                         "uid"
-                        if o.uid >= 0 and _kill_uid(o.uid, o.gid if o.gid >= 0 else o.uid)
+                        if o.uid >= 0
+                        and not o.tree_only
+                        and _kill_uid(o.uid, o.gid if o.gid >= 0 else o.uid)
                         else "children"
                     )
                 killed = 1

@@ -45,6 +45,15 @@ from judge.sandbox.types import (
 )
 from judge.sandbox.uids import UidLease
 from judge.sandbox.verdicts import decide
+from judge.sandbox.wine import (
+    NPROC_SLACK,
+    SERVER_MEMORY,
+    SERVER_PROCS,
+    WineSeat,
+    WineSupport,
+    refusal,
+    windows_target,
+)
 
 if TYPE_CHECKING:
     from judge.sandbox.probe import Machine
@@ -62,6 +71,8 @@ UNREACHABLE_ERRNOS = {
     errno.EPERM,
 }
 CHECK_TIME_S = 20.0
+#: Run once when a seat's wine starts: proves the prefix, server and view work.
+PROBE_COMMAND = ("C:\\windows\\system32\\cmd.exe", "/c", "exit 0")
 
 
 def _safe_name(name: str) -> str:
@@ -84,6 +95,7 @@ class Seat:
         keep: str,
         keep_bytes: int,
         on_close: Callable[[Seat], None],
+        wine: WineSupport | None = None,
         cores: CoreBudget | None = None,
     ) -> None:
         if not isinstance(name, str) or not name:
@@ -102,6 +114,9 @@ class Seat:
         self._checked: set[tuple[str, ...]] = set()
         self._lease: UidLease | None = None
         self._ns: SeatNamespaces | None = None
+        #: Windows programs: wine found by the sandbox, and this seat's prefix and server
+        self._wine_support = wine
+        self._wine: WineSeat | None = None
         self._tag = f"{_safe_name(name)}-{secrets.token_hex(3)}"
         self.base = os.path.join(root, f"seat-{self._tag}")
         try:
@@ -171,16 +186,17 @@ class Seat:
         m = self._m
         rl: list[tuple[str, int]] = [("core", 0)]
         nproc_extra = None
+        wine = self._wine
         if limits is not None:
             rl.append(("fsize", limits.file_bytes))
             if self._lease is not None:
-                rl.append(("nproc", limits.max_procs))
+                rl.append(("nproc", limits.max_procs + (NPROC_SLACK if wine else 0)))
             else:
                 nproc_extra = limits.max_procs
         return supervise.Spawn(
             argv=argv,
             cwd=str(self.workdir),
-            env=self._env(),
+            env=wine.env(self._env()) if wine else self._env(),
             uid=self.uid,
             gid=self.gid,
             ns_fds=self._ns.fds if self._ns else (),
@@ -190,6 +206,8 @@ class Seat:
             oom_protect=m.root,
             check=check,
             argcheck=argcheck,
+            # The seat's wineserver shares the uid: a run kills its own tree only.
+            tree_only_kill=wine is not None,
             cpu=cpu,
         )
 
@@ -206,7 +224,8 @@ class Seat:
         first time it sees a command, so a bad command fails loudly at once
         instead of giving RE on every turn.
         """
-        argv = self._validate_argv(argv)
+        given = self._validate_argv(argv)
+        argv = self._command(given)
         argcheck = tuple(
             i for i, a in enumerate(argv) if i > 0 and a.startswith("/") and os.path.exists(a)
         )
@@ -232,7 +251,80 @@ class Seat:
                 f"seat {self.name!r}: cannot prepare a run: "
                 f"{rec.get('setup_error') or rec.get('child_error')}"
             )
-        self._checked.add(tuple(argv))
+        self._checked.add(tuple(given))
+
+    # ------------------------------------------------------------ Windows programs
+    def _command(self, argv: list[str]) -> list[str]:
+        """The command that really runs: a Windows program goes through wine (its
+        seat's prefix and server made ready first; refused with the reason if it
+        cannot run here)."""
+        idx = windows_target(argv)
+        if idx is None:
+            return argv
+        support = self._wine_support
+        why = refusal(argv[idx], support.install if support is not None else None)
+        if why is not None:
+            raise ProgramUnreachable(argv[idx], why)
+        if self._wine is None:
+            self._start_wine()
+        assert self._wine is not None
+        return self._wine.argv(argv)
+
+    def _start_wine(self) -> None:
+        """Before turn 1: the seat's prefix, its wineserver, one trivial program run."""
+        assert self._wine_support is not None
+        wine = WineSeat(
+            self._wine_support,
+            self.base,
+            self.uid,
+            self.gid,
+            self.tmpdir,
+            view=self._m.ns_mode == "view",
+        )
+        self._wine = wine  # from here on every run of this seat goes through wine
+        try:
+            wine.prepare()
+            self._start_wine_server()
+        except BaseException as exc:
+            wine.close()
+            self._wine = None
+            if isinstance(exc, OSError):
+                raise SandboxError(f"seat {self.name!r}: cannot prepare wine: {exc}") from exc
+            raise
+
+    def _start_wine_server(self) -> None:
+        """Start (or restart) the seat's wineserver and check a program runs."""
+        wine = self._wine
+        assert wine is not None
+        backend = self._m.cgroup
+
+        def cgroup() -> RunCgroup | None:
+            if backend is None:
+                return None
+            return backend.create(f"{self._tag}-wineserver", SERVER_MEMORY, SERVER_PROCS)
+
+        wine.start(self._m.helper, lambda argv: self._spawn(argv, Limits()), cgroup)
+        probe = [wine.install.loader64, *PROBE_COMMAND]
+        raw = supervise.run(
+            self._m.helper,
+            self._spawn(probe, Limits(time_s=CHECK_TIME_S)),
+            time_s=CHECK_TIME_S,
+            memory_bytes=2**40,
+            output_bytes=4096,
+            cg=None,
+            poll_s=1.0,
+            kill_uid=None,
+        )
+        st = raw.main_status
+        if raw.internal_error or st is None or not os.WIFEXITED(st) or os.WEXITSTATUS(st):
+            why = (
+                raw.internal_error
+                or (raw.record or {}).get("child_error")
+                or (f"status {st}: {raw.stderr.data.decode('utf-8', 'replace').strip()[-300:]}")
+            )
+            raise SandboxError(f"seat {self.name!r}: wine cannot run a program here: {why}")
+        self._clean(keep=True, report=None)
+        wine.snapshot()
 
     def _raise_unreachable(self, argv: list[str], rec: dict[str, str]) -> None:
         stage = rec.get("child_stage")
@@ -304,7 +396,7 @@ class Seat:
         # the judge out when not root): set them back.
         os.chmod(self.workdir, 0o700)
         os.chmod(self.tmpdir, 0o700)
-        cleaner.clean(self.tmpdir)
+        cleaner.clean(self.tmpdir, spare=self._wine.tmp_spare() if self._wine else frozenset())
         cleaner.clean(str(self.workdir), self.keep if keep else None, self.keep_bytes, report)
         return cleaner.biggest
 
@@ -321,10 +413,26 @@ class Seat:
             return self._ie(
                 f"cannot prepare the folder of seat {self.name!r}: {exc}", tuple(discarded)
             )
+        windows = self._wine is not None and windows_target(argv) is not None
+        if windows:
+            assert self._wine is not None
+            if self._wine.needs_restart():
+                try:
+                    discarded.append(self._wine.restart_note())
+                    self._wine.stop()
+                    self._wine.reset_if_needed()
+                    self._start_wine_server()
+                except (OSError, SandboxError) as exc:
+                    return self._ie(f"cannot restart wine: {exc}", tuple(discarded))
+            argv = self._wine.argv(argv)
         # The core is taken before the clock starts and given back once the tree is gone:
         # a run never waits for a core during its time, nor shares one with another run.
         core = self._cores.acquire() if self._cores is not None else None
         try:
+            if windows and core is not None:
+                assert self._wine is not None
+                # The seat's wineserver works for this run: on its core, not another run's.
+                self._wine.pin_server(core)
             ran = self._supervised(argv, limits, core, discarded)
         finally:
             if core is not None and self._cores is not None:
@@ -333,6 +441,8 @@ class Seat:
             self._clean(keep=True, report=discarded)
             return self._ie(ran, tuple(discarded))
         raw, cg = ran
+        if self._wine is not None:
+            self._wine.after_run(discarded)
         try:
             outs = read_outputs(str(self.workdir), outputs, limits.file_bytes, discarded)
             biggest = self._clean(keep=True, report=discarded)
@@ -343,6 +453,9 @@ class Seat:
         if raw.record is not None:
             self._raise_unreachable(argv, raw.record)
         result = decide(raw, limits, biggest, memory_by_cgroup=cg is not None and cg.memory)
+        if windows:
+            assert self._wine is not None
+            result = self._wine.explain(result)
         return TurnRun(result, outs, tuple(discarded))
 
     def _supervised(
@@ -389,6 +502,8 @@ class Seat:
 
     # ------------------------------------------------------------ closing
     def _teardown(self) -> None:
+        if self._wine is not None:
+            self._wine.close()
         if self._lease is not None and self._lease.held:
             try:
                 supervise.sweep_uid(self._m.helper, self._lease.uid, self._lease.gid)

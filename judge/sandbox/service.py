@@ -16,6 +16,7 @@ from judge.sandbox.probe import Machine, isolation, probe
 from judge.sandbox.seat import Seat
 from judge.sandbox.types import Isolation, SandboxError
 from judge.sandbox.uids import DEFAULT_LOCK_DIR, DEFAULT_RANGE
+from judge.sandbox.wine import WineSupport
 
 #: As root the default seat root lives here, not under /tmp: a seat's view
 #: replaces /tmp with its own private one, which is impossible for a seat that
@@ -51,7 +52,9 @@ class Sandbox:
     Keyword options (tests and unusual machines): ``cgroup`` = auto|v1|v2|none,
     ``helper`` = auto|c|python, ``namespaces`` = False to skip them,
     ``uid_range``, ``uid_lock_dir``, ``poll_interval_s`` (memory polling without
-    cgroup), ``helper_cache`` (folder for the compiled helper).
+    cgroup), ``helper_cache`` (folder for the compiled helper), ``wine`` = auto|none
+    (Windows programs through the machine's wine, or refused as on a machine
+    without it), ``wine_cache`` (folder for the wine prefix template).
 
     ``cores`` (see :mod:`judge.sandbox.cores`): None/"auto" = the cores this
     process may use, a number N = that many of them, or a list like "0,2-3".
@@ -72,12 +75,16 @@ class Sandbox:
         uid_lock_dir: str = DEFAULT_LOCK_DIR,
         poll_interval_s: float = 0.01,
         helper_cache: str | None = None,
+        wine: str = "auto",
+        wine_cache: str | None = None,
         cores: str | int | None = None,
     ) -> None:
         if not poll_interval_s > 0:
             raise ValueError(f"poll_interval_s must be positive, not {poll_interval_s!r}")
         #: the bots' cores, shared by every seat (CoreSpecError, a ValueError, if unusable)
         self.cores = CoreBudget(plan_cores(cores, *usable_cores()))
+        #: Windows programs: wine is looked for (and its template built) on first use
+        self.wine = WineSupport(wine, wine_cache)
         self._own_root = root is None
         if root is None:
             self.root = Path(_default_root())
@@ -141,6 +148,7 @@ class Sandbox:
             keep,
             keep_bytes,
             self._forget,
+            wine=self.wine,
             cores=self.cores,
         )
         with self._lock:

@@ -88,6 +88,9 @@ class Spawn:
     oom_protect: bool = False
     check: bool = False
     argcheck: tuple[int, ...] = ()
+    #: kill only the program's own process tree, not every process of its uid: the
+    #: seat's uid also runs a seat-long service (wine's server) that must survive
+    tree_only_kill: bool = False
     cpu: int | None = None  #: the one core the run is pinned to
 
 
@@ -219,6 +222,8 @@ def _command(helper: Helper, spawn: Spawn, status_fd: int, cg: RunCgroup | None)
         cmd.append("-U")
     if spawn.check:
         cmd.append("-C")
+    if spawn.tree_only_kill:
+        cmd.append("-t")
     for idx in spawn.argcheck:
         cmd += ["-A", str(idx)]
     if spawn.cpu is not None:

@@ -12,7 +12,9 @@
  *            The helper then reaps every descendant (orphans come back to it
  *            because it is a subreaper), so it exits only when the program
  *            and everything it started have exited (ruling R17).  On SIGTERM
- *            (from the judge, or when the judge dies) it kills them all.
+ *            (from the judge, or when the judge dies) it kills them all: every
+ *            process of the seat's uid at once, or with -t only its own tree
+ *            (a seat whose uid also runs a seat-long service, wine's server).
  *            A record of what happened is written to a status fd.
  *   holder   create a seat's namespaces once (network, IPC, UTS and a mount
  *            namespace whose root shows only system folders and the seat's
@@ -75,6 +77,7 @@ struct opts {
     struct rl rls[MAX_LIST]; int nrl;
     long nproc_extra;            /* >= 0: RLIMIT_NPROC = tasks of own uid now + this */
     int oom_protect;
+    int tree_only;               /* -t: kill the program's tree only, never its whole uid */
     int check;
     int argcheck[MAX_LIST]; int nargcheck;
     int cpu;                     /* >= 0: the one core the run may use */
@@ -549,7 +552,7 @@ static int run_main(struct opts *o) {
         }
         if (p < 0 && errno == ECHILD) break;
         if (term) {
-            if (!killed && o->uid >= 0) {
+            if (!killed && o->uid >= 0 && !o->tree_only) {
                 if (kill_uid(o->uid, o->gid >= 0 ? o->gid : o->uid) == 0) kill_method = "uid";
                 else kill_method = "children";
             } else if (!killed) {
@@ -762,6 +765,7 @@ int main(int argc, char **argv) {
         if (!strcmp(a, "--")) { i++; break; }
         if (!strcmp(a, "-o")) { o.oom_protect = 1; continue; }
         if (!strcmp(a, "-C")) { o.check = 1; continue; }
+        if (!strcmp(a, "-t")) { o.tree_only = 1; continue; }
         if (i + 1 >= argc) usage(a);
         const char *v = argv[++i];
         if (!strcmp(a, "-s")) o.status_fd = (int)parse_long(v, "-s");

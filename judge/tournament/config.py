@@ -29,8 +29,8 @@ from typing import Any
 
 import yaml
 
-from judge import names
-from judge.bots import BotError, BotSpec, resolve_bot
+from judge import bundled, names
+from judge.bots import BotError, BotSpec, bot_names, looks_like_path, resolve_bot
 from judge.mapgen import AXIS_CHOICES, GenerateError, generate_map
 from judge.maps import (
     MAX_SIZE,
@@ -59,8 +59,9 @@ TOP_KEYS: dict[str, str] = {
     "cores": "cores for the bots, one program per core: a number or a list like 0,2-3 "
     "(default: every core the judge may use)",
     "output": f"the tournament folder (default {DEFAULT_OUTPUT})",
-    "maps_dir": "the organisers' published list of maps (default maps)",
-    "bots_dir": "where bot names are looked up (default bots)",
+    "maps_dir": "the organisers' published list of maps (default: maps/ beside the "
+    "configuration, else the bundled maps)",
+    "bots_dir": "where bot names are looked up before the bundled bots (default bots)",
     "organiser_map": "a map file, or {generate: {rows, cols, turns, seed}} (required)",
     "teams": "a list of {name, bot, map} (required)",
 }
@@ -225,14 +226,20 @@ def _is_number(v: Any) -> bool:
     return (isinstance(v, (int, float)) and not isinstance(v, bool)) and math.isfinite(v)
 
 
+#: Marks the problems that are unknown keys: they are listed first (a typo explains the rest).
+UNKNOWN_KEY = "unknown key"
+
+
 def _unknown(keys: Any, known: Sequence[str], where: str, what: str) -> list[str]:
     out = []
     for k in keys:
         if k not in known:
             prefix = f"{where}." if where else ""
+            guess = bundled.did_you_mean(str(k), known)
             out.append(
-                f"{prefix}{k}: unknown key; {what} {', '.join(known)} "
-                "(check the spelling, or remove it)"
+                f"{prefix}{k}: {UNKNOWN_KEY}; {guess}{what} {', '.join(known)} "
+                "(check the spelling, or remove it: a misspelt key is ignored, which may "
+                "cause the problems listed after this one)"
             )
     return out
 
@@ -357,6 +364,7 @@ def _check(
                 problems.append(f"{exc}; or remove 'cores' to use every core")
                 cores = None
 
+    # Paths are relative to the configuration file's folder, never to the current folder.
     paths: dict[str, Path] = {}
     for key, default in (("output", DEFAULT_OUTPUT), ("maps_dir", "maps"), ("bots_dir", "bots")):
         value = data.get(key, default)
@@ -365,15 +373,24 @@ def _check(
             value = default
         paths[key] = _resolve_path(base, value)
     maps_dir = paths["maps_dir"]
+    bundled_maps = bundled.bundled_dir(bundled.MAPS)
+    if "maps_dir" not in data and not maps_dir.is_dir() and bundled_maps is not None:
+        maps_dir = bundled_maps  # no maps/ beside the configuration: the bundled maps
     if not maps_dir.is_dir():
         problems.append(
             f"maps_dir: {maps_dir} is not a folder; give the folder of the "
-            "organisers' published maps (e.g. 'maps')"
+            "organisers' published maps (e.g. 'maps'), relative to the configuration file"
         )
     bots_dir = bots_dir_override or paths["bots_dir"]
+    if "bots_dir" in data and not bots_dir.is_dir():
+        problems.append(
+            f"bots_dir: {bots_dir} is not a folder; give the folder of the teams' bots "
+            "(e.g. 'bots'), relative to the configuration file"
+        )
+    bots_dirs = [d for d in (bots_dir, bundled.bundled_dir(bundled.BOTS)) if d is not None]
 
     organiser, org_label, _org_path = _organiser_map(data, base, seed, turns, problems)
-    entries = _teams(data.get("teams"), "teams" in data, maps_dir, bots_dir, base, problems)
+    entries = _teams(data.get("teams"), "teams" in data, maps_dir, bots_dirs, base, problems)
     # R19 is checked on every readable pick, even of a team with another problem.
     picks = [(i, e) for i, e in enumerate(entries) if e is not None and e.game_map is not None]
 
@@ -421,6 +438,8 @@ def _check(
                 )
 
     if problems:
+        # A misspelt key first: it is often the cause of the problems after it.
+        problems.sort(key=lambda p: 0 if f": {UNKNOWN_KEY};" in p.split("\n")[0] else 1)
         raise ConfigError(source, problems)
     assert organiser is not None and isinstance(seed, int) and isinstance(jobs, int)
     return TournamentConfig(
@@ -544,19 +563,28 @@ def _find_map(spec: str, maps_dir: Path) -> Path | None:
     return None
 
 
-def _bot(spec: str, base: Path, bots_dir: Path) -> BotSpec:
-    """A bot as ``judge match`` takes it, with paths read from the configuration's folder."""
-    looks_like_path = os.sep in spec or "/" in spec or spec.startswith(".")
-    if not looks_like_path and (bots_dir / spec).exists():
-        target = bots_dir / spec
-    else:
-        target = _resolve_path(base, spec)
-        if not target.exists():
-            raise BotError(
-                f"bot {spec!r}: no such bot: neither a folder of {bots_dir} nor the path "
-                f"{target}; give a bot folder name or the path of the team's program"
-            )
-    return dataclasses.replace(resolve_bot(str(target), bots_dir), source=spec)
+def _bot(spec: str, base: Path, bots_dirs: Sequence[Path]) -> BotSpec:
+    """A bot as ``judge match`` takes it, with paths read from the configuration's folder.
+
+    A name is looked up in ``bots_dir`` then the bundled bots (never in the current
+    folder: a configuration means the same from any folder); a path is relative to
+    the configuration file.
+    """
+    folders = [d for d in bots_dirs if d.is_dir()]
+    if not looks_like_path(spec):
+        for folder in folders:
+            if (folder / spec).exists():
+                return dataclasses.replace(resolve_bot(str(folder / spec)), source=spec)
+    target = _resolve_path(base, spec)
+    if not target.exists():
+        names = bot_names(folders)
+        raise BotError(
+            f"bot {spec!r}: no such bot; {bundled.did_you_mean(spec, names)}the bots are: "
+            f"{', '.join(names) or '(none)'} (looked up in "
+            f"{bundled.describe(folders, bundled.BOTS)}, and as the path {target}); give a bot "
+            "folder name or the path of the team's program, relative to the configuration file"
+        )
+    return dataclasses.replace(resolve_bot(str(target)), source=spec)
 
 
 @dataclass
@@ -571,7 +599,12 @@ class _Entry:
 
 
 def _teams(
-    value: Any, present: bool, maps_dir: Path, bots_dir: Path, base: Path, problems: list[str]
+    value: Any,
+    present: bool,
+    maps_dir: Path,
+    bots_dirs: Sequence[Path],
+    base: Path,
+    problems: list[str],
 ) -> list[_Entry | None]:
     example = "'teams: [{name: Alpha, bot: greedy, map: m1}, {name: Beta, bot: random, map: m2}]'"
     if not present:
@@ -635,7 +668,7 @@ def _teams(
             seen_names[name.casefold()] = i
         bot: BotSpec | None = None
         try:
-            bot = _bot(bot_spec, base, bots_dir)
+            bot = _bot(bot_spec, base, bots_dirs)
         except BotError as exc:
             problems.append(f"{where}.bot: {exc}")
         map_path = _find_map(map_spec, maps_dir)
@@ -643,6 +676,7 @@ def _teams(
         if map_path is None:
             problems.append(
                 f"{where}.map: {map_spec!r} is not a map of the published list {maps_dir}; "
+                f"{bundled.did_you_mean(map_spec, available)}"
                 f"pick one of: {', '.join(available) or '(the folder has no .txt maps)'}"
             )
         else:

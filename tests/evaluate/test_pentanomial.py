@@ -185,7 +185,7 @@ def _brute_force_max_loglik(counts: Sequence[float], mean: float) -> float:
             break
         x = [v * 0.9 for v in x]
     best, step = f(x), 0.05
-    while step > 1e-13:
+    while step > 1e-11:
         moved = False
         for i in range(3):
             for sgn in (1, -1):

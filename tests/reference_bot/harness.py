@@ -6,9 +6,15 @@ folder per seat (os.chdir), exactly as over the file protocol but without a
 process per turn.  Placement follows the referee (re-asks, random placement
 seeded from the round seed).
 
+Maps come from ``--maps``: ``classic`` (the project's generator), ``styles``
+(every style of judge/mapstyles.py in turn), ``foreign`` (tests/reference_bot/
+foreign.py, a generator written apart from the project's), ``hand`` (maps/ and
+maps/styles/) or ``mixed`` (styles and foreign maps alternately).  Every map is
+played twice, the reference bot in seat 0 and then in seat 1.
+
 Command line (prints a table)::
 
-    python tests/reference_bot/harness.py --rounds 200 --opponents greedy,random --jobs 2
+    python tests/reference_bot/harness.py --rounds 200 --opponents greedy,hunter --maps mixed
 """
 
 from __future__ import annotations
@@ -25,11 +31,12 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+for _p in (ROOT, Path(__file__).resolve().parent):
+    if str(_p) not in sys.path:
+        sys.path.insert(0, str(_p))
 
-from judge.mapgen import generate_map  # noqa: E402
-from judge.maps import GameMap  # noqa: E402
+from judge.maps import GameMap, load_map  # noqa: E402
+from judge.mapstyles import STYLES, generate_styled  # noqa: E402
 from judge.protocol import parse_move_out, render_map_inp  # noqa: E402
 from judge.rules import Game  # noqa: E402
 
@@ -197,14 +204,66 @@ def random_case(rng: random.Random) -> tuple[int, int, int, int]:
     return rows, cols, k, rng.randrange(10**9)
 
 
-def run_case(args: tuple[str, int, int, int, int, int]) -> dict[str, Any]:
-    """(opponent, rows, cols, K, map seed, seat of the reference bot) -> result row."""
-    opp, rows, cols, k, seed, seat = args
-    gm = generate_map(rows, cols, k, seed=seed)
+#: A map to play: (source, style or path, rows, cols, K, seed).
+MapSpec = tuple[str, str, int, int, int, int]
+
+
+def hand_maps() -> list[Path]:
+    return sorted((ROOT / "maps").glob("*.txt")) + sorted((ROOT / "maps" / "styles").glob("*.txt"))
+
+
+def map_specs(source: str, n: int, seed: int) -> list[MapSpec]:
+    """``n`` maps from a source (see the module docstring), fixed by ``seed``."""
+    rng = random.Random(f"harness:{source}:{seed}")
+    out: list[MapSpec] = []
+    hands = hand_maps()
+    for i in range(n):
+        src = source
+        if source == "mixed":
+            src = "styles" if i % 2 == 0 else "foreign"
+        rows, cols, k, mseed = random_case(rng)
+        k = max(k, 20) if src != "classic" else k
+        if src == "classic":
+            out.append(("style", "classic", rows, cols, k, mseed))
+        elif src == "styles":
+            out.append(
+                (
+                    "style",
+                    STYLES[i // (2 if source == "mixed" else 1) % len(STYLES)],
+                    rows,
+                    cols,
+                    k,
+                    mseed,
+                )
+            )
+        elif src == "foreign":
+            out.append(("foreign", "", 0, 0, 0, mseed))
+        elif src == "hand":
+            out.append(("file", str(hands[i % len(hands)]), 0, 0, 0, mseed))
+        else:
+            raise SystemExit(f"unknown map source {source!r}")
+    return out
+
+
+def build_map(spec: MapSpec) -> GameMap:
+    kind, what, rows, cols, k, mseed = spec
+    if kind == "style":
+        return generate_styled(rows, cols, k, seed=mseed, style=what)
+    if kind == "foreign":
+        from foreign import foreign_map
+
+        return foreign_map(mseed)
+    return load_map(what)
+
+
+def run_case(args: tuple[str, MapSpec, int]) -> dict[str, Any]:
+    """(opponent, map, seat of the reference bot) -> result row."""
+    opp, spec, seat = args
+    gm = build_map(spec)
     ref = RefBot()
     other = make_bot(opp)
     bots = [ref, other] if seat == 0 else [other, ref]
-    g = play(gm, bots, seed)
+    g = play(gm, bots, spec[5])
     out = g.outcome()
     assert out is not None
     res = "draw" if out.winner is None else ("win" if out.winner == seat else "loss")
@@ -212,10 +271,12 @@ def run_case(args: tuple[str, int, int, int, int, int]) -> dict[str, Any]:
         other.close()
     return {
         "opp": opp,
-        "rows": rows,
-        "cols": cols,
-        "k": k,
-        "seed": seed,
+        "map": spec,
+        "label": spec[1] if spec[0] != "file" else Path(spec[1]).stem,
+        "rows": gm.rows,
+        "cols": gm.cols,
+        "k": gm.turns,
+        "seed": spec[5],
         "seat": seat,
         "result": res,
         "gold": (g.gold[seat], g.gold[1 - seat]),
@@ -224,45 +285,46 @@ def run_case(args: tuple[str, int, int, int, int, int]) -> dict[str, Any]:
         "tmax": max(ref.times),
         "tsum": sum(ref.times),
         "n": len(ref.times),
+        "otmax": max(other.times) if other.times else 0.0,
     }
 
 
 def cases(
-    opponents: list[str], rounds: int, seed: int
-) -> list[tuple[str, int, int, int, int, int]]:
-    rng = random.Random(seed)
+    opponents: list[str], maps: int, seed: int, source: str = "classic", seats: int = 2
+) -> list[tuple[str, MapSpec, int]]:
+    """Every map twice (the reference in seat 0, then 1) against every opponent.
+
+    ``seats=1`` plays each map once, seats alternating: deterministic bots on a
+    symmetric map play the same game in both seat orders, so tuning runs can
+    spend the time on more maps instead.
+    """
     out = []
-    for i in range(rounds):
-        rows, cols, k, mseed = random_case(rng)
+    for i, spec in enumerate(map_specs(source, maps, seed)):
         for opp in opponents:
-            out.append((opp, rows, cols, k, mseed, i % 2))
+            for seat in (0, 1) if seats == 2 else (i % 2,):
+                out.append((opp, spec, seat))
     return out
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--rounds", type=int, default=200)
-    ap.add_argument("--opponents", default="greedy,random")
-    ap.add_argument("--jobs", type=int, default=2)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--show-losses", action="store_true")
-    a = ap.parse_args()
-    todo = cases(a.opponents.split(","), a.rounds, a.seed)
-    t0 = time.time()
-    if a.jobs > 1:
-        import multiprocessing as mp
+def wilson(w: float, n: float, z: float = 1.96) -> tuple[float, float]:
+    if n <= 0:
+        return (0.0, 1.0)
+    p = w / n
+    den = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / den
+    h = z * (p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5 / den
+    return max(0.0, c - h), min(1.0, c + h)
 
-        with mp.Pool(a.jobs) as pool:
-            rows = pool.map(run_case, todo, chunksize=2)
-    else:
-        rows = [run_case(c) for c in todo]
-    print(f"{len(rows)} rounds in {time.time() - t0:.0f}s")
+
+def table(rows: list[dict[str, Any]], key: str, show_losses: bool = False) -> None:
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        groups.setdefault(str(r[key]), []).append(r)
     print(
-        f"{'opponent':10} {'win':>5} {'draw':>5} {'loss':>5} {'win% dec':>9} "
-        f"{'gold':>11} {'tmax ms':>8} {'tmean ms':>8}"
+        f"{key:12} {'win':>4} {'draw':>4} {'loss':>4} {'win% dec':>8} {'95% Wilson':>13} "
+        f"{'gold':>11} {'tmax':>5} {'tmean':>6} {'opp tmax':>8}"
     )
-    for opp in a.opponents.split(","):
-        rs = [r for r in rows if r["opp"] == opp]
+    for name, rs in sorted(groups.items()):
         w = sum(r["result"] == "win" for r in rs)
         d = sum(r["result"] == "draw" for r in rs)
         lo = sum(r["result"] == "loss" for r in rs)
@@ -270,20 +332,21 @@ def main() -> None:
         go = sum(r["gold"][1] for r in rs) / max(1, len(rs))
         tmax = max(r["tmax"] for r in rs) * 1000
         tmean = sum(r["tsum"] for r in rs) / max(1, sum(r["n"] for r in rs)) * 1000
+        otmax = max(r["otmax"] for r in rs) * 1000
+        a, b = wilson(w, w + lo)
         print(
-            f"{opp:10} {w:5} {d:5} {lo:5} {100 * w / max(1, w + lo):8.1f}% "
-            f"{gm:5.1f}/{go:5.1f} {tmax:8.0f} {tmean:8.1f}"
+            f"{name:12} {w:4} {d:4} {lo:4} {100 * w / max(1, w + lo):7.1f}% "
+            f"{100 * a:5.1f}-{100 * b:5.1f}% {gm:5.1f}/{go:5.1f} {tmax:5.0f} {tmean:6.1f} "
+            f"{otmax:8.0f}"
         )
-        if a.show_losses:
+        if show_losses:
             for r in rs:
                 if r["result"] != "win":
                     print(
                         "   ",
                         r["result"],
-                        r["rows"],
-                        r["cols"],
-                        r["k"],
-                        r["seed"],
+                        r["opp"],
+                        r["map"],
                         "seat",
                         r["seat"],
                         "gold",
@@ -292,6 +355,32 @@ def main() -> None:
                         "sunk",
                         r["sunk"],
                     )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--maps", default="classic", help="classic, styles, foreign, hand or mixed")
+    ap.add_argument("--rounds", type=int, default=100, help="maps (each played in both seats)")
+    ap.add_argument("--opponents", default="greedy,random")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--by", default="opp", help="group the table by: opp, label, rows, k")
+    ap.add_argument("--seats", type=int, default=2, help="2: both seat orders; 1: one per map")
+    ap.add_argument("--show-losses", action="store_true")
+    a = ap.parse_args()
+    todo = cases(a.opponents.split(","), a.rounds, a.seed, a.maps, a.seats)
+    t0 = time.time()
+    if a.jobs > 1:
+        import multiprocessing as mp
+
+        with mp.Pool(a.jobs) as pool:
+            rows = pool.map(run_case, todo, chunksize=1)
+    else:
+        rows = [run_case(c) for c in todo]
+    print(f"{len(rows)} rounds in {time.time() - t0:.0f}s ({a.maps} maps, seed {a.seed})")
+    table(rows, "opp", a.show_losses)
+    if a.by != "opp":
+        table(rows, a.by)
 
 
 if __name__ == "__main__":

@@ -120,6 +120,56 @@ def test_unknown_organiser_map_key(tmp_path: Path) -> None:
     assert "organiser_map.generat: unknown key" in msg
 
 
+def test_a_misspelt_key_is_reported_first_with_did_you_mean(tmp_path: Path) -> None:
+    """Issue 12: the typo comes before the problems it causes (here: maps/ not found)."""
+    data = config_dict(3)
+    data["maps_dri"] = data.pop("maps_dir")
+    data["seed"] = -1
+    data["teams"][2]["nmae"] = data["teams"][2].pop("name")
+    err = refused(tmp_path / "elsewhere", data)
+    problems = [line for line in err.splitlines() if line.startswith("  - ")]
+    assert problems[0].startswith("  - maps_dri: unknown key; did you mean 'maps_dir'?")
+    assert problems[1].startswith("  - teams[2].nmae: unknown key; did you mean 'name'?")
+    assert any(p.startswith("  - seed:") for p in problems[2:])
+    assert any(p.startswith("  - teams[2].name: missing") for p in problems[2:])
+
+
+def test_a_configuration_outside_the_project_uses_the_bundled_bots_and_maps(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    """Paths are read from the configuration's folder; names fall back to the bundled ones."""
+    own = tmp_path / "contest"
+    shutil.copytree(BOTS / "random", own / "my bots" / "mine")
+    (own / "team3").mkdir()
+    shutil.copy(BOTS / "greedy" / "bot.py", own / "team3" / "prog.py")
+    (own / "team3" / "prog.py").chmod(0o755)
+    data = config_dict(3, organiser_map={"generate": {"rows": 9, "cols": 11, "turns": 20}})
+    for key in ("maps_dir", "bots_dir"):
+        del data[key]
+    data["bots_dir"] = "my bots"
+    data["teams"][0]["bot"] = "greedy"  # bundled
+    data["teams"][1]["bot"] = "mine"  # from bots_dir, relative to the configuration
+    data["teams"][2]["bot"] = "team3/prog.py"  # a path relative to the configuration
+    path = write_config(own, data)
+    monkeypatch.chdir(tmp_path)  # another folder: nothing may be read from here
+    cfg = load_config(Path("contest") / "judge.yaml")
+    assert [t.bot.source for t in cfg.teams] == ["greedy", "mine", "team3/prog.py"]
+    assert cfg.teams[1].bot.home == (own / "my bots" / "mine").resolve()
+    assert cfg.teams[2].bot.home == (own / "team3").resolve()
+    assert cfg.maps_dir.resolve() == MAPS.resolve()  # no maps/ beside it: the bundled maps
+    assert cfg.output == path.parent.resolve() / "out"
+
+
+def test_a_misspelt_bot_or_map_in_a_configuration(tmp_path: Path) -> None:
+    data = config_dict(2)
+    data["teams"][0]["bot"] = "gredy"
+    data["teams"][1]["map"] = "m22"
+    msg = refused(tmp_path, data)
+    assert "teams[0].bot: bot 'gredy': no such bot; did you mean 'greedy'" in msg
+    assert "teams[1].map: 'm22' is not a map of the published list" in msg
+    assert "did you mean 'm2'?" in msg
+
+
 # --------------------------------------------------------------- missing keys
 @pytest.mark.parametrize("key", ["seed", "teams", "organiser_map"])
 def test_missing_required_key(tmp_path: Path, key: str) -> None:

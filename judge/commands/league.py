@@ -1,0 +1,168 @@
+"""``judge league``: dozens of bots, OpenSkill ratings kept in SQLite, a live leaderboard."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import threading
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from judge.commands.cores_option import add_cores_argument, cores_line
+
+HELP = "rate many bots in a persistent league (OpenSkill) and publish a leaderboard"
+DESCRIPTION = """\
+A league rates every bot of a league file (YAML) with OpenSkill (the
+Plackett-Luce model: a rating and its uncertainty), keeps everything in
+league.sqlite in the league folder, and each run plays 'pairs' more pairs:
+a map twice, seats swapped.  Pairs are chosen a batch at a time where a
+result tells most: bots with the fewest rounds first (new bots first), then
+the most uncertain, each against the opponent whose result is hardest to
+predict (the closest rating).  Ratings move when a batch is done, in pair
+order, so the league does not depend on --jobs or timing.
+
+Between runs bots may join (a new name), leave (removed from the file: kept
+in the database, no longer played) or be replaced: a bot whose files changed
+(or whose 'version' changed) is a new version that starts fresh or inherits
+the old rating ('new_version: fresh | inherit', for all or per bot).
+
+The leaderboard (rating, uncertainty, conservative rating = rating - 3 x
+uncertainty, the sort key; rounds, wins, draws, losses, win rate) is printed
+and written as leaderboard.csv, leaderboard.json and index.html, which links
+the HTML replays of the latest pairs.
+
+A league file:
+  seed: 7
+  output: matches/league       # relative to the file
+  sizes: [5, 9]                # default 5, 9, 15; 'turns: [10, 40]' (default varied)
+  pairs: 50                    # per run (default 50); batch: 4 (pairs chosen at once)
+  new_version: fresh           # or inherit
+  bots:
+    - {name: greedy, bot: greedy}
+    - {name: mine, bot: ../mybot, new_version: inherit}
+(also time_limit, memory_limit_mb, jobs, bots_dir, and 'version' per bot.)
+
+A stopped run (Ctrl-C, SIGTERM, a kill) loses at most the rounds in flight:
+run the same command with --resume to finish it, with the same result as an
+uninterrupted run.
+
+Exit status: 0 the run was played; 2 a refused league file or folder; 3 the
+judge failed (rounds abandoned, or no sandbox); 130/143 stopped (--resume).
+
+examples:
+  judge league league.yaml
+  judge league league.yaml --pairs 200 --jobs 2
+  judge league league.yaml --resume
+"""
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("config", metavar="CONFIG", help="the league file (YAML)")
+    p.add_argument("--out", type=Path, metavar="DIR", help="the league folder (default: 'output')")
+    p.add_argument("--pairs", type=int, metavar="N", help="pairs to play in this run")
+    p.add_argument("--jobs", "-j", type=int, metavar="N", help="rounds played at the same time")
+    add_cores_argument(p)
+    p.add_argument("--resume", action="store_true", help="finish the stopped run")
+    p.add_argument("--quiet", action="store_true", help="only the leaderboard and errors")
+
+
+def _fail(console: Console, msg: str, code: int) -> int:
+    console.print(f"[bold red]judge league:[/] {escape(msg)}", highlight=False)
+    return code
+
+
+def leaderboard_table(rows: list[dict[str, Any]], title: str) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("bot")
+    for col in ("rating", "uncertainty", "conservative", "rounds", "win rate"):
+        table.add_column(col, justify="right")
+    for r in rows:
+        rate = "-" if r["win_rate"] is None else f"{100 * r['win_rate']:.1f}%"
+        table.add_row(
+            str(r["rank"]),
+            escape(r["bot"]),
+            f"{r['rating']:.2f}",
+            f"{r['uncertainty']:.2f}",
+            f"{r['conservative']:.2f}",
+            str(r["rounds"]),
+            rate,
+        )
+    return table
+
+
+def run(args: argparse.Namespace) -> int:
+    from dataclasses import replace
+
+    from judge.league.config import load_league
+    from judge.league.run import League, LeagueError, SandboxPlayer
+    from judge.league.store import StoreError
+    from judge.sandbox import CoreSpecError, Limits, Sandbox
+    from judge.tournament.config import ConfigError
+
+    err, console = Console(stderr=True), Console()
+    try:
+        cfg = load_league(args.config)
+    except ConfigError as exc:
+        return _fail(err, str(exc), 2)
+    for opt, v in (("--pairs", args.pairs), ("--jobs", args.jobs)):
+        if v is not None and not 1 <= v <= 100_000:
+            return _fail(err, f"{opt} {v}: give a whole number from 1", 2)
+    if args.pairs is not None:
+        cfg = replace(cfg, pairs=args.pairs)
+    jobs = args.jobs or cfg.jobs
+    out: Path = args.out if args.out is not None else cfg.output
+    try:
+        sandbox = Sandbox(cores=args.cores)
+    except CoreSpecError as exc:
+        return _fail(err, str(exc), 2)
+    except (OSError, RuntimeError) as exc:
+        return _fail(err, f"cannot set up the sandbox: {exc}", 3)
+    if not args.quiet:
+        err.print(cores_line(sandbox), markup=False)
+    limits = Limits(time_s=cfg.time_limit, memory_bytes=cfg.memory_limit_mb * 2**20)
+    stop = threading.Event()
+    caught: list[int] = []
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        caught.append(signum)
+        stop.set()
+
+    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        league = League(cfg, out, SandboxPlayer(sandbox, limits, jobs))
+    except StoreError as exc:
+        return _fail(err, str(exc), 2)
+    try:
+        with sandbox:
+
+            def progress(rep: Any) -> None:
+                if not args.quiet:
+                    err.print(f"pairs played {rep.pairs}, rounds {rep.rounds}", highlight=False)
+
+            report = league.run(args.resume, stop, progress)
+        board = league.write_outputs()
+    except LeagueError as exc:
+        return _fail(err, str(exc), 2)
+    finally:
+        league.close()
+        for s, h in old.items():
+            signal.signal(s, h)
+    for what, names in (("joined", report.joined), ("replaced", report.replaced), ("retired", report.retired)):  # fmt: skip
+        if names and not args.quiet:
+            err.print(f"{what}: {escape(', '.join(names))}", highlight=False)
+    console.print(leaderboard_table(board, f"leaderboard ({escape(str(out))})"))
+    if report.stopped:
+        code = 128 + (caught[0] if caught else signal.SIGINT)
+        return _fail(err, f"stopped after {report.rounds} rounds; finish with --resume", code)
+    console.print(
+        f"{report.pairs} pairs ({report.rounds} rounds) played; leaderboard.csv, "
+        f"leaderboard.json and index.html in {escape(str(out))}",
+        highlight=False,
+    )
+    return 3 if report.aborted else 0

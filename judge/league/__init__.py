@@ -1,0 +1,1 @@
+"""``judge league``: many bots, OpenSkill ratings in SQLite, matches where they tell most."""

@@ -1,0 +1,333 @@
+"""Running a league: bots join or are replaced, batches of pairs are chosen and played.
+
+One run plays ``pairs`` pairs (a map twice, seats swapped), a batch at a
+time: the batch is chosen from the current ratings (:mod:`.ratings`), written
+to the database, played, and its rounds rate the bots in pair order.  A
+stopped run is finished with ``--resume``: the open batch's missing rounds
+are played, then the remaining batches, so the league ends as an
+uninterrupted run would (for deterministic bots).
+
+Rounds are played through :func:`judge.evaluate.play_rounds` (the judge's
+round scheduler), one pair at a time with its two rounds in parallel.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import random
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from judge import atomic
+from judge.bots import BotSpec
+from judge.evaluate import MapPlan, RoundOutcome, RoundSpec, plan_map, play_rounds
+from judge.league.config import LeagueConfig
+from judge.league.ratings import Entrant, Rater, Rating, choose_pairs, inherited
+from judge.league.store import DB_FILE, BotRow, PairRow, RoundRow, Store
+from judge.pentanomial import round_points
+from judge.sandbox import Limits, Sandbox
+
+PAIRS_DIR = "pairs"
+LEADERBOARD_JSON = "leaderboard.json"
+LEADERBOARD_CSV = "leaderboard.csv"
+INDEX_HTML = "index.html"
+#: The HTML page links the replays of this many latest pairs.
+HTML_PAIRS = 40
+COLUMNS = ("rank", "bot", "version", "rating", "uncertainty", "conservative", "rounds",
+           "wins", "draws", "losses", "win_rate")  # fmt: skip
+
+
+class LeagueError(RuntimeError):
+    """A league that cannot go on as asked (the message says what to do)."""
+
+
+@dataclass(frozen=True)
+class PairTask:
+    """One pair to play: plain data (bots, map, which seat orders are missing)."""
+
+    pair: int
+    names: tuple[str, str]
+    bots: tuple[BotSpec, BotSpec]
+    plan: MapPlan
+    a_seats: tuple[int, ...]
+    folder: Path
+
+
+#: Plays a pair's missing rounds and reports each as it ends.
+PairPlayer = Callable[[PairTask, Callable[[RoundRow], None], threading.Event], None]
+
+
+def pair_folder(pair: int, a: str, b: str) -> str:
+    return f"{pair:06d}-{a}-vs-{b}"
+
+
+class SandboxPlayer:
+    """The real player: the pair's rounds through the judge's round scheduler."""
+
+    def __init__(self, sandbox: Sandbox, limits: Limits, jobs: int):
+        self.sandbox, self.limits, self.jobs = sandbox, limits, jobs
+
+    def __call__(
+        self, task: PairTask, on_round: Callable[[RoundRow], None], stop: threading.Event
+    ) -> None:
+        specs = [RoundSpec(seat + 1, task.plan, seat) for seat in task.a_seats]
+
+        def done(o: RoundOutcome) -> None:
+            r = o.result
+            rel = None
+            if r is not None:
+                rel = f"{PAIRS_DIR}/{task.folder.name}/{r.replay}"
+            on_round(
+                RoundRow(
+                    task.pair,
+                    o.spec.a_seat,
+                    o.outcome,
+                    r.gold[o.a] if r else None,
+                    r.gold[o.b] if r else None,
+                    r.end_reason.value if r else None,
+                    rel,
+                    o.error,
+                )
+            )
+
+        play_rounds(
+            list(task.bots), list(task.names), specs, self.sandbox, self.limits,
+            task.folder, min(self.jobs, len(specs)), done, stop,
+        )  # fmt: skip
+
+
+@dataclass
+class RunReport:
+    joined: list[str] = field(default_factory=list)
+    replaced: list[str] = field(default_factory=list)
+    retired: list[str] = field(default_factory=list)
+    pairs: int = 0
+    rounds: int = 0
+    aborted: int = 0
+    stopped: bool = False
+
+
+class League:
+    """A league folder: its database, its bots and the way rounds get played."""
+
+    def __init__(self, cfg: LeagueConfig, out: Path, player: PairPlayer):
+        self.cfg, self.out, self.player = cfg, out, player
+        self.store = Store(out / DB_FILE)
+        self.rater = Rater()
+
+    def close(self) -> None:
+        self.store.close()
+
+    # ------------------------------------------------------------ the bots
+    def sync_bots(self, report: RunReport) -> None:
+        """Make the database's active bots those of the league file (join, replace, retire)."""
+        rows = self.store.bots()
+        active = {r.name: r for r in rows if r.active}
+        for b in self.cfg.bots:
+            cur = active.get(b.name)
+            if cur is not None and cur.version == b.version:
+                if cur.source != b.spec.source:
+                    self.store.set_active(cur.id, True, b.spec.source)
+                continue
+            if cur is not None:
+                self.store.set_active(cur.id, False)
+            again = next((r for r in rows if r.name == b.name and r.version == b.version), None)
+            if again is not None:  # an older version is back: its own record goes on
+                self.store.set_active(again.id, True, b.spec.source)
+                report.replaced.append(f"{b.name} (back to version {b.version})")
+                continue
+            if cur is None:
+                self.store.add_bot(b.name, b.version, b.spec.source, Rating(), None)
+                report.joined.append(b.name)
+                continue
+            start = inherited(cur.rating) if b.new_version == "inherit" else Rating()
+            self.store.add_bot(b.name, b.version, b.spec.source, start, cur.id)
+            report.replaced.append(f"{b.name} (version {b.version}, {b.new_version})")
+        names = {b.name for b in self.cfg.bots}
+        for name, r in active.items():
+            if name not in names:
+                self.store.set_active(r.id, False)
+                report.retired.append(name)
+
+    # ------------------------------------------------------------- playing
+    def run(
+        self,
+        resume: bool,
+        stop: threading.Event | None = None,
+        on_pair: Callable[[RunReport], None] | None = None,
+    ) -> RunReport:
+        """Play one run (or finish the stopped one with ``resume``)."""
+        stop = stop if stop is not None else threading.Event()
+        report = RunReport()
+        last = self.store.last_run()
+        if last is not None and not last[2] and not resume:
+            raise LeagueError(
+                f"the last run stopped after {self.store.pair_count()} of {last[1]} pairs; "
+                "run the same command with --resume to finish it"
+            )
+        if resume and (last is None or last[2]):
+            raise LeagueError("--resume: there is no stopped run to finish in this folder")
+        self.sync_bots(report)
+        if len(self.store.bots(active_only=True)) < 2:
+            raise LeagueError("a league needs at least 2 bots")
+        if resume:
+            assert last is not None
+            run_id, target = last[0], last[1]
+        else:
+            target = self.store.pair_count() + self.cfg.pairs
+            run_id = self.store.start_run(target)
+        pending = self.store.open_pairs()
+        if pending:
+            self._play_batch(pending, report, stop, on_pair)
+        while not stop.is_set() and self.store.pair_count() < target:
+            n = min(self.cfg.batch, target - self.store.pair_count())
+            self._play_batch(self._choose(n), report, stop, on_pair)
+        report.stopped = stop.is_set()
+        if not report.stopped:
+            self.store.finish_run(run_id)
+        return report
+
+    def _choose(self, n: int) -> list[PairRow]:
+        batch = self.store.next_batch()
+        rows = self.store.bots(active_only=True)
+        entrants = [Entrant(r.id, r.rating, r.rounds) for r in rows]
+        rng = random.Random(f"ocean-league:{self.cfg.seed}:{batch}")
+        chosen = choose_pairs(entrants, n, self.rater, rng)
+        first = self.store.next_pair_id()
+        planned = []
+        for k, (a, b) in enumerate(chosen):
+            pid = first + k
+            plan = plan_map(pid - 1, self.cfg.sizes, self.cfg.turns, self.cfg.seed)
+            planned.append((pid, a, b, plan))
+        self.store.add_pairs(batch, planned)
+        return [PairRow(pid, batch, a, b, plan, False) for pid, a, b, plan in planned]
+
+    def _play_batch(
+        self,
+        pairs: list[PairRow],
+        report: RunReport,
+        stop: threading.Event,
+        on_pair: Callable[[RunReport], None] | None,
+    ) -> None:
+        bots = {r.id: r for r in self.store.bots()}
+        active = {r.id for r in bots.values() if r.active}
+        gone = [p.id for p in pairs if p.a not in active or p.b not in active]
+        if gone:  # a bot left or was replaced while its pair was open: drop the pair
+            self.store.drop_pairs(gone)
+            pairs = [p for p in pairs if p.id not in gone]
+        for p in pairs:
+            if stop.is_set():
+                return
+            done = self.store.rounds(p.id)
+            missing = tuple(s for s in (0, 1) if s not in done)
+            if not missing:
+                continue
+            a, b = bots[p.a], bots[p.b]
+            task = PairTask(
+                p.id,
+                (a.name, b.name),
+                (self.cfg.bot(a.name).spec, self.cfg.bot(b.name).spec),
+                p.plan,
+                missing,
+                self.out / PAIRS_DIR / pair_folder(p.id, a.name, b.name),
+            )
+
+            def record(r: RoundRow) -> None:
+                if stop.is_set():
+                    return  # a round that ended after the signal may have been cut by it
+                self.store.add_round(r)
+                report.rounds += 1
+                report.aborted += r.outcome is None
+
+            self.player(task, record, stop)
+            report.pairs += 1
+            if on_pair is not None:
+                on_pair(report)
+        if stop.is_set() or any(len(self.store.rounds(p.id)) < 2 for p in pairs):
+            return
+        self._apply(pairs, bots)
+
+    def _apply(self, pairs: list[PairRow], bots: dict[int, BotRow]) -> None:
+        """Rate the batch's rounds in pair order (seat order within a pair), in one transaction."""
+        ratings = {i: r.rating for i, r in bots.items()}
+        tally: dict[int, list[int]] = {}
+        for p in pairs:
+            for _seat, r in sorted(self.store.rounds(p.id).items()):
+                if r.outcome is None:
+                    continue  # abandoned by the judge: no one's fault, no rating change
+                pts = round_points(r.outcome)
+                ratings[p.a], ratings[p.b] = self.rater.rate(ratings[p.a], ratings[p.b], pts)
+                for bot, res in ((p.a, r.outcome), (p.b, _flip(r.outcome))):
+                    t = tally.setdefault(bot, [0, 0, 0])
+                    t[("win", "draw", "loss").index(res)] += 1
+        updates = {b: (ratings[b], *tally[b]) for b in tally}
+        self.store.apply(updates, [p.id for p in pairs])  # type: ignore[arg-type]
+
+    # ---------------------------------------------------------- the outputs
+    def leaderboard(self) -> list[dict[str, Any]]:
+        """Active bots, best first by the conservative rating (mu - 3 sigma)."""
+        rows = sorted(
+            self.store.bots(active_only=True),
+            key=lambda r: (-r.rating.conservative, -r.rating.mu, r.name),
+        )
+        return [
+            {
+                "rank": i,
+                "bot": r.name,
+                "version": r.version,
+                "rating": round(r.rating.mu, 2),
+                "uncertainty": round(r.rating.sigma, 2),
+                "conservative": round(r.rating.conservative, 2),
+                "rounds": r.rounds,
+                "wins": r.wins,
+                "draws": r.draws,
+                "losses": r.losses,
+                "win_rate": round(r.wins / r.rounds, 4) if r.rounds else None,
+            }
+            for i, r in enumerate(rows, start=1)
+        ]
+
+    def write_outputs(self) -> list[dict[str, Any]]:
+        """leaderboard.json, leaderboard.csv and index.html (linking the latest pairs' replays)."""
+        board = self.leaderboard()
+        retired = [
+            {
+                "bot": r.name,
+                "version": r.version,
+                "rating": round(r.rating.mu, 2),
+                "uncertainty": round(r.rating.sigma, 2),
+                "rounds": r.rounds,
+            }  # fmt: skip
+            for r in self.store.bots()
+            if not r.active
+        ]
+        atomic.write_json(self.out / LEADERBOARD_JSON, {"leaderboard": board, "retired": retired})
+        buf = io.StringIO()
+        writer = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(board)
+        atomic.write_text(self.out / LEADERBOARD_CSV, buf.getvalue())
+        self._write_html(board)
+        return board
+
+    def _write_html(self, board: list[dict[str, Any]]) -> None:
+        from judge.views.html import write_index_html
+
+        names = {r.id: r.name for r in self.store.bots()}
+        latest = self.store.pairs("WHERE applied = 1")[-HTML_PAIRS:][::-1]
+        matches = []
+        for p in latest:
+            a, b = names[p.a], names[p.b]
+            folder = Path(PAIRS_DIR) / pair_folder(p.id, a, b)
+            if (self.out / folder).is_dir():
+                matches.append({"dir": str(folder), "title": f"pair {p.id}: {a} vs {b}"})
+        shown = [{k: ("-" if v is None else v) for k, v in row.items() if k != "rank"} for row in board]  # fmt: skip
+        write_index_html(self.out, shown, matches, title="Ocean Treasure league")
+
+
+def _flip(outcome: str) -> str:
+    return {"win": "loss", "loss": "win", "draw": "draw"}[outcome]

@@ -1,0 +1,290 @@
+"""The league's SQLite database: bots and their ratings, chosen pairs, finished rounds.
+
+It is the league's only record.  A round is written as soon as it ends (one
+transaction); the ratings move when a whole batch of pairs is done, in pair
+order, in one transaction with the batch marked applied -- so results do not
+depend on which round finished first, and a killed run loses at most the
+rounds in flight: the next run plays the missing rounds of the open batch
+first.
+
+Schema (version in ``PRAGMA user_version``)::
+
+    bots(id, name, version, source, mu, sigma, rounds, wins, draws, losses,
+         active (1 = in the league file now), parent (the version it replaced),
+         joined_at)
+    pairs(id, batch, a, b, map_json (the map plan), applied)
+    runs(id, target (pairs in the league when the run is done), started_at, finished_at)
+    rounds(pair, a_seat, outcome ('win' | 'draw' | 'loss' for bot a; NULL =
+           abandoned by the judge), gold_a, gold_b, end_reason, replay, error,
+           finished_at)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as _dt
+import json
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from judge.evaluate import MapPlan
+from judge.league.ratings import Rating
+
+SCHEMA_VERSION = 1
+DB_FILE = "league.sqlite"
+
+_SCHEMA = """
+CREATE TABLE bots (
+    id        INTEGER PRIMARY KEY,
+    name      TEXT    NOT NULL,
+    version   TEXT    NOT NULL,
+    source    TEXT    NOT NULL,
+    mu        REAL    NOT NULL,
+    sigma     REAL    NOT NULL,
+    rounds    INTEGER NOT NULL DEFAULT 0,
+    wins      INTEGER NOT NULL DEFAULT 0,
+    draws     INTEGER NOT NULL DEFAULT 0,
+    losses    INTEGER NOT NULL DEFAULT 0,
+    active    INTEGER NOT NULL DEFAULT 1,
+    parent    INTEGER REFERENCES bots(id),
+    joined_at TEXT    NOT NULL,
+    UNIQUE (name, version)
+);
+CREATE TABLE pairs (
+    id       INTEGER PRIMARY KEY,
+    batch    INTEGER NOT NULL,
+    a        INTEGER NOT NULL REFERENCES bots(id),
+    b        INTEGER NOT NULL REFERENCES bots(id),
+    map_json TEXT    NOT NULL,
+    applied  INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE runs (
+    id          INTEGER PRIMARY KEY,
+    target      INTEGER NOT NULL,
+    started_at  TEXT    NOT NULL,
+    finished_at TEXT
+);
+CREATE TABLE rounds (
+    pair        INTEGER NOT NULL REFERENCES pairs(id),
+    a_seat      INTEGER NOT NULL CHECK (a_seat IN (0, 1)),
+    outcome     TEXT CHECK (outcome IS NULL OR outcome IN ('win', 'draw', 'loss')),
+    gold_a      INTEGER,
+    gold_b      INTEGER,
+    end_reason  TEXT,
+    replay      TEXT,
+    error       TEXT,
+    finished_at TEXT NOT NULL,
+    PRIMARY KEY (pair, a_seat)
+);
+"""
+
+
+class StoreError(RuntimeError):
+    """The database cannot be used (of another schema, or not a league database)."""
+
+
+@dataclass(frozen=True)
+class BotRow:
+    id: int
+    name: str
+    version: str
+    source: str
+    rating: Rating
+    rounds: int
+    wins: int
+    draws: int
+    losses: int
+    active: bool
+    parent: int | None
+
+
+@dataclass(frozen=True)
+class PairRow:
+    id: int
+    batch: int
+    a: int
+    b: int
+    plan: MapPlan
+    applied: bool
+
+
+@dataclass(frozen=True)
+class RoundRow:
+    pair: int
+    a_seat: int
+    outcome: str | None
+    gold_a: int | None
+    gold_b: int | None
+    end_reason: str | None
+    replay: str | None
+    error: str | None = None
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+
+
+class Store:
+    """An open league database (one connection, used from the calling thread)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        fresh = not path.exists()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.db = sqlite3.connect(path, isolation_level=None)
+            self.db.execute("PRAGMA journal_mode=WAL")
+            self.db.execute("PRAGMA synchronous=FULL")
+            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{path}: not a league database ({exc})") from None
+        if fresh or version == 0:
+            tables = self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+            if tables:
+                raise StoreError(f"{path}: an SQLite file that is not a league database")
+            self.db.executescript(f"BEGIN; {_SCHEMA} PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
+        elif version != SCHEMA_VERSION:
+            raise StoreError(f"{path}: league database of schema {version}; this judge reads {SCHEMA_VERSION}")  # fmt: skip
+
+    def close(self) -> None:
+        self.db.close()
+
+    def _tx(self) -> Any:
+        return _Transaction(self.db)
+
+    # ------------------------------------------------------------------ bots
+    def bots(self, active_only: bool = False) -> list[BotRow]:
+        q = "SELECT id, name, version, source, mu, sigma, rounds, wins, draws, losses, active, parent FROM bots"  # fmt: skip
+        if active_only:
+            q += " WHERE active = 1"
+        return [
+            BotRow(
+                r[0],
+                r[1],
+                r[2],
+                r[3],
+                Rating(r[4], r[5]),
+                r[6],
+                r[7],
+                r[8],
+                r[9],
+                bool(r[10]),
+                r[11],
+            )  # fmt: skip
+            for r in self.db.execute(q + " ORDER BY id")
+        ]
+
+    def add_bot(self, name: str, version: str, source: str, rating: Rating, parent: int | None) -> int:  # fmt: skip
+        with self._tx():
+            cur = self.db.execute(
+                "INSERT INTO bots (name, version, source, mu, sigma, parent, joined_at) VALUES (?, ?, ?, ?, ?, ?, ?)",  # fmt: skip
+                (name, version, source, rating.mu, rating.sigma, parent, _now()),
+            )
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    def set_active(self, bot_id: int, active: bool, source: str | None = None) -> None:
+        with self._tx():
+            self.db.execute("UPDATE bots SET active = ? WHERE id = ?", (int(active), bot_id))
+            if source is not None:
+                self.db.execute("UPDATE bots SET source = ? WHERE id = ?", (source, bot_id))
+
+    # ------------------------------------------------------------------ runs
+    def last_run(self) -> tuple[int, int, bool] | None:
+        """(id, target, finished) of the latest run, if any."""
+        r = self.db.execute("SELECT id, target, finished_at FROM runs ORDER BY id DESC LIMIT 1").fetchone()  # fmt: skip
+        return None if r is None else (r[0], r[1], r[2] is not None)
+
+    def start_run(self, target: int) -> int:
+        with self._tx():
+            cur = self.db.execute("INSERT INTO runs (target, started_at) VALUES (?, ?)", (target, _now()))  # fmt: skip
+        assert cur.lastrowid is not None
+        return cur.lastrowid
+
+    def finish_run(self, run_id: int) -> None:
+        with self._tx():
+            self.db.execute("UPDATE runs SET finished_at = ? WHERE id = ?", (_now(), run_id))
+
+    def pair_count(self) -> int:
+        return int(self.db.execute("SELECT count(*) FROM pairs").fetchone()[0])
+
+    # ----------------------------------------------------------------- pairs
+    def next_batch(self) -> int:
+        return int(self.db.execute("SELECT coalesce(max(batch), 0) + 1 FROM pairs").fetchone()[0])
+
+    def next_pair_id(self) -> int:
+        return int(self.db.execute("SELECT coalesce(max(id), 0) + 1 FROM pairs").fetchone()[0])
+
+    def add_pairs(self, batch: int, pairs: list[tuple[int, int, int, MapPlan]]) -> None:
+        """Record a chosen batch (pair id, a, b, map) before any of it is played."""
+        with self._tx():
+            self.db.executemany(
+                "INSERT INTO pairs (id, batch, a, b, map_json) VALUES (?, ?, ?, ?, ?)",
+                [(i, batch, a, b, json.dumps(dataclasses.asdict(p))) for i, a, b, p in pairs],
+            )
+
+    def pairs(self, where: str = "", args: tuple[Any, ...] = ()) -> list[PairRow]:
+        rows = self.db.execute(
+            "SELECT id, batch, a, b, map_json, applied FROM pairs " + where + " ORDER BY id", args
+        )
+        return [PairRow(r[0], r[1], r[2], r[3], MapPlan(**json.loads(r[4])), bool(r[5])) for r in rows]  # fmt: skip
+
+    def open_pairs(self) -> list[PairRow]:
+        return self.pairs("WHERE applied = 0")
+
+    def drop_pairs(self, ids: list[int]) -> None:
+        with self._tx():
+            for i in ids:
+                self.db.execute("DELETE FROM rounds WHERE pair = ?", (i,))
+                self.db.execute("DELETE FROM pairs WHERE id = ?", (i,))
+
+    # ---------------------------------------------------------------- rounds
+    def add_round(self, r: RoundRow) -> None:
+        with self._tx():
+            self.db.execute(
+                "INSERT OR REPLACE INTO rounds VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    r.pair,
+                    r.a_seat,
+                    r.outcome,
+                    r.gold_a,
+                    r.gold_b,
+                    r.end_reason,
+                    r.replay,
+                    r.error,
+                    _now(),
+                ),  # fmt: skip
+            )
+
+    def rounds(self, pair: int) -> dict[int, RoundRow]:
+        rows = self.db.execute(
+            "SELECT pair, a_seat, outcome, gold_a, gold_b, end_reason, replay, error FROM rounds WHERE pair = ?",  # fmt: skip
+            (pair,),
+        )
+        return {r[1]: RoundRow(*r) for r in rows}
+
+    def apply(self, updates: dict[int, tuple[Rating, int, int, int]], pair_ids: list[int]) -> None:
+        """New ratings and round counts (wins, draws, losses added) and the pairs marked applied."""
+        with self._tx():
+            for bot_id, (rating, w, d, lo) in updates.items():
+                self.db.execute(
+                    "UPDATE bots SET mu = ?, sigma = ?, rounds = rounds + ?, wins = wins + ?, "
+                    "draws = draws + ?, losses = losses + ? WHERE id = ?",
+                    (rating.mu, rating.sigma, w + d + lo, w, d, lo, bot_id),
+                )
+            self.db.executemany("UPDATE pairs SET applied = 1 WHERE id = ?", [(i,) for i in pair_ids])  # fmt: skip
+
+
+class _Transaction:
+    """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any exception (all or nothing)."""
+
+    def __init__(self, db: sqlite3.Connection):
+        self.db = db
+
+    def __enter__(self) -> None:
+        self.db.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
+        self.db.execute("COMMIT" if exc_type is None else "ROLLBACK")

@@ -1,0 +1,868 @@
+"""Windows programs (``.exe``) run under wine, with every protection a native program gets.
+
+Why this shape (measured on Debian 12 with its wine 8.0): making a wine prefix
+takes seconds, starting wine's *system* processes (services, explorer, device
+drivers) about a second, and a program started while its prefix's wineserver
+already runs about 20 ms.  So:
+
+* **Template, once per machine.**  ``wineboot -i`` builds a prefix in a cache
+  folder (``/var/cache/ocean-judge/wine`` as root), keyed by the wine build.
+  Its folders for documents and temporary files point to ``/tmp`` (the seat's
+  private, per-run emptied /tmp), nothing in it is writable by a seat, and the
+  wineserver binary is copied next to it execute-only (see below).
+* **A prefix per seat, in milliseconds.**  The template is hard-linked into
+  the seat's folder (outside the team folder); only its top folder belongs to
+  the seat's uid (wine insists), everything below stays the judge's, read-only.
+* **The seat's wineserver**, started before turn 1 inside the seat's sandbox
+  (its uid, namespaces and filesystem view, a cgroup of its own) and ended
+  with the seat.  It is started from a thread that lives as long as it does
+  (the exec helper's parent-death signal is per thread).  It runs from the
+  execute-only copy, so the kernel marks it non-dumpable: a bot sharing its
+  uid can signal it but not ptrace it or read its memory, hence cannot run
+  code in it between turns.
+* **No system processes.**  wineboot, winedbg and winemenubuilder are
+  disabled for bot runs, so a run starts exactly one process (more only if the
+  program itself starts children), all inside the run's own tree and cgroup:
+  its memory, CPU and time are the program's, and the per-run kill
+  (tree-only, so the seat's wineserver survives it) leaves nothing behind.
+* **Hygiene.**  After each run the seat's wine folders are compared with what
+  they held before turn 1: anything added is removed; anything the program
+  moved or replaced makes the judge rebuild the prefix (and restart the
+  server) before the next run, outside the program's time.
+
+What is not covered (see docs/windows-backend.md): data a program stores in
+wine's registry lives in the seat's wineserver until the end of the round (the
+server's memory is capped); it never reaches another seat or round.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import errno
+import fcntl
+import glob
+import hashlib
+import os
+import re
+import secrets
+import shutil
+import signal
+import stat
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from judge.sandbox.cores import pin_tree
+from judge.sandbox.folders import remove_tree
+from judge.sandbox.supervise import KILL_GRACE_S, Spawn, _command
+from judge.sandbox.types import RunResult, SandboxError, Verdict
+from judge.sandbox.winexe import ExeKind, inspect_exe
+
+if TYPE_CHECKING:
+    from judge.sandbox.cgroups import RunCgroup
+    from judge.sandbox.helper import Helper
+
+#: Where wine's 64-bit loader, a 32-bit loader (wine32) and the server may be.
+#: Debian's /usr/bin/wine is a script (it prints a wine32 hint on every run): the
+#: binaries behind it are used directly.
+LOADER64_CANDIDATES = ("/usr/lib/wine/wine64", "/usr/lib64/wine/wine64", "/usr/bin/wine64")
+LOADER32_CANDIDATES = ("/usr/lib/wine/wine", "/usr/lib/i386-linux-gnu/wine/wine", "/usr/bin/wine")
+SERVER_CANDIDATES = (
+    "/usr/lib/wine/wineserver64",
+    "/usr/lib/wine/wineserver32",
+    "/usr/lib/wine/wineserver",
+    "/usr/bin/wineserver",
+)
+ROOT_CACHE = "/var/cache/ocean-judge/wine"
+#: Bumped whenever the template is made differently (new cache key).
+RECIPE = "2"
+USER_NAME = "bot"
+#: The profile folders a program might write to: all lead to the seat's /tmp.
+SCRATCH_FOLDERS = ("Desktop", "Documents", "Downloads", "Music", "Pictures", "Videos", "Temp")
+#: wineboot is run for the template only; at run time it, the crash debugger
+#: (which would print a dump and linger) and the desktop menu builder are off.
+BUILD_OVERRIDES = "winemenubuilder.exe,mscoree,mshtml=d"
+RUN_OVERRIDES = "wineboot.exe,winedbg.exe,winemenubuilder.exe,mscoree,mshtml=d"
+#: Wine's messages off, except the loader's: "Library X.dll ... not found".
+RUN_DEBUG = "-all,err+module"
+BUILD_TIMEOUT_S = 300.0
+SERVER_START_S = 20.0
+#: The seat's wineserver (not the program) is capped by a cgroup of its own.
+SERVER_MEMORY = 256 * 2**20
+SERVER_PROCS = 16
+#: RLIMIT_NPROC counts every task of the seat's uid, the wineserver's included.
+NPROC_SLACK = 8
+#: Files wine itself rewrites in the prefix's top folder.
+_VOLATILE_TOP = frozenset({"system.reg", "user.reg", "userdef.reg", "wineserver"})
+
+# Wine's own lines on stderr: its messages ("wine: ...") and debug channels ("0024:err:...").
+_WINE_LINE = re.compile(rb"^(wine: |wine client error|[0-9a-f]{4}:(err|fixme|warn|trace):)")
+_UNHANDLED = re.compile(
+    rb"^wine: Unhandled (?P<what>.+?)(?: in thread [0-9a-fA-F]+)?(?: at address (?P<addr>[0-9A-Fa-fx]+))?"
+    rb" \(thread [0-9a-fA-F]+\)"
+)
+_MISSING_DLL = re.compile(rb":err:module:import_dll Library (?P<dll>\S+) \(which is needed by")
+#: Wine's words for an unhandled exception -> (code, name in words).
+_WINE_WORDS: tuple[tuple[str, int, str], ...] = (
+    ("page fault", 0xC0000005, "access violation"),
+    ("stack overflow", 0xC00000FD, "stack overflow"),
+    ("division by zero", 0xC0000094, "integer divide by zero"),
+    ("array bounds", 0xC000008C, "array bounds exceeded"),
+    ("illegal instruction", 0xC000001D, "illegal instruction"),
+    ("privileged instruction", 0xC0000096, "privileged instruction"),
+    ("alignment", 0x80000002, "data type misalignment"),
+    ("overflow", 0xC0000095, "integer overflow"),
+    ("^C", 0x40010005, "Ctrl-C"),
+)
+#: Other well-known codes, for "Unhandled exception 0x..." and exit statuses.
+EXCEPTION_NAMES = {
+    0xC0000005: "access violation",
+    0xC00000FD: "stack overflow",
+    0xC0000094: "integer divide by zero",
+    0xC0000095: "integer overflow",
+    0xC000008C: "array bounds exceeded",
+    0xC000001D: "illegal instruction",
+    0xC0000096: "privileged instruction",
+    0x80000002: "data type misalignment",
+    0xC000008E: "floating-point divide by zero",
+    0xC0000090: "floating-point invalid operation",
+    0xC0000091: "floating-point overflow",
+    0xC0000409: "stack buffer overrun (fail-fast exit)",
+    0xC0000135: "a DLL the program needs was not found",
+    0xE06D7363: "an uncaught C++ exception (Microsoft C++)",
+}
+
+
+# ------------------------------------------------------------------ finding wine
+
+
+def _elf_class(path: str) -> int | None:
+    """1 = 32-bit ELF, 2 = 64-bit ELF, None = not an ELF file (a script, missing)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(5)
+    except OSError:
+        return None
+    return head[4] if len(head) == 5 and head[:4] == b"\x7fELF" else None
+
+
+@dataclass(frozen=True)
+class WineInstall:
+    """The wine binaries the judge runs directly."""
+
+    loader64: str
+    loader32: str | None  #: wine32's loader: None when 32-bit programs cannot run
+    server: str
+    version: str
+
+    def describe(self) -> str:
+        bits = (
+            "64-bit and 32-bit programs"
+            if self.loader32
+            else "64-bit programs only (wine32 is not installed)"
+        )
+        return f"{self.version}, loader {self.loader64}: {bits}"
+
+
+def find_wine(
+    loaders64: tuple[str, ...] = LOADER64_CANDIDATES,
+    loaders32: tuple[str, ...] = LOADER32_CANDIDATES,
+    servers: tuple[str, ...] = SERVER_CANDIDATES,
+) -> WineInstall | None:
+    """The machine's wine, or None when it has none that the judge can use."""
+    loader64 = next((p for p in loaders64 if _elf_class(p) == 2 and os.access(p, os.X_OK)), None)
+    server = next((p for p in servers if _elf_class(p) is not None and os.access(p, os.X_OK)), None)
+    if loader64 is None or server is None:
+        return None
+    loader32 = next((p for p in loaders32 if _elf_class(p) == 1 and os.access(p, os.X_OK)), None)
+    try:
+        out = subprocess.run(
+            [loader64, "--version"],
+            capture_output=True,
+            timeout=30,
+            check=False,
+            stdin=subprocess.DEVNULL,
+            env={"PATH": "/usr/bin:/bin"},
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    version = out.stdout.decode("utf-8", "replace").strip()
+    if out.returncode != 0 or not version:
+        return None
+    return WineInstall(loader64, loader32, server, version)
+
+
+def no_wine_reason(exe: str) -> str:
+    """Why an .exe cannot run on a machine without wine, with the fix."""
+    return (
+        f"{exe} is a Windows program (.exe) and this machine has no wine: install it "
+        "(Debian/Ubuntu: apt install wine), or give the bot as a native program or script"
+    )
+
+
+def refusal(exe: str, install: WineInstall | None) -> str | None:
+    """Why this machine cannot run ``exe`` (a path to a file named .exe); None: it can."""
+    try:
+        info = inspect_exe(exe)
+    except OSError as exc:
+        return f"{exe} cannot be read: {exc.strerror}"
+    kind = info.kind
+    if kind is ExeKind.NOT_PE:
+        return f"{exe} is named .exe but is {info.detail}"
+    if kind is ExeKind.DLL:
+        return f"{exe} is {info.detail}: build the program itself"
+    if kind is ExeKind.DOTNET:
+        return (
+            f"{exe} is {info.detail}: the judge runs native Windows programs only (wine "
+            "without Mono); build it as a native program (C, C++, Pascal, ...)"
+        )
+    if kind is ExeKind.OTHER_CPU:
+        return f"{exe} is {info.detail}: rebuild it for 64-bit x86 (x86-64)"
+    if install is None:
+        return no_wine_reason(exe)
+    if kind is ExeKind.WIN32 and install.loader32 is None:
+        return (
+            f"{exe} is a 32-bit Windows program (PE32) and this machine's wine runs only "
+            "64-bit programs: rebuild it as 64-bit (MinGW-w64: x86_64-w64-mingw32-g++, or "
+            "g++ -m64 from a 64-bit MinGW), or install wine32 (Debian/Ubuntu: dpkg "
+            "--add-architecture i386 && apt update && apt install wine32:i386)"
+        )
+    return None
+
+
+def windows_target(argv: list[str]) -> int | None:
+    """Index of the .exe in ``argv`` when it is a Windows command: ``[x.exe, ...]``
+    or ``[wine, x.exe, ...]`` (a bot.yaml written for wine); None otherwise."""
+    first = os.path.basename(argv[0])
+    if first.lower().endswith(".exe"):
+        return 0
+    if first in ("wine", "wine64", "wine-stable") and len(argv) > 1:
+        if argv[1].lower().endswith(".exe"):
+            return 1
+    return None
+
+
+# ------------------------------------------------------------------ the template
+
+
+def _cache_root(explicit: str | None) -> str:
+    if explicit:
+        return explicit
+    if os.geteuid() == 0:
+        return ROOT_CACHE
+    return os.path.join(os.path.expanduser("~"), ".cache", "ocean-judge", "wine")
+
+
+def _template_key(install: WineInstall) -> str:
+    parts = [RECIPE, install.version, install.loader64, install.server, str(install.loader32)]
+    for path in (install.loader64, install.server):
+        st = os.stat(path)
+        parts.append(f"{st.st_size}:{st.st_mtime_ns}")
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class Template:
+    """A ready prefix and the execute-only wineserver copy, both read-only."""
+
+    prefix: str
+    server: str
+
+
+def _env(prefix: str, home: str, tmpdir: str, overrides: str, debug: str) -> dict[str, str]:
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": home,
+        "USER": USER_NAME,
+        "LANG": "C.UTF-8",
+        "WINEPREFIX": prefix,
+        "WINEDEBUG": debug,
+        "WINEDLLOVERRIDES": overrides,
+        # Debian's wine keeps its server's socket under $TMPDIR, not /tmp/.wine-UID.
+        "TMPDIR": tmpdir,
+    }
+
+
+def _build_template(install: WineInstall, work: str) -> str:
+    """Make a prefix in ``work`` with wineboot; returns its path."""
+    prefix = os.path.join(work, "prefix")
+    home = os.path.join(work, "home")
+    run = os.path.join(work, "run")
+    os.mkdir(home, 0o700)
+    os.mkdir(run, 0o700)
+    env = _env(prefix, home, run, BUILD_OVERRIDES, "-all")
+    log = os.path.join(work, "wineboot.log")
+    with open(log, "wb") as out:
+        try:
+            returncode = subprocess.run(
+                [install.loader64, "wineboot", "-i"],
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=out,
+                timeout=BUILD_TIMEOUT_S,
+                cwd=work,
+                check=False,
+            ).returncode
+        except subprocess.TimeoutExpired:
+            returncode = -1
+        finally:
+            # wineboot's server (and its system processes) save the registry and
+            # end a few seconds after the last program: wait, then make sure.
+            for flag in ("-w", "-k"):
+                try:
+                    subprocess.run(
+                        [install.server, flag],
+                        env=env,
+                        stdin=subprocess.DEVNULL,
+                        stdout=out,
+                        stderr=out,
+                        timeout=60,
+                        check=False,
+                    )
+                except subprocess.TimeoutExpired:
+                    pass
+    if returncode != 0 or not os.path.isfile(os.path.join(prefix, "system.reg")):
+        with open(log, "rb") as f:
+            tail = f.read()[-600:].decode("utf-8", "replace").strip()
+        raise SandboxError(f"wine could not make a prefix (wineboot exit {returncode}): {tail}")
+    _shape_template(prefix)
+    return prefix
+
+
+def _shape_template(prefix: str) -> None:
+    """Scratch folders lead to the seat's /tmp; nothing is writable by anyone but us."""
+    record = os.path.join(prefix, "wineserver")  # Debian: where the build's server ran
+    if os.path.lexists(record):
+        os.unlink(record)
+    profile = os.path.join(prefix, "drive_c", "users", USER_NAME)
+    scratch = [os.path.join(profile, name) for name in SCRATCH_FOLDERS]
+    for path in [*scratch, os.path.join(prefix, "drive_c", "windows", "temp")]:
+        if os.path.lexists(path):
+            remove_tree(path)
+        os.symlink("/tmp", path)
+    for dirpath, _dirnames, filenames in os.walk(prefix):
+        os.chmod(dirpath, 0o755)
+        for name in filenames:
+            p = os.path.join(dirpath, name)
+            st = os.lstat(p)
+            if not stat.S_ISLNK(st.st_mode):
+                os.chmod(p, (stat.S_IMODE(st.st_mode) & ~0o022) | 0o444)
+
+
+def ensure_template(install: WineInstall, cache: str | None = None) -> Template:
+    """The template for this wine, built the first time (seconds) and cached.
+
+    A normal user without a template of its own uses the system's (root's) one
+    when it exists: it is readable by all and only ever read.
+    """
+    key = _template_key(install)
+    if cache is None and os.geteuid() != 0:
+        system = os.path.join(ROOT_CACHE, key)
+        if os.path.isdir(system):
+            return Template(os.path.join(system, "prefix"), os.path.join(system, "wineserver"))
+    root = _cache_root(cache)
+    os.makedirs(root, mode=0o755, exist_ok=True)
+    final = os.path.join(root, key)
+    done = Template(os.path.join(final, "prefix"), os.path.join(final, "wineserver"))
+    if os.path.isdir(final):
+        return done
+    lock_fd = os.open(os.path.join(root, ".lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(lock_fd, fcntl.LOCK_EX)
+        if os.path.isdir(final):  # another judge built it meanwhile
+            return done
+        work = os.path.join(root, f".build-{os.getpid()}-{secrets.token_hex(3)}")
+        os.mkdir(work, 0o700)
+        try:
+            _build_template(install, work)
+            shutil.copyfile(install.server, os.path.join(work, "wineserver"))
+            # Execute-only for the seats: a process running a file it cannot read is
+            # not dumpable, so the seat's own uid cannot ptrace its wineserver.
+            os.chmod(os.path.join(work, "wineserver"), 0o711)
+            for extra in ("home", "run", "wineboot.log"):
+                remove_tree(os.path.join(work, extra))
+            os.chmod(work, 0o755)
+            os.rename(work, final)
+        finally:
+            if os.path.lexists(work):
+                remove_tree(work)
+        return done
+    finally:
+        fcntl.flock(lock_fd, fcntl.LOCK_UN)
+        os.close(lock_fd)
+
+
+def link_tree(src: str, dst: str, symlinks: bool = False) -> None:
+    """``dst`` becomes a copy of ``src`` made of hard links.
+
+    The linked files keep the template's owner and modes (the judge's, read-only),
+    so a seat can read them and replace nothing but its own folder entries.  Where
+    a hard link is impossible (another filesystem, a template owned by someone
+    else) a file is symlinked when ``symlinks`` (no private filesystem view hides
+    the template) and copied otherwise.
+    """
+    os.mkdir(dst, 0o755)
+    for dirpath, dirnames, filenames in os.walk(src):
+        rel = os.path.relpath(dirpath, src)
+        target = dst if rel == "." else os.path.join(dst, rel)
+        for name in dirnames:
+            s = os.path.join(dirpath, name)
+            d = os.path.join(target, name)
+            if os.path.islink(s):
+                os.symlink(os.readlink(s), d)
+            else:
+                os.mkdir(d, 0o755)
+        for name in filenames:
+            s = os.path.join(dirpath, name)
+            d = os.path.join(target, name)
+            if os.path.islink(s):
+                os.symlink(os.readlink(s), d)
+                continue
+            try:
+                os.link(s, d)
+            except OSError as exc:
+                if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.EACCES):
+                    raise
+                if symlinks:
+                    os.symlink(s, d)
+                else:
+                    shutil.copy2(s, d)
+
+
+# ------------------------------------------------------------------ a seat's wine
+
+
+class WineSupport:
+    """Wine for one Sandbox: found once, its template built once, shared by the seats.
+
+    ``mode``: ``"auto"`` (use the machine's wine if there is one) or ``"none"``
+    (behave as a machine without wine).  Thread-safe.
+    """
+
+    def __init__(self, mode: str = "auto", cache: str | None = None) -> None:
+        if mode not in ("auto", "none"):
+            raise ValueError(f"wine must be 'auto' or 'none', not {mode!r}")
+        self.mode = mode
+        self.cache = cache
+        self._lock = threading.Lock()
+        self._install: WineInstall | None = None
+        self._looked = False
+        self._template: Template | None = None
+
+    @property
+    def install(self) -> WineInstall | None:
+        with self._lock:
+            if not self._looked:
+                self._install = find_wine() if self.mode == "auto" else None
+                self._looked = True
+            return self._install
+
+    def template(self) -> Template:
+        install = self.install
+        if install is None:
+            raise SandboxError("no wine on this machine")
+        with self._lock:
+            if self._template is None:
+                self._template = ensure_template(install, self.cache)
+            return self._template
+
+    def describe(self) -> str:
+        """For ``judge sandbox-info``: whether .exe bots can run, and how."""
+        install = self.install
+        if install is None:
+            return "Windows programs (.exe): OFF, no wine found (apt install wine)"
+        return f"Windows programs (.exe): through wine, {install.describe()}"
+
+
+@dataclass
+class _Snapshot:
+    """What a folder held (relative path -> (inode, kind)) when the seat was ready."""
+
+    entries: dict[str, tuple[int, int]]
+
+    @classmethod
+    def of(cls, root: str, depth: int) -> _Snapshot:
+        """Entries of ``root`` down to ``depth`` folder levels (1 = its own entries)."""
+        out: dict[str, tuple[int, int]] = {}
+        stack = [("", 1)]
+        while stack:
+            rel, level = stack.pop()
+            with os.scandir(os.path.join(root, rel)) as it:
+                entries = list(it)
+            for e in entries:
+                st = e.stat(follow_symlinks=False)
+                sub = os.path.join(rel, e.name)
+                out[sub] = (st.st_ino, stat.S_IFMT(st.st_mode))
+                if stat.S_ISDIR(st.st_mode) and level < depth:
+                    stack.append((sub, level + 1))
+        return cls(out)
+
+
+class WineSeat:
+    """One seat's prefix and wineserver.  Driven by :class:`~judge.sandbox.seat.Seat`."""
+
+    def __init__(
+        self,
+        support: WineSupport,
+        base: str,
+        uid: int | None,
+        gid: int | None,
+        tmpdir: str,
+        view: bool,
+    ) -> None:
+        install = support.install
+        if install is None:
+            raise SandboxError("no wine on this machine")
+        self.install = install
+        self.support = support
+        self.uid, self.gid = uid, gid
+        self.dir = os.path.join(base, "wine")
+        self.prefix = os.path.join(self.dir, "prefix")
+        self.run_dir = os.path.join(self.dir, "run")
+        self.server_exe = os.path.join(self.dir, "wineserver")
+        self.log = os.path.join(self.dir, "server.log")
+        self._tmpdir = tmpdir
+        self._view = view
+        self._server: _Server | None = None
+        self._top: _Snapshot | None = None
+        self._run_snap: _Snapshot | None = None
+        self._needs_reset = False
+        self._needs_restart = False
+        self._kinds: dict[str, ExeKind] = {}
+        self._server_home: str | None = None
+
+    def pin_server(self, core: int) -> None:
+        """Keep the seat's wineserver on the core of the run it serves (issue 16): on
+        any other core it would take time from another seat's program."""
+        if self._server is not None and self._server.proc is not None:
+            pin_tree(self._server.proc.pid, {core})
+
+    # ---------------------------------------------------------- environment
+    def env(self, base: dict[str, str]) -> dict[str, str]:
+        """The environment of every run of this seat (and of its server)."""
+        env = dict(base)
+        env.update(
+            {
+                "USER": USER_NAME,
+                "WINEPREFIX": self.prefix,
+                "WINEDEBUG": RUN_DEBUG,
+                "WINEDLLOVERRIDES": RUN_OVERRIDES,
+                "TMPDIR": self.run_dir,
+            }
+        )
+        return env
+
+    def argv(self, argv: list[str]) -> list[str]:
+        """``[x.exe, args]`` or ``[wine, x.exe, args]`` -> the loader's command line."""
+        idx = windows_target(argv)
+        assert idx is not None
+        exe = argv[idx]
+        kind = self._kinds.get(exe)
+        if kind is None:
+            kind = self._kinds[exe] = inspect_exe(exe).kind
+        loader = self.install.loader32 if kind is ExeKind.WIN32 else self.install.loader64
+        assert loader is not None
+        return [loader, exe, *argv[idx + 1 :]]
+
+    def tmp_spare(self) -> frozenset[str]:
+        """Names in the seat's /tmp the per-run cleaning must leave alone: upstream
+        wine keeps its server's socket in a fixed ``/tmp/.wine-UID`` (Debian's wine
+        uses ``$TMPDIR`` instead, and then nothing is spared)."""
+        if self._server_home is not None and os.path.dirname(self._server_home) == self._tmpdir:
+            return frozenset({os.path.basename(self._server_home)})
+        return frozenset()
+
+    # ---------------------------------------------------------- set-up
+    def _make_prefix(self) -> None:
+        template = self.support.template()
+        if os.path.lexists(self.prefix):
+            remove_tree(self.prefix)
+        link_tree(template.prefix, self.prefix, symlinks=not self._view)
+        os.chmod(self.prefix, 0o700)
+        if not os.path.lexists(self.server_exe):
+            try:
+                os.link(template.server, self.server_exe)
+            except OSError:
+                shutil.copy2(template.server, self.server_exe)
+                os.chmod(self.server_exe, 0o711)
+        if self.uid is not None and self.gid is not None:
+            os.chown(self.prefix, self.uid, self.gid)
+
+    def prepare(self) -> None:
+        """Folders of the seat's wine (no process yet)."""
+        os.mkdir(self.dir, 0o750 if self.gid is not None else 0o700)
+        os.mkdir(self.run_dir, 0o700)
+        if self.uid is not None and self.gid is not None:
+            os.chown(self.dir, 0, self.gid)
+            os.chown(self.run_dir, self.uid, self.gid)
+        self._make_prefix()
+
+    def start(
+        self,
+        helper: Helper,
+        spawn_for: Callable[[list[str]], Spawn],
+        make_cgroup: Callable[[], RunCgroup | None],
+    ) -> None:
+        """Start the seat's wineserver and wait until it accepts programs."""
+        spawn = spawn_for([self.server_exe, "-f", "-p"])
+        self._server = _Server.start(helper, spawn, make_cgroup(), self.log)
+        deadline = time.monotonic() + SERVER_START_S
+        while not self._socket_ready():
+            if not self._server.alive():
+                raise SandboxError(
+                    f"wine's server for this seat exited at start: {self._server.log_tail()}"
+                )
+            if time.monotonic() > deadline:
+                raise SandboxError(
+                    f"wine's server for this seat did not start within {SERVER_START_S:g} s: "
+                    f"{self._server.log_tail()}"
+                )
+            time.sleep(0.005)
+
+    def snapshot(self) -> None:
+        """Remember the seat's wine folders as they are, ready, before turn 1."""
+        self._top = _Snapshot.of(self.prefix, 1)
+        assert self._server_home is not None
+        self._run_snap = _Snapshot.of(self._server_home, 8)
+        self._needs_reset = self._needs_restart = False
+
+    def _socket_ready(self) -> bool:
+        """Whether this prefix's server socket exists, and where (sets ``_server_home``,
+        the seat-private folder that holds it): Debian's wine keeps it under
+        ``$TMPDIR/wine-XXXXXX/``, upstream wine under ``/tmp/.wine-UID/``."""
+        st = os.stat(self.prefix)
+        server_dir = f"server-{st.st_dev:x}-{st.st_ino:x}"
+        for found in glob.glob(os.path.join(glob.escape(self.run_dir), "*", server_dir, "socket")):
+            self._server_home = self.run_dir
+            return os.path.exists(found)
+        uid = self.uid if self.uid is not None else os.getuid()
+        if self._view:  # the seat's /tmp is its own: the whole .wine-UID folder is the seat's
+            upstream = os.path.join(self._tmpdir, f".wine-{uid}")
+            home = upstream
+        else:  # the real /tmp, shared with the judge's user: only this prefix's folder
+            upstream = os.path.join("/tmp", f".wine-{uid}")
+            home = os.path.join(upstream, server_dir)
+        if os.path.exists(os.path.join(upstream, server_dir, "socket")):
+            self._server_home = home
+            return True
+        return False
+
+    @property
+    def alive(self) -> bool:
+        return self._server is not None and self._server.alive()
+
+    # ---------------------------------------------------------- around each run
+    def needs_restart(self) -> bool:
+        """Whether :meth:`start` must run again before the next run (and why not)."""
+        return self._needs_reset or self._needs_restart or not self.alive
+
+    def restart_note(self) -> str:
+        """Why the seat's wine is made afresh before this run (for the turn's report)."""
+        if self._needs_reset:
+            why = "the program changed the seat's wine folder"
+        else:
+            why = "the seat's wineserver had stopped"
+        return f"wine: {why}; it was made afresh before this run"
+
+    def reset_if_needed(self) -> None:
+        """With the server stopped: a fresh prefix if it was tampered with, and no
+        leftovers where the server keeps its socket.  :meth:`start` follows."""
+        if self._needs_reset:
+            self._make_prefix()
+        for home in (self.run_dir, self._server_home):
+            if home is not None and os.path.isdir(home):
+                for name in os.listdir(home):
+                    remove_tree(os.path.join(home, name))
+        self._server_home = None
+
+    def after_run(self, report: list[str]) -> None:
+        """Remove what the run added to the seat's wine folders; note any tampering."""
+        if self._top is None or self._run_snap is None:
+            return
+        if not self.alive:
+            self._needs_restart = True
+            report.append("wine: the seat's wineserver stopped during this run")
+        added = self._sweep(self.prefix, self._top, depth=1, volatile=_VOLATILE_TOP)
+        if self._server_home is not None:
+            added += self._sweep(self._server_home, self._run_snap, depth=8, volatile=frozenset())
+        if added:
+            report.append(
+                f"wine: removed {added} file(s) the program left in the seat's wine folders"
+            )
+
+    def _sweep(self, root: str, snap: _Snapshot, depth: int, volatile: frozenset[str]) -> int:
+        try:
+            now = _Snapshot.of(root, depth)
+        except OSError:
+            self._needs_reset = True
+            return 0
+        added = 0
+        for rel in sorted(set(now.entries) - set(snap.entries), key=len):
+            path = os.path.join(root, rel)
+            if not os.path.lexists(path):
+                continue  # inside a folder removed just before
+            if now.entries[rel][1] == stat.S_IFDIR:
+                remove_tree(path)
+            else:
+                os.unlink(path)
+            added += 1
+        for rel, (ino, kind) in snap.entries.items():
+            got = now.entries.get(rel)
+            if got is None or got[1] != kind or (got[0] != ino and rel not in volatile):
+                self._needs_reset = True
+        return added
+
+    def explain(self, result: RunResult) -> RunResult:
+        """Wine's own stderr lines out of the program's, and a crash told in Windows words."""
+        lines = result.stderr_tail.splitlines(keepends=True)
+        wine = [ln for ln in lines if _WINE_LINE.match(ln)]
+        if not wine:
+            return result
+        own = b"".join(ln for ln in lines if not _WINE_LINE.match(ln))
+        message = result.message
+        if result.verdict is Verdict.RE:
+            message = f"{crash_words(wine) or 'crashed'}: {message}"
+        return dataclasses.replace(result, stderr_tail=own, message=message)
+
+    # ---------------------------------------------------------- closing
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+            self._server = None
+
+    def close(self) -> None:
+        self.stop()
+
+
+def crash_words(wine_lines: list[bytes]) -> str | None:
+    """What wine said about a crash, as a Windows exception code in words."""
+    missing = [
+        m.group("dll").decode("utf-8", "replace")
+        for ln in wine_lines
+        for m in [_MISSING_DLL.search(ln)]
+        if m
+    ]
+    if missing:
+        dlls = ", ".join(dict.fromkeys(missing))
+        return (
+            f"Windows status 0xC0000135 (a DLL the program needs was not found: {dlls}; "
+            "link it statically, e.g. g++ -static, or put the DLL next to the .exe)"
+        )
+    for ln in wine_lines:
+        m = _UNHANDLED.match(ln)
+        if not m:
+            continue
+        what = m.group("what").decode("utf-8", "replace")
+        code = None
+        hexcode = re.match(r"exception (0x[0-9a-fA-F]+)", what)
+        if hexcode:
+            code = int(hexcode.group(1), 16)
+            name = EXCEPTION_NAMES.get(code, "an exception")
+        else:
+            for phrase, c, words in _WINE_WORDS:
+                if what.startswith(phrase):
+                    code, name = c, words
+                    break
+        if code is None:
+            return f"crashed (wine: unhandled {what})"
+        detail = f": {what}" if what.startswith("page fault on") else ""
+        return f"Windows exception 0x{code:08X} ({name}{detail})"
+    return None
+
+
+# ------------------------------------------------------------------ the server process
+
+
+class _Server:
+    """The exec helper running a seat's wineserver, owned by a thread of its own.
+
+    Why a thread: the helper's parent-death signal fires when the *thread* that
+    started it ends, and the referee runs seats from short-lived pool threads.
+    """
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.cg: RunCgroup | None = None
+        self.log = ""
+        self._status_r = -1
+        self._started = threading.Event()
+        self._error: BaseException | None = None
+        self._thread: threading.Thread | None = None
+
+    @classmethod
+    def start(cls, helper: Helper, spawn: Spawn, cg: RunCgroup | None, log: str) -> _Server:
+        s = cls()
+        s.cg, s.log = cg, log
+        s._thread = threading.Thread(
+            target=s._own, args=(helper, spawn), name="wineserver-owner", daemon=True
+        )
+        s._thread.start()
+        s._started.wait()
+        if s._error is not None:
+            s.stop()
+            raise SandboxError(f"cannot start wine's server for this seat: {s._error}")
+        return s
+
+    def _own(self, helper: Helper, spawn: Spawn) -> None:
+        try:
+            status_r, status_w = os.pipe2(os.O_CLOEXEC)
+            self._status_r = status_r
+            log_fd = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
+            try:
+                self.proc = subprocess.Popen(
+                    _command(helper, spawn, status_w, self.cg),
+                    stdin=subprocess.DEVNULL,
+                    stdout=log_fd,
+                    stderr=log_fd,
+                    env=spawn.env,
+                    pass_fds=(status_w, *spawn.ns_fds),
+                    cwd="/",
+                    close_fds=True,
+                )
+            finally:
+                os.close(status_w)
+                os.close(log_fd)
+        except BaseException as exc:  # reported to the starting thread
+            self._error = exc
+            self._started.set()
+            return
+        self._started.set()
+        self.proc.wait()
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def log_tail(self) -> str:
+        try:
+            with open(self.log, "rb") as f:
+                data = f.read()[-400:]
+        except OSError:
+            return "(no log)"
+        return data.decode("utf-8", "replace").strip() or "(nothing in its log)"
+
+    def stop(self) -> None:
+        """End the server and everything of the seat's uid (the helper kills them all)."""
+        proc = self.proc
+        if proc is not None and proc.poll() is None:
+            try:
+                proc.send_signal(signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+            try:
+                proc.wait(KILL_GRACE_S)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if self._thread is not None:
+            self._thread.join(KILL_GRACE_S)
+            self._thread = None
+        if self._status_r >= 0:
+            os.close(self._status_r)
+            self._status_r = -1
+        if self.cg is not None:
+            self.cg.destroy()
+            self.cg = None

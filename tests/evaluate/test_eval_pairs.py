@@ -1,0 +1,332 @@
+"""``judge eval`` on pairs: the pentanomial report, mirrored pairs, the SPRT and the map book.
+
+The SPRT tests play real bots of known relative strength through the real
+sandbox on 5x5 maps with K = 6 (a few seconds each): the bundled greedy and
+random, and ``mixed`` bots that play greedy only part of the time
+(:mod:`tests.evaluate.weakbots`).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from judge.cli import main
+from judge.evalbook import format_book, load_book, parse_book
+from judge.evaluate import (
+    EvalError,
+    PairTracker,
+    RoundOutcome,
+    RoundSpec,
+    plan_maps,
+    play_rounds,
+    round_specs,
+    summarize,
+)
+from judge.pentanomial import Pentanomial, Sprt, SprtVerdict, estimate
+from judge.referee import RoundResult, SeatStats
+from judge.rules import EndReason
+from judge.sandbox import Limits
+from tests.evaluate.weakbots import BOTS, mixed_bot
+from tests.referee.fakes import FakeSandbox, spec
+
+SMALL = ["--sizes", "5", "--turns", "6", "--jobs", "2", "--seed", "1"]
+
+
+def _outcome(spec_: RoundSpec, a_result: str | None, trace: str = "t") -> RoundOutcome:
+    """A finished round whose result for BOT_A is win / draw / loss (None: abandoned)."""
+    if a_result is None:
+        return RoundOutcome(spec_, None, "judge failure")
+    a = spec_.a_seat
+    winner = {"win": a, "loss": 1 - a, "draw": None}[a_result]
+    gold = (5, 5) if winner is None else ((9, 1) if winner == 0 else (1, 9))
+    rr = RoundResult(
+        "m", 6, 6, EndReason.TURNS, gold, (False, False), (False, False), (None, None), None,
+        winner, (0, 0), "r", (SeatStats(), SeatStats()), 1,
+    )  # fmt: skip
+    return RoundOutcome(spec_, rr, trace=trace)
+
+
+def _specs(n_maps: int) -> list[RoundSpec]:
+    return round_specs(plan_maps(n_maps, [(5, 5)], [6], seed=0))
+
+
+# ------------------------------------------------------------------ the tracker
+
+
+def test_pairs_are_counted_in_map_order_whatever_order_rounds_finish() -> None:
+    specs = _specs(4)
+    results = ["win", "win", "win", "loss", "draw", "loss", "loss", "loss"]
+    outs = [_outcome(s, r) for s, r in zip(specs, results, strict=True)]
+    forward, backward = PairTracker(), PairTracker()
+    for o in outs:
+        forward.add(o)
+    for o in reversed(outs):
+        backward.add(o)
+    for t in (forward, backward):
+        assert [p.score for p in t.pairs] == [2.0, 1.0, 0.5, 0.0]
+        assert t.penta.counts == (1, 1, 1, 0, 1)
+    # a pair is counted only once every earlier map is done
+    t = PairTracker()
+    t.add(outs[2])
+    t.add(outs[3])
+    assert t.pairs == []
+    t.add(outs[0])
+    assert t.pairs == []
+    t.add(outs[1])
+    assert [p.plan.index for p in t.pairs] == [0, 1]
+
+
+def test_sprt_verdict_is_fixed_at_the_crossing_and_later_pairs_are_not_counted() -> None:
+    specs = _specs(30)
+    outs = [_outcome(s, "win") for s in specs]
+    sprt = Sprt(0, 200)
+    t = PairTracker(sprt)
+    stops = [t.add(o) for o in outs]
+    first = stops.index(True)
+    assert all(stops[first:])
+    assert t.verdict is SprtVerdict.H1 and t.llr >= sprt.upper
+    n = t.penta.pairs
+    assert 2 * n == first + 1  # decided on the pair that completed at that round
+    assert sprt.llr(Pentanomial((0, 0, 0, 0, n - 1))) < sprt.upper <= t.llr
+    # the same rounds in another finishing order: the same decision
+    t2 = PairTracker(sprt)
+    for o in sorted(outs, key=lambda o: (o.spec.a_seat, -o.spec.number)):
+        t2.add(o)
+    assert (t2.penta, t2.llr, t2.verdict) == (t.penta, t.llr, t.verdict)
+    s = summarize(outs, ["a", "b"], ["a", "b"], 0, [o.spec.plan for o in outs[::2]],
+                  [(5, 5)], [6], Limits(), 2, None, t)  # fmt: skip
+    assert s["sprt"]["verdict"] == "H1" and s["sprt"]["pairs"] == n
+    assert s["sprt"]["rounds_after_verdict"] == len(outs) - 2 * n
+    assert s["rounds_played"] == 2 * n and s["result"]["wins"] == 2 * n
+
+
+def test_undecided_test_is_inconclusive_and_abandoned_rounds_make_incomplete_pairs() -> None:
+    specs = _specs(3)
+    outs = [
+        _outcome(specs[0], "win"),
+        _outcome(specs[1], None),
+        _outcome(specs[2], "win"),
+        _outcome(specs[3], "draw"),
+        _outcome(specs[4], "loss"),
+        _outcome(specs[5], "draw"),
+    ]
+    t = PairTracker(Sprt(0, 10))
+    for o in outs:
+        t.add(o)
+    assert t.verdict is SprtVerdict.CONTINUE
+    t.finish()
+    assert t.verdict is SprtVerdict.INCONCLUSIVE
+    assert [p.score for p in t.pairs] == [None, 1.5, 0.5]
+    s = summarize(outs, ["a", "b"], ["a", "b"], 0, [o.spec.plan for o in outs[::2]],
+                  [(5, 5)], [6], Limits(), 2, None, t)  # fmt: skip
+    assert s["pairs"]["pairs"] == 2 and s["pairs"]["incomplete"] == 1
+    assert s["pairs"]["pentanomial"] == [0, 1, 0, 1, 0]
+    assert s["sprt"]["verdict"] == "inconclusive"
+
+
+# ------------------------------------------------------------- mirrored pairs
+
+
+def _to_zero(which: int):  # type: ignore[no-untyped-def]
+    """A fake bot: starts on the ``which``-th 0-cell in reading order, then stays."""
+
+    def bot(map_inp: str, state: bytes | None) -> tuple[bytes | None, bytes | None, str]:
+        tok = map_inp.split()
+        m, n = int(tok[0]), int(tok[1])
+        if tok[3] == "0":
+            cells = tok[9 : 9 + m * n]
+            f = [i for i, t in enumerate(cells) if t == "0"][which]
+            return f"{f // n + 1} {f % n + 1}".encode(), b"x", "OK"
+        return f"{tok[3]} {tok[4]}".encode(), b"x", "OK"
+
+    return bot
+
+
+def test_mirrored_pairs_are_found_from_the_moves(tmp_path: Path) -> None:
+    calls = {"n": 0}
+
+    def restless(map_inp: str, state: bytes | None) -> tuple[bytes | None, bytes | None, str]:
+        """Starts like the other, but moves in every second round it plays and stays otherwise."""
+        tok = map_inp.split()
+        m = int(tok[0])
+        if tok[3] == "0":
+            calls["n"] += 1
+            return _to_zero(0)(map_inp, state)
+        i, j = int(tok[3]), int(tok[4])
+        if calls["n"] % 2 == 0:
+            i = i + 1 if i < m else i - 1
+        return f"{i} {j}".encode(), b"x", "OK"
+
+    plans = plan_maps(1, [(5, 5)], [6], seed=3)
+    for bot, mirrored in ((_to_zero(0), True), (restless, False)):
+        sb = FakeSandbox({"a": bot, "b": _to_zero(-1)})
+        outs = play_rounds(
+            [spec("a"), spec("b")], ["a", "b"], round_specs(plans), sb,  # type: ignore[arg-type]
+            Limits(), tmp_path / str(mirrored), jobs=1,
+        )  # fmt: skip
+        assert all(o.trace for o in outs)
+        s = summarize(outs, ["a", "b"], ["a", "b"], 3, plans, [(5, 5)], [6], Limits(), 1, None)
+        assert s["pairs"]["list"][0]["mirrored"] is mirrored
+        assert s["pairs"]["mirrored"] == (1 if mirrored else 0)
+
+
+# ---------------------------------------------------------------- the book
+
+
+def test_book_parses_generated_and_file_maps_and_round_trips(tmp_path: Path) -> None:
+    (tmp_path / "maps").mkdir()
+    sea = (ROOT_MAPS / "m1.txt").read_text(encoding="utf-8")
+    (tmp_path / "maps" / "sea.txt").write_text(sea, encoding="utf-8")
+    text = (
+        "# my book\n"
+        "gen 5x7 10 42\n"
+        "\n"
+        "file maps/sea.txt 20 placement=9   # a published map with K 20\n"
+        "gen 9 40 7 placement=3\n"
+        "file maps/sea.txt\n"
+    )
+    plans = parse_book(text, tmp_path)
+    assert [(p.rows, p.cols, p.turns) for p in plans[:1]] == [(5, 7, 10)]
+    assert plans[0].map_seed == 42 and plans[2].round_seed == 3 and plans[1].round_seed == 9
+    assert plans[1].path == str((tmp_path / "maps" / "sea.txt").resolve())
+    assert plans[1].turns == 20 and plans[3].turns == plans[3].game_map().turns
+    assert plans[1].game_map().turns == 20
+    assert [p.index for p in plans] == [0, 1, 2, 3]
+    assert plans == parse_book(text, tmp_path)  # derived placement seeds are stable
+    # the book written back plays the same maps, placements included
+    again = parse_book(format_book(plans), Path("/nonexistent"))
+    assert [(p.rows, p.cols, p.turns, p.map_seed, p.round_seed, p.path) for p in again] == [
+        (p.rows, p.cols, p.turns, p.map_seed, p.round_seed, p.path) for p in plans
+    ]
+    assert plans[0].game_map() == again[0].game_map()
+
+
+ROOT_MAPS = BOTS.parent / "maps"
+
+
+@pytest.mark.parametrize(
+    "line, word",
+    [
+        ("gen 6x6 10 1", "odd"),
+        ("gen 5x5 7 1", "even"),
+        ("gen 5x5 10", "gen ROWSxCOLS K SEED"),
+        ("gen 5x5 10 x", "seed"),
+        ("file nowhere.txt", "no such file"),
+        ("play 5x5", "starts with 'gen' or 'file'"),
+        ("gen 5x5 10 1 placement=abc", "placement"),
+        ("gen 5x5 10 1 colour=red", "unknown option"),
+    ],
+)
+def test_bad_book_lines_are_named(line: str, word: str, tmp_path: Path) -> None:
+    with pytest.raises(EvalError) as exc:
+        parse_book("gen 5x5 10 1\n" + line + "\n", tmp_path, "b.txt")
+    assert "b.txt line 2" in str(exc.value) and word in str(exc.value)
+    with pytest.raises(EvalError, match="no maps"):
+        parse_book("# nothing\n", tmp_path)
+    with pytest.raises(EvalError, match="cannot be read"):
+        load_book(tmp_path / "missing.txt")
+
+
+# ------------------------------------------------------------------ end to end
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str, Any]]:
+    code = main(["eval", *args, "--json"])
+    return code, json.loads(capsys.readouterr().out)
+
+
+def _check_against_rounds(s: dict[str, Any]) -> None:
+    """The report's pentanomial and Elo, recomputed from its own list of rounds."""
+    by_map: dict[str, float] = {}
+    for r in s["rounds"]:
+        pts = {"win": 1.0, "draw": 0.5, "loss": 0.0}[r["outcome"]]
+        by_map[r["map"]] = by_map.get(r["map"], 0.0) + pts
+    penta = Pentanomial.from_pair_scores(by_map.values())
+    assert s["pairs"]["pentanomial"] == penta.as_list()
+    est = estimate(penta)
+    assert est is not None
+    assert s["pairs"]["elo"] == pytest.approx(est.elo, abs=0.01)
+    assert s["pairs"]["elo95"] == pytest.approx([est.elo_lo, est.elo_hi], abs=0.01)
+    assert s["pairs"]["los"] == pytest.approx(est.los, abs=1e-4)
+
+
+def test_sprt_accepts_a_clearly_stronger_bot_and_rejects_a_clearly_weaker_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    greedy, rnd = str(BOTS / "greedy"), str(BOTS / "random")
+    code, s = _run(capsys, greedy, rnd, "--sprt", "0", "200", "--max-rounds", "60", *SMALL)
+    assert code == 0 and s["sprt"]["verdict"] == "H1"
+    assert s["sprt"]["llr"] >= s["sprt"]["upper"] and s["rounds_played"] <= 40
+    _check_against_rounds(s)
+    assert s["sprt"]["llr"] == pytest.approx(
+        Sprt(0, 200).llr(Pentanomial(tuple(s["pairs"]["pentanomial"]))),
+        abs=1e-3,  # type: ignore[arg-type]
+    )
+    code, s = _run(capsys, rnd, greedy, "--sprt", "0", "200", "--max-rounds", "60", *SMALL)
+    assert code == 0 and s["sprt"]["verdict"] == "H0"
+    assert s["sprt"]["llr"] <= s["sprt"]["lower"] and s["rounds_played"] <= 40
+    assert s["pairs"]["elo"] < -300 and s["pairs"]["los"] < 0.01
+
+
+def test_sprt_rejects_a_weakened_variant_and_the_verdict_is_the_last_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    weak = mixed_bot(tmp_path / "half-greedy", 0.5)
+    code = main(
+        ["eval", str(weak), str(BOTS / "greedy"), "--sprt", "0", "200", "--max-rounds", "80",
+         *SMALL, "--quiet", "--out", str(tmp_path / "out")]
+    )  # fmt: skip
+    out = capsys.readouterr().out.strip().splitlines()
+    assert code == 0
+    text = " ".join(out)
+    assert "SPRT: H0 accepted: half-greedy is not better than greedy by 200 Elo" in text
+    assert out[-1].rstrip().endswith("ELO1 200)")
+    assert "pentanomial LL" in text and "LOS" in text and "Elo -" in text
+    s = json.loads((tmp_path / "out" / "eval.json").read_text())
+    assert s["sprt"]["verdict"] == "H0" and s["rounds_played"] <= 60
+    _check_against_rounds(s)
+    # the book written next to it replays the same maps
+    book = load_book(tmp_path / "out" / "book.txt")
+    assert [p.label for p in book[: s["pairs"]["pairs"]]] == [p["map"] for p in s["pairs"]["list"]]
+
+
+def test_round_cap_makes_an_inconclusive_verdict_and_a_book_is_played_in_order(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    book = tmp_path / "book.txt"
+    book.write_text("gen 5x5 6 11\ngen 7x7 4 12\ngen 5x7 6 13\n", encoding="utf-8")
+    greedy, rnd = str(BOTS / "greedy"), str(BOTS / "random")
+    code, s = _run(capsys, greedy, rnd, "--sprt", "0", "5", "--max-rounds", "4", "--book",
+                   str(book), "--jobs", "2")  # fmt: skip
+    assert code == 0 and s["sprt"]["verdict"] == "inconclusive" and s["rounds_played"] == 4
+    assert [r["map"] for r in s["rounds"]] == ["gen-5x5-k6-s11"] * 2 + ["gen-7x7-k4-s12"] * 2
+    code, s = _run(capsys, greedy, rnd, "--book", str(book), "--jobs", "2")
+    assert code == 0 and s["rounds_played"] == 6 and s["sprt"] is None  # the whole book
+    assert s["book"] == str(book) and s["pairs"]["pairs"] == 3
+
+
+@pytest.mark.parametrize(
+    "extra, word",
+    [
+        (["--sprt", "0", "5", "--rounds", "10"], "--max-rounds"),
+        (["--max-rounds", "10"], "--sprt"),
+        (["--sprt", "5", "0"], "ELO0 must be below ELO1"),
+        (["--alpha", "0.1"], "--sprt"),
+        (["--sprt", "0", "5", "--beta", "0.7"], "beta"),
+        (["--book", "/nonexistent/book.txt"], "cannot be read"),
+    ],
+)
+def test_bad_sprt_and_book_options(
+    extra: list[str], word: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code = main(["eval", str(BOTS / "greedy"), str(BOTS / "random"), *extra])
+    assert code == 2 and word in capsys.readouterr().err
+    book = tmp_path / "b.txt"
+    book.write_text("gen 5x5 6 1\n", encoding="utf-8")
+    for bad in (["--sizes", "5"], ["--rounds", "4"]):
+        code = main(["eval", str(BOTS / "greedy"), str(BOTS / "random"), "--book", str(book), *bad])
+        assert code == 2 and "book" in capsys.readouterr().err
