@@ -29,10 +29,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from judge.sandbox.cores import BOT_WEIGHT
 from judge.sandbox.cpuwait import psi_usable
 from judge.sandbox.types import SandboxError
 
 PREFIX = "ocean-judge-"
+#: v1 groups the program joins but its exec helper does not
+PROGRAM_ONLY = ("cpu", "cpuset")
 
 
 class CgroupError(SandboxError):
@@ -189,12 +192,15 @@ class RunCgroup:
     @property
     def procs_files(self) -> list[str]:
         """Files the exec helper writes its own pid to (it must be counted and capped too)."""
-        return sorted({os.path.join(d, "cgroup.procs") for k, d in self.dirs.items() if k != "cpu"})
+        return sorted(
+            {os.path.join(d, "cgroup.procs") for k, d in self.dirs.items() if k not in PROGRAM_ONLY}
+        )
 
     @property
     def child_procs_files(self) -> list[str]:
-        """Files only the program joins: v1's CPU group, so the helper is never starved."""
-        return [os.path.join(d, "cgroup.procs") for k, d in self.dirs.items() if k == "cpu"]
+        """Files only the program joins: v1's CPU group and cpuset, so the helper is never
+        starved on the program's core."""
+        return [os.path.join(d, "cgroup.procs") for k, d in self.dirs.items() if k in PROGRAM_ONLY]
 
     def _mem_dir(self) -> str | None:
         return self.dirs.get("memory") if self.version == 1 else self.dirs.get("")
@@ -454,6 +460,15 @@ class CgroupV2(CgroupBackend):
             _write(os.path.join(run.dirs[""], "cpuset.cpus"), str(core))
 
 
+def _weigh(group: str, name: str, weight: int) -> None:
+    """Our parent CPU group weighs as much as one program at nice -10 per core, not as
+    one ordinary task for all the runs in it (best effort)."""
+    try:
+        _write(os.path.join(group, name), str(weight))
+    except CgroupError:
+        pass
+
+
 def _make_parent(base: str) -> str:
     _sweep_stale(base)
     d = os.path.join(base, f"{PREFIX}{os.getpid()}-{secrets.token_hex(4)}")
@@ -489,6 +504,8 @@ def _try_v1(mounts: list[Mount], own: dict[str, str]) -> tuple[CgroupBackend | N
                 _write(os.path.join(parents[ctrl], "cpuset.mems"), cpuset_base[1])
             except (OSError, CgroupError):
                 _rmdir_quiet(parents.pop(ctrl))
+        if ctrl == "cpu":
+            _weigh(parents[ctrl], "cpu.shares", min(262144, BOT_WEIGHT * (os.cpu_count() or 1)))
     if not ("memory" in parents or "pids" in parents):
         for d in parents.values():
             _rmdir_quiet(d)
@@ -589,6 +606,8 @@ def _try_v2(
     if require_controllers and not have & want:
         _rmdir_quiet(parent)
         return None, f"cgroup2 at {chosen} has no memory/pids controller"
+    if "cpu" in have:  # v2 weights: 100 is nice 0's 1024
+        _weigh(parent, "cpu.weight", min(10000, BOT_WEIGHT * (os.cpu_count() or 1) * 100 // 1024))
     backend = CgroupV2(
         {"": parent},
         "memory" in have,

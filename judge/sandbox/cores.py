@@ -34,6 +34,13 @@ from judge.sandbox.cpuwait import children
 
 #: From this many usable cores on, one is kept for the judge's own threads.
 JUDGE_CORE_FROM = 3
+#: The programs' nice value (as root; a normal user cannot go below 0): ahead of
+#: ordinary work at 0, the judge's own threads included, so whatever shares a bot's
+#: core takes little of it; the exec helper stays ahead, at -15, to kill on time.
+BOT_NICE = -10
+#: The scheduler's weight of a task at BOT_NICE (the kernel's sched_prio_to_weight): what
+#: the sandbox's CPU cgroup weighs per core, so the cgroup does not undo the nice value.
+BOT_WEIGHT = 9548
 
 
 class CoreSpecError(ValueError):
@@ -374,10 +381,13 @@ class JudgePin:
                 pass
 
 
-def pin_tree(root: int, cores: set[int]) -> None:
-    """Pin every thread of ``root`` and of all its descendants to ``cores`` (best effort:
-    a process that is gone, or not ours to move, is passed over)."""
-    stack = [root]
+def pin_tree(root: int, cores: set[int], nice: int | None = None) -> None:
+    """Pin every thread of ``root``'s descendants to ``cores`` (and give them ``nice``).
+
+    ``root`` itself is the exec helper and stays where it is.  Best effort: a
+    process that is gone, or not ours to move, is passed over.
+    """
+    stack = children(root)
     while stack:
         pid = stack.pop()
         try:
@@ -387,6 +397,8 @@ def pin_tree(root: int, cores: set[int]) -> None:
         for tid in tids:
             try:
                 os.sched_setaffinity(tid, cores)
+                if nice is not None:
+                    os.setpriority(os.PRIO_PROCESS, tid, nice)
             except OSError:
                 pass
         stack.extend(children(pid))

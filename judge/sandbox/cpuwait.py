@@ -193,5 +193,5 @@ def wait_grace_s(time_s: float) -> float:
 
 #: A run kept waiting is given its waiting back, but never beyond this many times its limit
 #: (plus :data:`EXTENSION_EXTRA_S`): a machine that busy cannot time a run fairly at all.
-EXTENSION_FACTOR = 4.0
-EXTENSION_EXTRA_S = 1.0
+EXTENSION_FACTOR = 5.0
+EXTENSION_EXTRA_S = 2.0

@@ -14,7 +14,7 @@ import shutil
 from dataclasses import dataclass
 
 from judge.sandbox.cgroups import CgroupBackend, detect
-from judge.sandbox.cores import CoreBudget
+from judge.sandbox.cores import BOT_NICE, CoreBudget
 from judge.sandbox.cpuwait import PsiMeter, TreeMeter
 from judge.sandbox.helper import Helper, find_helper
 from judge.sandbox.namespaces import make_namespaces
@@ -129,6 +129,16 @@ def pinning(m: Machine) -> str:
         "cpuset a program could widen its own affinity; its neighbours' waiting would "
         "then be measured and given back)"
     )
+
+
+def priority(m: Machine) -> str:
+    """Whether programs run ahead of ordinary work on their core."""
+    if m.root:
+        return (
+            f"programs run at nice {BOT_NICE}, ahead of ordinary work (the judge's own "
+            "threads included), their exec helper at -15 to kill on time"
+        )
+    return "programs run at the judge's own priority (a nice below 0 needs root)"
 
 
 def wait_source(m: Machine) -> str:
@@ -282,7 +292,7 @@ def isolation(m: Machine, cores: CoreBudget | None = None) -> Isolation:
                 P_CORES,
                 True,
                 f"programs run {cores.describe()}; each run is pinned to its core "
-                f"{pinning(m)}; a run waits "
+                f"{pinning(m)}; {priority(m)}; a run waits "
                 "for a free core before its clock starts; time a run is kept waiting "
                 f"for its core anyway is measured ({wait_source(m)}) and given back, "
                 "never counted against the program",

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from judge.sandbox import supervise
 from judge.sandbox.cgroups import CgroupError, RunCgroup
-from judge.sandbox.cores import CoreBudget
+from judge.sandbox.cores import BOT_NICE, CoreBudget
 from judge.sandbox.folders import (
     Cleaner,
     check_name,
@@ -209,6 +209,7 @@ class Seat:
             # The seat's wineserver shares the uid: a run kills its own tree only.
             tree_only_kill=wine is not None,
             cpu=cpu,
+            nice=BOT_NICE if cpu is not None else None,
         )
 
     def _kill_uid(self) -> tuple[int, int] | None:

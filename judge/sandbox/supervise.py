@@ -43,6 +43,9 @@ PIPE_SIZE = 1 << 20
 KILL_GRACE_S = 2.0
 #: How often cgroup OOM counters are checked while a run goes on.
 CGROUP_CHECK_S = 0.05
+#: How long the exec helper may take to start the program (its first status line says
+#: when it forked it: the run's clock starts there, not when the judge asked).
+START_GRACE_S = 10.0
 
 
 class Tail:
@@ -92,6 +95,7 @@ class Spawn:
     #: seat's uid also runs a seat-long service (wine's server) that must survive
     tree_only_kill: bool = False
     cpu: int | None = None  #: the one core the run is pinned to
+    nice: int | None = None  #: the program's nice value (None: the judge's)
 
 
 @dataclass
@@ -228,6 +232,8 @@ def _command(helper: Helper, spawn: Spawn, status_fd: int, cg: RunCgroup | None)
         cmd += ["-A", str(idx)]
     if spawn.cpu is not None:
         cmd += ["-a", str(spawn.cpu)]
+    if spawn.nice is not None:
+        cmd += ["-P", str(spawn.nice)]
     cmd.append("--")
     cmd += spawn.argv
     return cmd
@@ -314,6 +320,7 @@ def run(
         except OSError:
             pass
     raw = RawRun(None, None, 0.0, 0.0, stdout, stderr)
+    status_buf = bytearray()
     watcher = TreeWatcher(proc.pid) if (cg is None or not cg.memory) else None
     meter: WaitMeter | None = None
     if measure_wait:
@@ -333,7 +340,12 @@ def run(
             poller.register(fd, select.POLLIN)
         if pidfd is not None:
             poller.register(pidfd, select.POLLIN)
-        deadline = None if time_s is None else start + time_s
+        os.set_blocking(status_r, False)
+        poller.register(status_r, select.POLLIN)
+        # The clock starts when the helper forks the program (its first status line), so
+        # the judge's own delay in starting the helper never counts against the program.
+        prog_start: float | None = None
+        deadline = None if time_s is None else start + time_s + START_GRACE_S
         next_mem = start + poll_s
         next_cg = start + CGROUP_CHECK_S
         kill_sent: float | None = None
@@ -357,6 +369,13 @@ def run(
                         open_fds.discard(fd)
                 elif fd == pidfd:
                     exited = True
+                elif fd == status_r:
+                    if _read_into(status_r, status_buf):
+                        poller.unregister(status_r)
+                    if prog_start is None:
+                        prog_start = _program_start(status_buf)
+                        if prog_start is not None and time_s is not None:
+                            deadline = prog_start + time_s
             now = time.monotonic()
             if not exited and pidfd is None:
                 try:
@@ -370,8 +389,19 @@ def run(
                 break
             if kill_sent is None:
                 later = None
-                if deadline is not None and now >= deadline and time_s is not None:
-                    later = _extension(meter, start, now, time_s, raw)
+                if deadline is not None and now >= deadline and prog_start is None:
+                    raw.internal_error = (
+                        f"the exec helper did not start the program within {START_GRACE_S:g} s"
+                    )
+                    kill_sent = _terminate(proc.pid)
+                    continue
+                if (
+                    deadline is not None
+                    and now >= deadline
+                    and time_s is not None
+                    and prog_start is not None
+                ):
+                    later = _extension(meter, prog_start, now, time_s, raw)
                 if later is not None:
                     deadline = later
                 elif deadline is not None and now >= deadline:
@@ -401,7 +431,7 @@ def run(
         _, status, rusage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         end = time.monotonic()
-        raw.wall_s = end - start
+        raw.wall_s = end - (prog_start if prog_start is not None else start)
         for fd in list(open_fds):
             _read_available(fd, sinks[fd])
     except BaseException:
@@ -414,20 +444,14 @@ def run(
         proc.stdout.close()
         proc.stderr.close()
     try:
-        os.set_blocking(status_r, False)
-        buf = b""
-        while True:
-            try:
-                chunk = os.read(status_r, 65536)
-            except BlockingIOError:
-                break
-            if not chunk:
-                break
-            buf += chunk
+        _read_into(status_r, status_buf)
     finally:
         os.close(status_r)
     raw.helper_status = status
-    raw.record = _parse_record(buf)
+    raw.record = _parse_record(bytes(status_buf))
+    helper_wall = _helper_wall_s(raw.record)
+    if helper_wall is not None:  # from the fork to the last descendant reaped, by the helper
+        raw.wall_s = helper_wall
     if watcher is not None:
         raw.polled_peak = watcher.peak
     if raw.record is not None:
@@ -457,6 +481,41 @@ def run(
             raw.cg_failcnt = cg.memory_failures()
         raw.pids_refused = cg.pids_refused()
     return raw
+
+
+def _read_into(fd: int, buf: bytearray) -> bool:
+    """Append what can be read now without blocking; True at end of file."""
+    while True:
+        try:
+            chunk = os.read(fd, 65536)
+        except BlockingIOError:
+            return False
+        except OSError as exc:
+            if exc.errno == errno.EINTR:
+                continue
+            return True
+        if not chunk:
+            return True
+        buf += chunk
+
+
+def _program_start(buf: bytearray) -> float | None:
+    """The helper's ``start_ns=`` line (CLOCK_MONOTONIC, as time.monotonic), once complete."""
+    for line in bytes(buf).split(b"\n")[:-1]:
+        if line.startswith(b"start_ns="):
+            try:
+                return int(line[9:]) / 1e9
+            except ValueError:
+                return None
+    return None
+
+
+def _helper_wall_s(record: dict[str, str] | None) -> float | None:
+    try:
+        start, end = int((record or {})["start_ns"]), int((record or {})["end_ns"])
+    except (KeyError, ValueError):
+        return None
+    return (end - start) / 1e9 if end >= start > 0 else None
 
 
 def _extension(

@@ -160,6 +160,9 @@ def decide(
         return result(Verdict.RE, f"killed by signal {sig} ({signal_name(sig)})")
     if exit_code:
         return result(Verdict.RE, f"exited with code {exit_code}")
+    late = _late_exit(raw, limits)
+    if late is not None:
+        return result(late[0], late[1], kept_waiting=late[0] is Verdict.IE)
     if raw.extended:
         assert limits.time_s is not None
         return result(
@@ -171,6 +174,34 @@ def decide(
             kept_waiting=True,
         )
     return result(Verdict.OK, "exited normally")
+
+
+#: How far past the limit an exit the judge did not stop in time may be and still count
+#: as in time (the helper's clock runs until the last process is reaped).
+LATE_TOLERANCE_S = 0.01
+
+
+def _late_exit(raw: RawRun, limits: Limits) -> tuple[Verdict, str] | None:
+    """A program that exited past its limit before the judge got round to stopping it
+    (a busy judge notices the deadline late): still judged on its own time."""
+    if raw.timed_out or raw.extended or limits.time_s is None:
+        return None
+    if raw.wall_s <= limits.time_s + LATE_TOLERANCE_S:
+        return None
+    wait = raw.wait_s or 0.0
+    if raw.wall_s - wait > limits.time_s + LATE_TOLERANCE_S:
+        return (
+            Verdict.TLE,
+            f"time limit {limits.time_s:g} s exceeded (wall clock): the program ran "
+            f"{raw.wall_s:.3f} s before it exited",
+        )
+    return (
+        Verdict.IE,
+        f"judge internal error: the run took {raw.wall_s:.3f} s, over the "
+        f"{limits.time_s:g} s limit, but it was kept waiting {wait:.3f} s for a CPU that "
+        "something else held (the machine or the judge was busy), so it is run again "
+        "(not the program's fault)",
+    )
 
 
 def _notes(raw: RawRun, limits: Limits) -> list[str]:

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -25,6 +23,7 @@ from judge.maps import load_map
 from judge.referee import RoundAborted, RoundConfig, play_round
 from judge.sandbox import Limits, RunResult, Sandbox, TurnRun, Verdict
 from tests.referee.fakes import FakeSandbox, FakeSeat, scripted, spec
+from tests.sandbox.sandbox_support import start_hog
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "sandbox" / "fixtures"
@@ -98,26 +97,14 @@ def test_other_judge_failures_keep_their_single_retry(tmp_path: Path) -> None:
 
 def test_an_outside_hog_gives_ie_and_retry_not_tle(tmp_path: Path) -> None:
     core = max(os.sched_getaffinity(0))
-    # Three busy programs outside the judge on the sandbox's one core, for the first 1.2 s:
-    # a quarter of the core is too little, half of it (other load) would still do.
-    hog = [
-        subprocess.Popen(
-            [
-                sys.executable,
-                "-c",
-                f"import os, time\nos.sched_setaffinity(0, {{{core}}})\n"
-                "t = time.monotonic()\nwhile time.monotonic() - t < 1.2: pass",
-            ]
-        )
-        for _ in range(3)
-    ]
-    bot = BotSpec("burn", "burn", FIXTURES, ("python3", "burn.py", "0.15"))
+    hog = start_hog(core, seconds=1.2)  # on the sandbox's one core, for the first 1.2 s
+    bot = BotSpec("burn", "burn", FIXTURES, ("python3", "burn.py", "0.2"))
     cfg = RoundConfig(
         game_map=load_map(ROOT / "maps" / "m1.txt"),
         map_label="m1",
         seed=3,
         turns=2,
-        limits=Limits(time_s=0.4),
+        limits=Limits(time_s=0.4),  # 0.2 s of CPU: fine alone, not with a third of a core
     )
     try:
         with Sandbox(cores=f"{core}-{core}") as sb:
@@ -125,9 +112,8 @@ def test_an_outside_hog_gives_ie_and_retry_not_tle(tmp_path: Path) -> None:
             play_round(cfg, [bot, bot], ["a", "b"], sb, tmp_path)
             assert time.monotonic() - t0 > 1.0  # it did wait the hog out
     finally:
-        for h in hog:
-            h.kill()
-            h.wait()
+        hog.kill()
+        hog.wait()
     verdicts = _verdicts(tmp_path)
     assert verdicts and set(verdicts) == {"OK"}, verdicts
     logs = (tmp_path / "a" / "stderr.log").read_text() + (tmp_path / "b" / "stderr.log").read_text()

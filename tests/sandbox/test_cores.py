@@ -347,3 +347,13 @@ def test_a_crash_in_the_extension_is_still_the_programs() -> None:
     raw.record = {"end": "1", "main_status": str(3 << 8)}
     r = decide(raw, Limits(time_s=2.0), None, memory_by_cgroup=True)
     assert r.verdict is Verdict.RE
+
+
+def test_an_exit_past_the_limit_the_judge_was_late_to_stop_is_judged_on_own_time() -> None:
+    # The judge noticed the deadline late and the program had exited by then.
+    over = decide(_raw(wall_s=2.3, wait_s=0.0), Limits(time_s=2.0), None, memory_by_cgroup=True)
+    assert over.verdict is Verdict.TLE and "ran 2.300 s" in over.message
+    waited = decide(_raw(wall_s=2.3, wait_s=0.5), Limits(time_s=2.0), None, memory_by_cgroup=True)
+    assert waited.verdict is Verdict.IE and waited.kept_waiting
+    in_time = decide(_raw(wall_s=2.005), Limits(time_s=2.0), None, memory_by_cgroup=True)
+    assert in_time.verdict is Verdict.OK

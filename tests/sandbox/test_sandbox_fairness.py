@@ -15,48 +15,28 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-from sandbox_support import FIXTURES
+from sandbox_support import FIXTURES, IS_ROOT, start_hog
 
 from judge.sandbox import Limits, Sandbox, TurnRun, Verdict
+from judge.sandbox.cores import BOT_NICE
 
 CORE = max(os.sched_getaffinity(0))
 MAP = {"MAP.INP": b"5 5 10\n"}
 
 
-def _hogs(n: int) -> list[subprocess.Popen[bytes]]:
-    """Busy programs outside the judge, on the one core the test sandboxes use."""
-    code = f"import os\nos.sched_setaffinity(0, {{{CORE}}})\nwhile True: pass"
-    procs = [subprocess.Popen([sys.executable, "-c", code]) for _ in range(n)]
+@pytest.fixture
+def hog() -> Iterator[subprocess.Popen[bytes]]:
+    """An outside program busy on the test sandboxes' one core, ahead of the bots."""
+    proc = start_hog(CORE)
     time.sleep(0.1)
-    return procs
-
-
-@pytest.fixture
-def hog() -> Iterator[list[subprocess.Popen[bytes]]]:
-    """One: a program on that core gets half of it."""
-    procs = _hogs(1)
-    yield procs
-    _stop(procs)
-
-
-@pytest.fixture
-def hogs() -> Iterator[list[subprocess.Popen[bytes]]]:
-    """Three: a program gets a quarter of the core at most (other load leaves it more)."""
-    procs = _hogs(3)
-    yield procs
-    _stop(procs)
-
-
-def _stop(procs: list[subprocess.Popen[bytes]]) -> None:
-    for p in procs:
-        p.kill()
-        p.wait()
+    yield proc
+    proc.kill()
+    proc.wait()
 
 
 def _run(sb: Sandbox, argv_tail: list[str], time_s: float) -> TurnRun:
@@ -75,8 +55,10 @@ def test_each_run_is_pinned_to_a_core_of_the_budget(sandbox: Sandbox) -> None:
         runs = list(pool.map(one, range(6)))
     for run in runs:
         assert run.result.verdict is Verdict.OK, run.result.message
-        cores = run.result.stderr_tail.decode().split()[1]
-        assert cores.isdigit() and int(cores) in sandbox.cores.cores, cores
+        words = run.result.stderr_tail.decode().split()
+        assert words[1].isdigit() and int(words[1]) in sandbox.cores.cores, words
+        # As root, ahead of ordinary work on its core (a normal user cannot go below 0).
+        assert int(words[3]) == (BOT_NICE if IS_ROOT else os.getpriority(os.PRIO_PROCESS, 0))
     assert sandbox.cores.peak <= sandbox.cores.size
 
 
@@ -107,22 +89,23 @@ def test_one_core_runs_seats_one_after_the_other() -> None:
 
 
 @pytest.mark.parametrize("cgroup", ["auto", "none"])
-def test_an_outside_hog_gives_ie_not_tle(cgroup: str, hogs: list[subprocess.Popen[bytes]]) -> None:
+def test_an_outside_hog_gives_ie_not_tle(cgroup: str, hog: subprocess.Popen[bytes]) -> None:
     with Sandbox(cores=f"{CORE}-{CORE}", cgroup=cgroup) as sb:
-        # 0.3 s of CPU within 0.6 s: easy alone, impossible with a quarter of a core.
+        # 0.3 s of CPU within 0.6 s: easy alone, impossible with a third of a core.
         run = _run(sb, ["burn.py", "0.3"], 0.6)
         r = run.result
         assert r.verdict is Verdict.IE and r.kept_waiting, r.message
         assert r.wait_s is not None and r.wait_s > 0.1
         assert f"kept waiting {r.wait_s:.3f} s for a CPU" in r.message
         assert r.wall_s > 0.6  # it was given its waiting back and finished in it
-        _stop(hogs)
+        hog.kill()
+        hog.wait()
         again = _run(sb, ["burn.py", "0.3"], 0.6).result
         # Alone on its core it is OK (IE only if other load on the machine stole it).
         assert again.verdict is Verdict.OK or again.kept_waiting, again.message
 
 
-def test_an_infinite_loop_next_to_a_hog_is_still_tle(hog: list[subprocess.Popen[bytes]]) -> None:
+def test_an_infinite_loop_next_to_a_hog_is_still_tle(hog: subprocess.Popen[bytes]) -> None:
     with Sandbox(cores=f"{CORE}-{CORE}") as sb:
         r = _run(sb, ["loop.py"], 0.4).result
     assert r.verdict is Verdict.TLE, r.message
@@ -130,11 +113,11 @@ def test_an_infinite_loop_next_to_a_hog_is_still_tle(hog: list[subprocess.Popen[
     assert r.wait_s is not None and r.wall_s - r.wait_s >= 0.35
 
 
-def test_a_sleeping_program_next_to_a_hog_is_still_tle(hog: list[subprocess.Popen[bytes]]) -> None:
+def test_a_sleeping_program_next_to_a_hog_is_still_tle(hog: subprocess.Popen[bytes]) -> None:
     with Sandbox(cores=f"{CORE}-{CORE}") as sb:
         r = _run(sb, ["sleep.sh", "5"], 0.5).result
     assert r.verdict is Verdict.TLE and not r.kept_waiting, r.message
-    # Only its start-up could have waited for the core: nothing like the hog's half.
+    # Only its start-up could have waited for the core: nothing like the hog's share.
     assert r.wall_s < 0.5 + 0.3, r.wall_s
 
 
