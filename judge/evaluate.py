@@ -12,7 +12,7 @@ Design decisions (the command's help repeats them for users):
 * **Seats.**  Every map is played twice, BOT_A in seat 0 and then in seat 1,
   with the same placement seed: a map that favours one seat favours both bots
   once.  ``--rounds`` counts rounds, so an odd count is rounded up.
-* **Parallelism.**  Rounds run in threads that share one
+* **Parallelism.**  Rounds are tasks of :mod:`judge.scheduler`: threads that share one
   :class:`~judge.sandbox.Sandbox`.  Inside a round the two programs run one
   after the other (``sequential``): the result is the same (moves are
   simultaneous in the rules, not in time), and ``--jobs J`` then means at most
@@ -41,12 +41,12 @@ import math
 import random
 import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from judge.bots import BotSpec
+from judge.errors import JudgeError
 from judge.mapgen import generate_map
 from judge.maps import MAX_SIZE, MAX_TURNS, MIN_SIZE, MIN_TURNS, GameMap, load_map
 from judge.pentanomial import (
@@ -56,8 +56,10 @@ from judge.pentanomial import (
     estimate,
     round_points,
 )
-from judge.referee import RoundAborted, RoundConfig, RoundResult, play_round
+from judge.records import ReplayHeader, RoundResult, TurnRecord, pos_json
+from judge.referee import RoundConfig
 from judge.sandbox import Limits, Sandbox
+from judge.scheduler import Executor, RoundDone, RoundStatus, RoundTask, ThreadExecutor
 
 #: z for a two-sided 95 % interval (the 0.975 quantile of the standard normal).
 Z95 = 1.959963984540054
@@ -68,8 +70,16 @@ ALL_TURNS = tuple(range(MIN_TURNS, MAX_TURNS + 1, 2))
 Size = tuple[int, int]
 
 
-class EvalError(ValueError):
-    """A bad request (size list, K list, round count); the message names the option."""
+class EvalError(JudgeError, ValueError):
+    """A bad request (size list, K list, round count), or a round that cannot be played at all.
+
+    The message names the option or the problem; ``exit_code`` is 2 unless the
+    judge itself failed (3).
+    """
+
+    def __init__(self, message: str, exit_code: int = 2):
+        super().__init__(message)
+        self.exit_code = exit_code
 
 
 # --------------------------------------------------------------------------- maths
@@ -244,7 +254,7 @@ def round_specs(plans: Sequence[MapPlan]) -> list[RoundSpec]:
 
 
 @dataclass(frozen=True)
-class RoundOutcome:
+class EvalRound:
     """A played round seen from BOT_A: ``result`` itself stays in seat order."""
 
     spec: RoundSpec
@@ -263,16 +273,31 @@ class RoundOutcome:
     @property
     def outcome(self) -> str | None:
         """ "win", "draw" or "loss" for BOT_A; None for an abandoned round."""
-        r = self.result
-        if r is None:
-            return None
-        if r.winner is None:
-            return "draw"
-        return "win" if r.winner == self.a else "loss"
+        return self.result.result_for(self.a) if self.result is not None else None
 
 
-class EvalStopped(RuntimeError):
-    """The evaluation stopped early (a bot the judge cannot run at all)."""
+def round_task(
+    spec: RoundSpec,
+    bots: Sequence[BotSpec],
+    names: Sequence[str],
+    limits: Limits,
+    out_dir: Path,
+) -> RoundTask:
+    """Round ``spec`` as a scheduler task: its map made (or read), BOT_A in its seat."""
+    p = spec.plan
+    order = (0, 1) if spec.a_seat == 0 else (1, 0)
+    cfg = RoundConfig(
+        game_map=p.game_map(), map_label=p.label, seed=p.round_seed, limits=limits, sequential=True
+    )
+    rel = f"round-{spec.number:04d}"
+    return RoundTask(
+        key=str(spec.number),
+        config=cfg,
+        bots=(bots[order[0]], bots[order[1]]),
+        names=(names[order[0]], names[order[1]]),
+        out_dir=out_dir / rel,
+        replay_rel=f"{rel}/replay.jsonl",
+    )
 
 
 def game_trace(replay: Path, a_seat: int) -> str | None:
@@ -285,19 +310,21 @@ def game_trace(replay: Path, a_seat: int) -> str | None:
     order = (a_seat, 1 - a_seat)
     h = hashlib.sha256()
     try:
-        lines = replay.read_text(encoding="utf-8").splitlines()
-    except OSError:
+        lines = [json.loads(x) for x in replay.read_text(encoding="utf-8").splitlines() if x]
+        header = ReplayHeader.from_json(lines[0])
+        records = [TurnRecord.from_json(x, header.map.rows, header.map.cols) for x in lines[1:]]
+    except (OSError, ValueError, IndexError):
         return None
-    for line in lines:
-        try:
-            rec = json.loads(line)
-            if rec.get("type") == "header":
-                continue
-            moves, pos, status = rec["moves"], rec["positions"], rec["move_status"]
-            item = [rec["turn"], [moves[s] for s in order], [pos[s] for s in order]]
-            item.append([status[s] for s in order])
-        except (ValueError, KeyError, IndexError, TypeError, AttributeError):
+    for rec in records:
+        if rec.runs is None:
             return None
+        runs = [rec.runs[s] for s in order]
+        item = [
+            rec.turn,
+            [pos_json(r.move) for r in runs],
+            [pos_json(rec.boats[s].position) for s in order],
+            [r.status.value if r.status is not None else None for r in runs],
+        ]
         h.update(json.dumps(item, separators=(",", ":")).encode())
     return h.hexdigest()
 
@@ -310,71 +337,48 @@ def play_rounds(
     limits: Limits,
     out_dir: Path,
     jobs: int,
-    on_done: Callable[[RoundOutcome], None] | None = None,
+    on_done: Callable[[EvalRound], None] | None = None,
     stop: threading.Event | None = None,
-) -> list[RoundOutcome]:
-    """Play every round, ``jobs`` at a time; outcomes come back in round order.
+    executor: Executor | None = None,
+) -> list[EvalRound]:
+    """Play every round, ``jobs`` at a time (:mod:`judge.scheduler`); results in round order.
 
     ``on_done`` is called in the calling thread as each round finishes (for a
-    progress bar, or a sequential test that sets ``stop``).  Once ``stop`` is
-    set no new round starts; rounds already running finish and are returned.
-    A round the judge abandons (:class:`RoundAborted`) is recorded and the
-    rest go on; a bot the seat cannot run at all (``ValueError``, e.g.
-    ``ProgramUnreachable``) stops everything, since every later round would
-    fail the same way.
+    progress bar, or the SPRT that sets ``stop``).  Once ``stop`` is set no new
+    round starts and the rounds in flight stop at their next turn (they are not
+    returned).  A round the judge abandons is recorded and the rest go on; a
+    round that cannot be played at all (e.g. a program its seat cannot run)
+    stops everything, since every later round would fail the same way: it is
+    raised as an :class:`EvalError` with the status to exit with.
     """
     if jobs < 1:
         raise EvalError("--jobs must be at least 1")
-    failed = threading.Event()
+    by_key = {str(s.number): s for s in specs}
+    results: dict[int, EvalRound] = {}
+    failures: list[RoundDone] = []
     stop = stop if stop is not None else threading.Event()
 
-    def one(spec: RoundSpec) -> RoundOutcome | None:
-        if failed.is_set():
-            raise EvalStopped("stopped")
-        if stop.is_set():
-            return None
-        p = spec.plan
-        gm = p.game_map()
-        order = (0, 1) if spec.a_seat == 0 else (1, 0)
-        cfg = RoundConfig(
-            game_map=gm, map_label=p.label, seed=p.round_seed, limits=limits, sequential=True
-        )
-        rel = f"round-{spec.number:04d}"
-        try:
-            rr = play_round(
-                cfg,
-                [bots[i] for i in order],
-                [names[i] for i in order],
-                sandbox,
-                out_dir / rel,
-                replay_rel=f"{rel}/replay.jsonl",
-            )
-        except RoundAborted as exc:
-            return RoundOutcome(spec, None, str(exc))
-        return RoundOutcome(spec, rr, trace=game_trace(out_dir / rr.replay, spec.a_seat))
+    def done(d: RoundDone) -> None:
+        spec = by_key[d.task.key]
+        if d.status is RoundStatus.FAILED:
+            failures.append(d)
+            stop.set()
+            return
+        if d.status is RoundStatus.STOPPED:
+            return
+        trace = None
+        if d.result is not None:
+            trace = game_trace(d.task.out_dir.parent / d.result.replay, spec.a_seat)
+        r = EvalRound(spec, d.result, d.error, trace)
+        results[spec.number] = r
+        if on_done is not None:
+            on_done(r)
 
-    results: dict[int, RoundOutcome] = {}
-    pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="eval")
-    try:
-        pending: set[Future[RoundOutcome | None]] = {pool.submit(one, s) for s in specs}
-        while pending:
-            done, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for fut in done:
-                try:
-                    outcome = fut.result()
-                except ValueError:
-                    failed.set()
-                    raise
-                if outcome is None:
-                    continue
-                results[outcome.spec.number] = outcome
-                if on_done is not None:
-                    on_done(outcome)
-    except BaseException:
-        failed.set()
-        pool.shutdown(wait=True, cancel_futures=True)
-        raise
-    pool.shutdown(wait=True)
+    tasks = (round_task(s, bots, names, limits, out_dir) for s in specs)
+    (executor or ThreadExecutor(sandbox, jobs)).play(tasks, stop, done)
+    if failures:
+        first = failures[0]
+        raise EvalError(first.error or "a round could not be played", first.exit_code)
     return [results[n] for n in sorted(results)]
 
 
@@ -407,13 +411,13 @@ class PairTracker:
         self.penta = Pentanomial()
         self.llr = 0.0
         self.verdict = SprtVerdict.CONTINUE
-        self._waiting: dict[int, dict[int, RoundOutcome]] = {}
+        self._waiting: dict[int, dict[int, EvalRound]] = {}
 
     @property
     def decided(self) -> bool:
         return self.verdict in (SprtVerdict.H1, SprtVerdict.H0)
 
-    def add(self, outcome: RoundOutcome) -> bool:
+    def add(self, outcome: EvalRound) -> bool:
         """Take a finished round; True when the SPRT has decided (stop starting rounds)."""
         self._waiting.setdefault(outcome.spec.plan.index, {})[outcome.spec.a_seat] = outcome
         while not self.decided:
@@ -442,7 +446,7 @@ class PairTracker:
         return {p.plan.index for p in self.pairs}
 
 
-def pair_of(first: RoundOutcome, second: RoundOutcome) -> PairResult:
+def pair_of(first: EvalRound, second: EvalRound) -> PairResult:
     """Score a map's two rounds (BOT_A in seat 0, then in seat 1) as a pair."""
     if first.outcome is None or second.outcome is None:
         return PairResult(first.spec.plan, None, None)
@@ -453,7 +457,7 @@ def pair_of(first: RoundOutcome, second: RoundOutcome) -> PairResult:
     return PairResult(first.spec.plan, score, mirrored)
 
 
-def pairs_from(outcomes: Sequence[RoundOutcome]) -> PairTracker:
+def pairs_from(outcomes: Sequence[EvalRound]) -> PairTracker:
     """A tracker fed with finished rounds (no test): every complete pair in map order."""
     t = PairTracker()
     for o in sorted(outcomes, key=lambda o: o.spec.number):
@@ -519,7 +523,7 @@ def _sprt_summary(t: PairTracker, rounds_after: int) -> dict[str, Any] | None:
 # ------------------------------------------------------------------ the summary
 
 
-def _wdl(outcomes: Sequence[RoundOutcome]) -> dict[str, Any]:
+def _wdl(outcomes: Sequence[EvalRound]) -> dict[str, Any]:
     """Wins / draws / losses of BOT_A, the decided-round win rate and two 95 % intervals.
 
     ``wilson95`` treats every round as an independent trial.  But the two
@@ -546,15 +550,15 @@ def _wdl(outcomes: Sequence[RoundOutcome]) -> dict[str, Any]:
     }
 
 
-def mirrored_maps(outcomes: Sequence[RoundOutcome]) -> tuple[int, int]:
+def mirrored_maps(outcomes: Sequence[EvalRound]) -> tuple[int, int]:
     """(maps whose two seat orders gave the same result from BOT_A's view, maps with both played)."""
-    by_map: dict[int, list[RoundOutcome]] = {}
+    by_map: dict[int, list[EvalRound]] = {}
     for o in outcomes:
         if o.result is not None:
             by_map.setdefault(o.spec.plan.index, []).append(o)
     both = [pair for pair in by_map.values() if len(pair) == 2]
 
-    def view(o: RoundOutcome) -> tuple[Any, ...]:
+    def view(o: EvalRound) -> tuple[Any, ...]:
         r = o.result
         assert r is not None
         return (o.outcome, r.gold[o.a], r.gold[o.b], r.end_reason, r.turns_played)
@@ -562,7 +566,7 @@ def mirrored_maps(outcomes: Sequence[RoundOutcome]) -> tuple[int, int]:
     return sum(1 for a, b in both if view(a) == view(b)), len(both)
 
 
-def _bot_stats(outcomes: Sequence[RoundOutcome], who: str) -> dict[str, Any]:
+def _bot_stats(outcomes: Sequence[EvalRound], who: str) -> dict[str, Any]:
     walls: list[float] = []
     cpus: list[float] = []
     verdicts: dict[str, int] = {}
@@ -607,7 +611,7 @@ def _bot_stats(outcomes: Sequence[RoundOutcome], who: str) -> dict[str, Any]:
 
 
 def summarize(
-    outcomes: Sequence[RoundOutcome],
+    outcomes: Sequence[EvalRound],
     names: Sequence[str],
     sources: Sequence[str],
     seed: int,
@@ -887,7 +891,7 @@ def evaluate(
     req: EvalRequest,
     sandbox: Sandbox,
     out_dir: Path,
-    on_done: Callable[[RoundOutcome], None] | None = None,
+    on_done: Callable[[EvalRound], None] | None = None,
     keep_out: bool = True,
     tracker: PairTracker | None = None,
 ) -> dict[str, Any]:
@@ -901,7 +905,7 @@ def evaluate(
     tracker = tracker if tracker is not None else PairTracker(req.sprt)
     stop = threading.Event()
 
-    def done(o: RoundOutcome) -> None:
+    def done(o: EvalRound) -> None:
         if tracker.add(o):
             stop.set()
         if on_done is not None:

@@ -9,14 +9,14 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from judge import atomic
 from judge.bots import BotSpec
 from judge.maps import GameMap
-from judge.referee import RoundConfig, RoundObserver, RoundResult, play_round
+from judge.records import MatchResult
+from judge.referee import RoundConfig, RoundObserver, play_round
 from judge.sandbox import Limits, Sandbox
 
 RESULT_FILE = "result.json"
@@ -34,55 +34,9 @@ class RoundPlan:
     map_label: str
 
 
-@dataclass
-class MatchResult:
-    teams: list[str]
-    seed: int
-    rounds: list[RoundResult] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
-    #: rounds the match was to have; result.json says ``complete: false`` until all are in
-    planned: int | None = None
-
-    @property
-    def complete(self) -> bool:
-        return self.planned is None or len(self.rounds) >= self.planned
-
-    @property
-    def points(self) -> tuple[int, int]:
-        return (sum(r.points[0] for r in self.rounds), sum(r.points[1] for r in self.rounds))
-
-    @property
-    def winner(self) -> int | None:
-        """R18 order between the two teams; None when they are level on all of it."""
-        keys = []
-        for s in (0, 1):
-            keys.append(
-                (
-                    self.points[s],
-                    sum(1 for r in self.rounds if r.winner == s),
-                    sum(r.gold[s] for r in self.rounds),
-                )
-            )
-        if keys[0] == keys[1]:
-            return None
-        return 0 if keys[0] > keys[1] else 1
-
-    def as_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
-            "teams": self.teams,
-            "seed": self.seed,
-            "rounds": [r.as_dict() for r in self.rounds],
-            "points": list(self.points),
-            "winner": self.winner,
-            "rounds_planned": self.planned if self.planned is not None else len(self.rounds),
-            "complete": self.complete,
-        }
-        d.update(self.extra)
-        return d
-
-
 def write_result(out_dir: Path, result: MatchResult) -> None:
-    atomic.write_json(out_dir / RESULT_FILE, result.as_dict())
+    """``result.json`` of a match folder, written atomically."""
+    atomic.write_json(out_dir / RESULT_FILE, result.to_json())
 
 
 def play_match(
@@ -96,14 +50,19 @@ def play_match(
     turns: int | None = None,
     sequential: bool = False,
     observer_for: Callable[[int, RoundPlan], RoundObserver | None] | None = None,
-    extra: dict[str, Any] | None = None,
 ) -> MatchResult:
     """Play every round in order; ``result.json`` is rewritten (atomically) after each one.
 
     Until the last round is in, result.json says ``"complete": false``, so a match
     that was interrupted never passes for a finished shorter one.
     """
-    result = MatchResult(list(names), seed, extra=dict(extra or {}), planned=len(rounds))
+    result = MatchResult(
+        (names[0], names[1]),
+        seed,
+        planned=len(rounds),
+        bots=tuple(b.source for b in bots),
+        time_limit_lifted=limits.time_s is None,
+    )
     write_result(out_dir, result)
     for idx, plan in enumerate(rounds, start=1):
         cfg = RoundConfig(

@@ -11,6 +11,13 @@ from dataclasses import dataclass
 from judge.maps import cell_token
 from judge.rules import Game, MoveStatus, Pos
 
+#: The protocol's files, in the team's folder: the judge writes MAP.INP before each run,
+#: the bot writes MOVE.OUT; STATE.OUT is the bot's own, kept between turns (up to 1 MiB).
+MAP_INP = "MAP.INP"
+MOVE_OUT = "MOVE.OUT"
+STATE_OUT = "STATE.OUT"
+STATE_MAX_BYTES = 1 * 2**20
+
 #: How much of MOVE.OUT's first line a replay keeps.
 RAW_CAP = 80
 

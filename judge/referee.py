@@ -9,28 +9,60 @@ a value (:class:`RoundResult`); writing ``result.json`` is the match's job.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import random
+import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TextIO
 
 from judge import atomic, voidwhy
 from judge.bots import BotSpec
-from judge.maps import GameMap
+from judge.errors import JudgeError
+from judge.maps import GameMap, cell_token
 from judge.names import distinct_folders
-from judge.protocol import parse_move_out, render_map_inp
+from judge.protocol import (
+    MAP_INP,
+    MOVE_OUT,
+    STATE_MAX_BYTES,
+    STATE_OUT,
+    parse_move_out,
+    render_map_inp,
+)
+from judge.records import (
+    REPLAY_SCHEMA,
+    Attempt,
+    Boat,
+    MapInfo,
+    ReplayHeader,
+    RoundResult,
+    RunLimits,
+    SeatRun,
+    SeatStats,
+    Treasure,
+    TurnRecord,
+)
 from judge.rules import EndReason, Event, Game, Move, MoveStatus
-from judge.sandbox import Limits, Sandbox, TurnRun, Verdict
-from judge.voidwhy import Why
+from judge.sandbox import Limits, RunResult, Sandbox, Seat, TurnRun, Verdict
 
-REPLAY_SCHEMA = 1
-MAP_INP = "MAP.INP"
-MOVE_OUT = "MOVE.OUT"
+__all__ = [
+    "IE_RETRIES",
+    "REPLAY_SCHEMA",
+    "RoundAborted",
+    "RoundConfig",
+    "RoundObserver",
+    "RoundResult",
+    "RoundStopped",
+    "play_round",
+    "read_run",
+    "run_retrying",
+]
+
 #: A judge failure (IE) is retried this many times before the round is abandoned.
 IE_RETRIES = 1
 #: A run the machine kept waiting for a CPU (IE, ``kept_waiting``) is retried this many
@@ -39,16 +71,24 @@ BUSY_RETRIES = 5
 BUSY_PAUSE_S = 0.25
 
 
-class RoundAborted(RuntimeError):
+class RoundAborted(JudgeError, RuntimeError):
     """The judge itself could not run the round (never the bots' fault)."""
+
+    exit_code = 3
+
+
+class RoundStopped(JudgeError):
+    """The round was asked to stop (its stop event was set) before it ended: nothing to record."""
+
+    exit_code = 130
 
 
 class RoundObserver(Protocol):
     """Live watchers (terminal board, progress) get each record as it is made."""
 
-    def start(self, header: dict[str, Any]) -> None: ...
+    def start(self, header: ReplayHeader) -> None: ...
 
-    def turn(self, record: dict[str, Any]) -> None: ...
+    def turn(self, record: TurnRecord) -> None: ...
 
     def end(self, result: RoundResult) -> None: ...
 
@@ -70,11 +110,81 @@ class RoundConfig:
         return self.turns if self.turns is not None else self.game_map.turns
 
 
-@dataclass
-class SeatStats:
-    """Per-seat measurements of a round, for tables and warnings."""
+def run_retrying(
+    seat: Seat,
+    argv: list[str],
+    inputs: dict[str, bytes],
+    outputs: list[str],
+    limits: Limits,
+    on_retry: Callable[[RunResult], None] | None = None,
+) -> TurnRun:
+    """One run of a turn; a judge failure (IE, never the bot's fault) is run again.
 
-    runs: int = 0
+    A run the machine kept waiting for a CPU (``kept_waiting``) is retried up
+    to BUSY_RETRIES times after doubling pauses (load elsewhere comes in
+    bursts), any other IE IE_RETRIES times; ``on_retry`` hears of each failed
+    run.  The last run is returned, so a verdict still IE means the judge
+    cannot run the program: the caller abandons what it was doing, naming it.
+    """
+    failures, busy, pause = 0, 0, BUSY_PAUSE_S
+    while True:
+        run = seat.run_turn(argv, inputs, outputs, limits)
+        r = run.result
+        if r.verdict is not Verdict.IE:
+            return run
+        if r.kept_waiting and busy < BUSY_RETRIES:
+            busy += 1
+            time.sleep(pause)
+            pause *= 2
+        elif not r.kept_waiting and failures < IE_RETRIES:
+            failures += 1
+        else:
+            return run
+        if on_retry is not None:
+            on_retry(r)
+
+
+def read_run(run: TurnRun | None) -> SeatRun:
+    """R10: what a run asked for; a move counts only from a run that ended OK with two integers.
+
+    ``status`` is set when the run gave no usable target (a failed run, no or
+    unreadable MOVE.OUT, not two integers); otherwise it is left for the rules
+    to decide (moved, stayed, outside, ...).  ``None`` = the seat was not run.
+    """
+    if run is None:
+        return SeatRun(status=MoveStatus.SUNK)
+    r = run.result
+    parsed = parse_move_out(run.outputs.get(MOVE_OUT))
+    ok = r.verdict is Verdict.OK
+    if not ok:
+        status: MoveStatus | None = MoveStatus.RUN_FAILED
+    else:
+        status = parsed.status
+    why = voidwhy.for_run(
+        r.verdict.value,
+        parsed.status,
+        r.stdout_tail,
+        r.stderr_tail + b"\n" + r.message.encode("utf-8", "replace"),
+    )
+    return SeatRun(
+        move=parsed.target if ok and parsed.status is None else None,
+        raw=parsed.raw,
+        verdict=r.verdict.value,
+        status=status,
+        wall_ms=round(r.wall_s * 1000, 1),
+        cpu_ms=round(r.cpu_s * 1000, 1),
+        wait_ms=round(r.wait_s * 1000, 1) if r.wait_s is not None else None,
+        mem_mb=round(r.peak_memory_bytes / 2**20, 1),
+        discarded=tuple(run.discarded),
+        message=r.message if not ok else None,
+        why=why.value if why is not None else None,
+    )
+
+
+@dataclass
+class _Tally:
+    """One seat's measurements while the round is played (a :class:`SeatStats` at the end)."""
+
     verdicts: dict[str, int] = field(default_factory=dict)
     wall_ms: list[float] = field(default_factory=list)
     cpu_ms: list[float] = field(default_factory=list)
@@ -87,85 +197,42 @@ class SeatStats:
 
     def add(self, run: TurnRun) -> None:
         r = run.result
-        self.runs += 1
         self.verdicts[r.verdict.value] = self.verdicts.get(r.verdict.value, 0) + 1
         self.wall_ms.append(round(r.wall_s * 1000, 1))
         self.cpu_ms.append(round(r.cpu_s * 1000, 1))
         self.peak_mem_mb = max(self.peak_mem_mb, r.peak_memory_bytes / 2**20)
 
-    def failed(self) -> int:
-        return self.runs - self.verdicts.get("OK", 0)
-
-    def count_move(self, why: Why | None) -> None:
-        """One more move asked for; ``why`` says why it was void (None: it was not)."""
+    def count_move(self, run: SeatRun) -> None:
+        """One more move asked for; its ``why`` says why it was void (None: it was not)."""
         self.moves += 1
-        if why is not None:
-            self.why_void[why.value] = self.why_void.get(why.value, 0) + 1
+        if run.why is not None:
+            self.why_void[run.why] = self.why_void.get(run.why, 0) + 1
 
-    def as_dict(self) -> dict[str, Any]:
-        walls = sorted(self.wall_ms)
-        return {
-            "runs": self.runs,
-            "verdicts": dict(sorted(self.verdicts.items())),
-            "wall_ms_p50": walls[len(walls) // 2] if walls else None,
-            "wall_ms_max": walls[-1] if walls else None,
-            "peak_mem_mb": round(self.peak_mem_mb, 1),
-            "void_moves": self.void_moves,
-            "moves": self.moves,
-            "why_void": dict(sorted(self.why_void.items())),
-        }
+    def stats(self) -> SeatStats:
+        return SeatStats.measured(
+            self.verdicts,
+            self.wall_ms,
+            self.cpu_ms,
+            self.peak_mem_mb,
+            self.void_moves,
+            self.moves,
+            self.why_void,
+        )
 
 
-@dataclass(frozen=True)
-class RoundResult:
-    """A finished round, as result.json reports it."""
-
-    map_label: str
-    turns: int
-    turns_played: int
-    end_reason: EndReason
-    gold: tuple[int, int]
-    sunk: tuple[bool, bool]
-    shield: tuple[bool, bool]
-    positions: tuple[tuple[int, int] | None, tuple[int, int] | None]
-    treasure: dict[str, Any] | None
-    winner: int | None
-    points: tuple[int, int]
-    replay: str
-    stats: tuple[SeatStats, SeatStats]
-    seed: int
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "map": self.map_label,
-            "turns": self.turns,
-            "turns_played": self.turns_played,
-            "end_reason": self.end_reason.value,
-            "gold": list(self.gold),
-            "sunk": list(self.sunk),
-            "shield": list(self.shield),
-            "positions": [list(p) if p else None for p in self.positions],
-            "treasure": self.treasure,
-            "winner": self.winner,
-            "points": list(self.points),
-            "replay": self.replay,
-            "seed": self.seed,
-            "stats": [s.as_dict() for s in self.stats],
-        }
-
-
-def _pos(p: tuple[int, int] | None) -> list[int] | None:
-    return list(p) if p is not None else None
-
-
-def _grid_rows(game: Game, reef_symbol: str = "D") -> list[str]:
-    from judge.maps import cell_token
-
+def _grid_rows(game: Game) -> tuple[str, ...]:
     b = game.board
-    return [
-        " ".join(cell_token(v, reef_symbol) for v in game.grid[r * b.cols : (r + 1) * b.cols])
+    return tuple(
+        " ".join(cell_token(v) for v in game.grid[r * b.cols : (r + 1) * b.cols])
         for r in range(b.rows)
-    ]
+    )
+
+
+_END_WORDS = {
+    EndReason.TURNS: "all turns were played",
+    EndReason.BOTH_SUNK: "both boats sank",
+    EndReason.GOLD_GAP: "the gold gap at half time was over 20",
+}
 
 
 class _Round:
@@ -181,69 +248,78 @@ class _Round:
         replay_rel: str,
         observer: RoundObserver | None,
         folders: Sequence[str] | None = None,
+        stop: threading.Event | None = None,
     ):
         self.cfg, self.bots, self.names = cfg, bots, list(names)
+        self.stop = stop
         #: the teams' folder forms (judge.names): their stderr.log folders and seat names
         self.folders = list(folders) if folders else distinct_folders(self.names)
         self.sandbox, self.out_dir, self.observer = sandbox, out_dir, observer
         self.replay_rel = replay_rel
         self.game = Game(cfg.game_map, cfg.k)
         self.rng = random.Random(f"ocean-placement:{cfg.seed}")
-        self.stats = (SeatStats(), SeatStats())
+        self.tallies = (_Tally(), _Tally())
         self.stderr: tuple[list[str], list[str]] = ([], [])
         self.log_turns: list[str] = []
         self.replay_path = out_dir / "replay.jsonl"
         self.part_path = out_dir / "replay.jsonl.part"
-        self.replay_file: Any = None
+        self.replay_file: TextIO | None = None
 
     # ------------------------------------------------------------ recording
-    def header(self) -> dict[str, Any]:
+    def header(self) -> ReplayHeader:
         gm = self.cfg.game_map
         lim = self.cfg.limits
-        return {
-            "type": "header",
-            "schema": REPLAY_SCHEMA,
-            "map": {
-                "path": self.cfg.map_label,
-                "rows": gm.rows,
-                "cols": gm.cols,
-                "turns": gm.turns,
-                "grid": _grid_rows(self.game),
-            },
-            "turns": self.cfg.k,
-            "seed": self.cfg.seed,
-            "teams": self.names,
-            "bots": [b.source for b in self.bots],
-            "limits": {
-                "time_s": lim.time_s,
-                "memory_mb": lim.memory_bytes / 2**20,
-                "file_mb": lim.file_bytes / 2**20,
-                "time_limit_lifted": lim.time_s is None,
-            },
-            "isolation": self.sandbox.isolation.as_dict(),
-        }
+        return ReplayHeader(
+            map=MapInfo(self.cfg.map_label, gm.rows, gm.cols, gm.turns, _grid_rows(self.game)),
+            turns=self.cfg.k,
+            seed=self.cfg.seed,
+            teams=(self.names[0], self.names[1]),
+            bots=tuple(b.source for b in self.bots),
+            limits=RunLimits(lim.time_s, lim.memory_bytes / 2**20, lim.file_bytes / 2**20),
+            isolation=self.sandbox.isolation.as_dict(),
+        )
 
     def write_line(self, obj: dict[str, Any]) -> None:
+        assert self.replay_file is not None
         self.replay_file.write(json.dumps(obj, separators=(",", ":")) + "\n")
         self.replay_file.flush()
 
-    def snapshot(self) -> dict[str, Any]:
+    def boats(self) -> tuple[Boat, Boat]:
         g = self.game
-        return {
-            "positions": [_pos(g.position(0)), _pos(g.position(1))],
-            "gold": list(g.gold),
-            "shield": list(g.shield),
-            "sunk": list(g.sunk),
-            "grid": _grid_rows(g),
-            "treasure": g.treasure,
-            "ended": g.ended,
-            "end_reason": g.reason.value if g.reason else None,
-        }
+        b0, b1 = (Boat(g.position(s), g.gold[s], g.shield[s], g.sunk[s]) for s in (0, 1))
+        return (b0, b1)
+
+    def record(
+        self,
+        runs: Sequence[SeatRun],
+        events: Sequence[Event],
+        turn: int,
+        k_left: int,
+        **placement: Any,
+    ) -> TurnRecord:
+        g = self.game
+        return TurnRecord(
+            turn=turn,
+            turns_left=k_left,
+            runs=(runs[0], runs[1]),
+            events=tuple(events),
+            boats=self.boats(),
+            grid=_grid_rows(g),
+            treasure=g.treasure,
+            ended=g.ended,
+            end_reason=g.reason,
+            **placement,
+        )
 
     # -------------------------------------------------------------- running
+    def check_stop(self, turn: int) -> None:
+        """Before each turn: a round whose stop event is set goes no further."""
+        if self.stop is not None and self.stop.is_set():
+            raise RoundStopped(f"stopped before turn {turn}")
+
     def run_seats(
-        self, seats: Sequence[Any], argvs: Sequence[list[str]], active: Sequence[bool], turn: int
-    ) -> list[TurnRun | None]:
+        self, seats: Sequence[Seat], argvs: Sequence[list[str]], active: Sequence[bool], turn: int
+    ) -> list[SeatRun]:
         """Run the active seats (both at once unless sequential) on the current state."""
         inputs = [
             {MAP_INP: render_map_inp(self.game, s, self.cfg.reef_symbol).encode()} for s in (0, 1)
@@ -252,24 +328,19 @@ class _Round:
         def one(s: int) -> TurnRun | None:
             if not active[s]:
                 return None
-            failures, busy, pause = 0, 0, BUSY_PAUSE_S
-            while True:
-                run = seats[s].run_turn(argvs[s], inputs[s], [MOVE_OUT], self.cfg.limits)
-                r = run.result
-                if r.verdict is not Verdict.IE:
-                    return run
-                if r.kept_waiting and busy < BUSY_RETRIES:
-                    busy += 1
-                    time.sleep(pause)
-                    pause *= 2
-                elif not r.kept_waiting and failures < IE_RETRIES:
-                    failures += 1
-                else:
-                    raise RoundAborted(
-                        f"the judge could not run {self.names[s]} at turn {turn}: {r.message}"
-                    )
+
+            def noted(r: RunResult) -> None:
                 # Only the run that counts is recorded; the judge's failures go to the log.
                 self.stderr[s].append(f"--- turn {turn}: IE ({r.message}); run again ---")
+
+            run = run_retrying(
+                seats[s], argvs[s], inputs[s], [MOVE_OUT], self.cfg.limits, on_retry=noted
+            )
+            if run.result.verdict is Verdict.IE:
+                raise RoundAborted(
+                    f"the judge could not run {self.names[s]} at turn {turn}: {run.result.message}"
+                )
+            return run
 
         if self.cfg.sequential or not all(active):
             runs = [one(0), one(1)]
@@ -279,202 +350,132 @@ class _Round:
                 runs = [f.result() for f in futures]
         for s, run in enumerate(runs):
             if run is not None:
-                self.stats[s].add(run)
+                self.tallies[s].add(run)
                 err = run.result.stderr_tail.decode("utf-8", "replace")
                 if err or run.result.verdict is not Verdict.OK:
                     self.stderr[s].append(
                         f"--- turn {turn}: {run.result.verdict.value} "
                         f"({run.result.message}) ---\n{err}"
                     )
-        return runs
+        return [read_run(run) for run in runs]
 
-    def read_moves(self, runs: Sequence[TurnRun | None]) -> dict[str, list[Any]]:
-        """R10: a move counts only from a run that ended OK with two integers."""
-        out: dict[str, list[Any]] = {
-            "targets": [None, None],
-            "status": [None, None],
-            "raw": [None, None],
-            "verdicts": [None, None],
-            "wall_ms": [None, None],
-            "cpu_ms": [None, None],
-            "wait_ms": [None, None],
-            "mem_mb": [None, None],
-            "discarded": [[], []],
-            "messages": [None, None],
-            "why": [None, None],
-        }
-        for s, run in enumerate(runs):
-            if run is None:
-                out["status"][s] = MoveStatus.SUNK
-                continue
-            r = run.result
-            out["verdicts"][s] = r.verdict.value
-            out["wall_ms"][s] = round(r.wall_s * 1000, 1)
-            out["cpu_ms"][s] = round(r.cpu_s * 1000, 1)
-            if r.wait_s is not None:  # kept waiting for a CPU by something else (issue 16)
-                out["wait_ms"][s] = round(r.wait_s * 1000, 1)
-            out["mem_mb"][s] = round(r.peak_memory_bytes / 2**20, 1)
-            out["discarded"][s] = list(run.discarded)
-            if r.verdict is not Verdict.OK:
-                out["messages"][s] = r.message
-            parsed = parse_move_out(run.outputs.get(MOVE_OUT))
-            out["raw"][s] = parsed.raw
-            out["why"][s] = voidwhy.for_run(
-                r.verdict.value,
-                parsed.status,
-                r.stdout_tail,
-                r.stderr_tail + b"\n" + r.message.encode("utf-8", "replace"),
-            )
-            if r.verdict is not Verdict.OK:
-                out["status"][s] = MoveStatus.RUN_FAILED
-            elif parsed.status is not None:
-                out["status"][s] = parsed.status
-            else:
-                out["targets"][s] = parsed.target
-        return out
-
-    def record_common(
-        self,
-        turn: int,
-        k_left: int,
-        mv: dict[str, list[Any]],
-        statuses: Sequence[MoveStatus | None],
-        events: list[Event],
-        whys: Sequence[Why | None] = (None, None),
-    ) -> dict[str, Any]:
-        return {
-            "turn": turn,
-            "turns_left": k_left,
-            "moves": [_pos(t) for t in mv["targets"]],
-            "raw": mv["raw"],
-            "verdicts": mv["verdicts"],
-            "move_status": [s.value if s else None for s in statuses],
-            "wall_ms": mv["wall_ms"],
-            "cpu_ms": mv["cpu_ms"],
-            "wait_ms": mv["wait_ms"],
-            "mem_mb": mv["mem_mb"],
-            "discarded": mv["discarded"],
-            "messages": mv["messages"],
-            "why": [w.value if w is not None else None for w in whys],
-            "events": [e.as_dict() for e in events],
-        }
-
-    def log_block(self, rec: dict[str, Any], events: list[Event]) -> None:
+    def log_block(self, rec: TurnRecord) -> None:
         """The turn in words for log.txt: the same words as the summary and the board."""
-        lines = [f"turn {rec['turn']} (K left {rec['turns_left']})"]
-        for s in (0, 1):
-            status = rec["move_status"][s]
-            if status == MoveStatus.SUNK.value:
-                lines.append(f"  {self.names[s]}: sunk, not run")
+        assert rec.runs is not None
+        lines = [f"turn {rec.turn} (K left {rec.turns_left})"]
+        for s, run in enumerate(rec.runs):
+            name = self.names[s]
+            if run.status is MoveStatus.SUNK:
+                lines.append(f"  {name}: sunk, not run")
                 continue
-            asked = rec["moves"][s]
-            what = f"asked {tuple(asked)}, " if asked else ""
-            extra = f" [{rec['messages'][s]}]" if rec["messages"][s] else ""
+            what = f"asked {run.move}, " if run.move else ""
+            extra = f" [{run.message}]" if run.message else ""
             lines.append(
-                f"  {self.names[s]}: {what}{voidwhy.status_words(rec, s)}; "
-                f"run {rec['verdicts'][s]} in {rec['wall_ms'][s]} ms{extra}"
+                f"  {name}: {what}{voidwhy.status_words(run)}; "
+                f"run {run.verdict} in {run.wall_ms} ms{extra}"
             )
-            for d in rec["discarded"][s]:
-                lines.append(f"  {self.names[s]}: {d}")
-        for e in events:
+            for d in run.discarded:
+                lines.append(f"  {name}: {d}")
+        for e in rec.events:
             lines.append("  * " + e.describe(self.names))
         self.log_turns.append("\n".join(lines))
 
-    def emit(self, rec: dict[str, Any], events: list[Event]) -> None:
-        rec.update(self.snapshot())
-        self.write_line(rec)
-        self.log_block(rec, events)
+    def emit(self, rec: TurnRecord) -> None:
+        self.write_line(rec.to_json())
+        self.log_block(rec)
         if self.observer is not None:
             self.observer.turn(rec)
 
     # ----------------------------------------------------------------- turns
-    def placement(self, seats: Sequence[Any], argvs: Sequence[list[str]]) -> None:
-        attempts: list[dict[str, Any]] = []
+    def placement(self, seats: Sequence[Seat], argvs: Sequence[list[str]]) -> None:
+        attempts: list[Attempt] = []
         reasks = 0
         k_left = self.game.turns_left
         while True:
+            self.check_stop(1)
             runs = self.run_seats(seats, argvs, (True, True), 1)
-            mv = self.read_moves(runs)
-            asked: tuple[Move, Move] = (mv["targets"][0], mv["targets"][1])
+            asked: tuple[Move, Move] = (runs[0].move, runs[1].move)
             decision = self.game.decide_placement(asked, reasks, self.rng)
-            statuses = [
-                mv["status"][s] if mv["status"][s] is not None else decision.statuses[s]
-                for s in (0, 1)
+            runs = [
+                self.with_why(
+                    s,
+                    r
+                    if r.status is not None
+                    else dataclasses.replace(r, status=decision.statuses[s]),
+                    placement=True,
+                )
+                for s, r in enumerate(runs)
             ]
-            whys = [self.why(s, mv, statuses[s], placement=True) for s in (0, 1)]
-            attempt = self.record_common(1, k_left, mv, statuses, list(decision.events), whys)
-            attempt["reask"] = decision.reask
-            attempts.append(attempt)
+            attempts.append(Attempt(1, k_left, (runs[0], runs[1]), decision.events, decision.reask))
             if decision.reask:
                 reasks += 1
                 continue
             assert decision.positions is not None
             for s in (0, 1):
-                self.stats[s].count_move(whys[s])
+                self.tallies[s].count_move(runs[s])
             events = list(decision.events) + self.game.place(decision.positions)
-            rec = dict(attempt)
-            rec["events"] = [e.as_dict() for e in events]
-            rec["attempts"] = attempts
-            rec["random_placed"] = list(decision.random_placed)
-            self.emit(rec, events)
+            self.emit(
+                self.record(
+                    runs,
+                    events,
+                    1,
+                    k_left,
+                    attempts=tuple(attempts),
+                    random_placed=decision.random_placed,
+                )
+            )
             return
 
-    def moving_turn(self, seats: Sequence[Any], argvs: Sequence[list[str]]) -> None:
+    def moving_turn(self, seats: Sequence[Seat], argvs: Sequence[list[str]]) -> None:
         g = self.game
         turn, k_left = g.turn + 1, g.turns_left
+        self.check_stop(turn)
         active = (not g.sunk[0], not g.sunk[1])
         runs = self.run_seats(seats, argvs, active, turn)
-        mv = self.read_moves(runs)
-        targets: tuple[Move, Move] = (mv["targets"][0], mv["targets"][1])
-        statuses: list[MoveStatus | None] = []
-        whys: list[Why | None] = []
-        for s in (0, 1):
-            st: MoveStatus = mv["status"][s] or g.classify(s, targets[s])
-            statuses.append(st)
-            whys.append(self.why(s, mv, st, placement=False))
-            if st is not MoveStatus.SUNK:
-                self.stats[s].count_move(whys[s])
-                if st.void:
-                    self.stats[s].void_moves += 1
-        events = g.step(targets)
-        self.emit(self.record_common(turn, k_left, mv, statuses, events, whys), events)
+        for s, r in enumerate(runs):
+            if r.status is None:
+                r = dataclasses.replace(r, status=g.classify(s, r.move))
+            runs[s] = r = self.with_why(s, r, placement=False)
+            if r.status is not MoveStatus.SUNK:
+                self.tallies[s].count_move(r)
+                if r.status is not None and r.status.void:
+                    self.tallies[s].void_moves += 1
+        events = g.step((runs[0].move, runs[1].move))
+        self.emit(self.record(runs, events, turn, k_left))
 
-    def why(
-        self, s: int, mv: dict[str, list[Any]], status: MoveStatus | None, placement: bool
-    ) -> Why | None:
-        """Why seat ``s``'s move is void (None when it is not): the run's reason, else the cell's."""
+    def with_why(self, s: int, run: SeatRun, placement: bool) -> SeatRun:
+        """Seat ``s``'s run with why its move is void (None when it is not): the run's, else the cell's."""
+        status = run.status
         if status is None or not status.void or status is MoveStatus.SUNK:
-            return None
-        found: Why | None = mv["why"][s]
-        if found is not None:
-            return found
-        target = mv["targets"][s]
-        if target is None:
-            return voidwhy.for_run("OK", status)
-        return voidwhy.for_cell(self.game, s, target, status, placement)
+            return dataclasses.replace(run, why=None) if run.why is not None else run
+        if run.why is not None:
+            return run
+        if run.move is None:
+            why = voidwhy.for_run("OK", status)
+        else:
+            why = voidwhy.for_cell(self.game, s, run.move, status, placement)
+        return dataclasses.replace(run, why=why.value if why is not None else None)
 
     def result(self) -> RoundResult:
         g = self.game
         outcome = g.outcome()
-        assert outcome is not None and g.reason is not None
+        assert outcome is not None
         treasure = None
         if g.treasure is not None:
-            treasure = {"value": g.treasure, "collected_by": g.treasure_by}
+            treasure = Treasure(g.treasure, g.treasure_by)
         return RoundResult(
             map_label=self.cfg.map_label,
             turns=g.turns,
             turns_played=g.turn,
-            end_reason=g.reason,
+            outcome=outcome,
             gold=(g.gold[0], g.gold[1]),
             sunk=(g.sunk[0], g.sunk[1]),
             shield=(g.shield[0], g.shield[1]),
             positions=(g.position(0), g.position(1)),
             treasure=treasure,
-            winner=outcome.winner,
-            points=outcome.points,
             replay=self.replay_rel,
-            stats=self.stats,
             seed=self.cfg.seed,
+            stats=(self.tallies[0].stats(), self.tallies[1].stats()),
         )
 
     def write_logs(self, result: RoundResult | None, error: str | None) -> None:
@@ -494,13 +495,9 @@ class _Round:
                 f"{self.names[1]} {result.gold[1]} gold; points {result.points[0]}-"
                 f"{result.points[1]}"
             )
-            reason = {
-                EndReason.TURNS: "all turns were played",
-                EndReason.BOTH_SUNK: "both boats sank",
-                EndReason.GOLD_GAP: "the gold gap at half time was over 20",
-            }[result.end_reason]
             head.append(
-                f"{result.turns_played} of {result.turns} turns played; ended because {reason}"
+                f"{result.turns_played} of {result.turns} turns played; ended because "
+                f"{_END_WORDS[result.end_reason]}"
             )
         if error:
             head.append(f"ROUND ABANDONED: {error}")
@@ -522,8 +519,13 @@ def play_round(
     replay_rel: str = "replay.jsonl",
     observer: RoundObserver | None = None,
     folders: Sequence[str] | None = None,
+    stop: threading.Event | None = None,
 ) -> RoundResult:
     """Play one round and write its replay and logs into ``out_dir``.
+
+    ``stop`` is looked at before each turn (and before anything is written):
+    once it is set the round raises :class:`RoundStopped`, its seats are closed
+    (the sandbox kills what is left) and its folder is left as it is.
 
     ``names`` are shown as written (replay, log.txt); ``folders`` are their
     folder forms (default :func:`judge.names.distinct_folders` of the names).
@@ -531,19 +533,25 @@ def play_round(
     The replay grows in ``replay.jsonl.part`` (so a crash leaves the turns so
     far) and is renamed to ``replay.jsonl`` when the round is over.
     """
+    if stop is not None and stop.is_set():
+        raise RoundStopped("stopped before the round started")
     out_dir.mkdir(parents=True, exist_ok=True)
-    rnd = _Round(cfg, bots, names, sandbox, out_dir, replay_rel, observer, folders)
+    rnd = _Round(cfg, bots, names, sandbox, out_dir, replay_rel, observer, folders, stop)
     result: RoundResult | None = None
     error: str | None = None
-    seats: list[Any] = []
+    seats: list[Seat] = []
     try:
         for s in (0, 1):
-            seats.append(sandbox.seat(rnd.folders[s], bots[s].program_dir))
+            seats.append(
+                sandbox.seat(
+                    rnd.folders[s], bots[s].program_dir, keep=STATE_OUT, keep_bytes=STATE_MAX_BYTES
+                )
+            )
         argvs = [bots[s].argv_for(seats[s].program_dir) for s in (0, 1)]
         with open(rnd.part_path, "w", encoding="utf-8") as f:
             rnd.replay_file = f
             header = rnd.header()
-            rnd.write_line(header)
+            rnd.write_line(header.to_json())
             if observer is not None:
                 observer.start(header)
             rnd.placement(seats, argvs)

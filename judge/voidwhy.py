@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from judge.protocol import parse_move_out
+from judge.records import SeatRun
 from judge.rules import Game, MoveStatus, Pos
 
 
@@ -134,25 +135,18 @@ def parse(value: Any) -> Why | None:
         return None
 
 
-def of_record(rec: Mapping[str, Any], seat: int) -> Why | None:
-    """The reason a replay record gives for a seat's void move (older replays: derived)."""
-    whys = rec.get("why")
-    if isinstance(whys, list) and len(whys) == 2 and whys[seat] is not None:
-        found = parse(whys[seat])
+def of_run(run: SeatRun) -> Why | None:
+    """The reason a replay gives for a seat's void move (older replays: derived)."""
+    if run.why is not None:
+        found = parse(run.why)
         if found is not None:
             return found
-    statuses = rec.get("move_status") or [None, None]
-    verdicts = rec.get("verdicts") or [None, None]
-    status = statuses[seat] if isinstance(statuses, list) and len(statuses) == 2 else None
-    verdict = verdicts[seat] if isinstance(verdicts, list) and len(verdicts) == 2 else None
-    if status in (None, *DONE_WORDS):
+    status = run.status
+    if status is None or status.value in DONE_WORDS:
         return None
-    if verdict not in (None, "OK"):
-        return _VERDICT_WHY.get(str(verdict), Why.RUN_FAILED)
-    try:
-        return _STATUS_WHY.get(MoveStatus(status), Why.RUN_FAILED)
-    except ValueError:
-        return Why.RUN_FAILED
+    if run.verdict not in (None, "OK"):
+        return _VERDICT_WHY.get(str(run.verdict), Why.RUN_FAILED)
+    return _STATUS_WHY.get(status, Why.RUN_FAILED)
 
 
 def words(why: Why | str) -> str:
@@ -161,14 +155,14 @@ def words(why: Why | str) -> str:
     return WORDS[found] if found is not None else str(why)
 
 
-def status_words(rec: Mapping[str, Any], seat: int) -> str:
+def status_words(run: SeatRun) -> str:
     """What became of a seat's move this turn: ``moved``, or ``void: <reason>``."""
-    why = of_record(rec, seat)
+    why = of_run(run)
     if why is not None:
         return f"void: {words(why)}"
-    statuses = rec.get("move_status") or [None, None]
-    status = statuses[seat] if isinstance(statuses, list) and len(statuses) == 2 else None
-    return DONE_WORDS.get(str(status), str(status)) if status is not None else ""
+    if run.status is None:
+        return ""
+    return DONE_WORDS.get(run.status.value, run.status.value)
 
 
 def summary(counts: Mapping[str, int], moves: int) -> str:

@@ -35,8 +35,6 @@ LEVELS = (ERROR, WARNING, ADVICE)
 #: Over this share of a limit, a run gets a warning.
 LIMIT_SHARE = 0.5
 
-MOVE_OUT = "MOVE.OUT"
-STATE_OUT = "STATE.OUT"
 #: Names a bot may write by mistake instead of MOVE.OUT; the trials ask the
 #: sandbox for these too (file names are case-sensitive on the judge's machine).
 MISNAMED_MOVE_FILES = (

@@ -15,8 +15,6 @@ from judge.bots import BotSpec
 from judge.checkbot.diagnose import (
     ERROR,
     MISNAMED_MOVE_FILES,
-    MOVE_OUT,
-    STATE_OUT,
     Finding,
     RunFacts,
     diagnose,
@@ -24,50 +22,62 @@ from judge.checkbot.diagnose import (
     worst,
 )
 from judge.checkbot.situations import AVOID_REEF, Situation, battery
+from judge.errors import JudgeError
+from judge.protocol import MAP_INP, MOVE_OUT, STATE_MAX_BYTES, STATE_OUT
+from judge.records import SeatRun
+from judge.referee import read_run, run_retrying
 from judge.rules import EventKind
 from judge.sandbox import Limits, Sandbox, Seat, TurnRun, Verdict
 
-#: A judge failure (IE) is retried this many times, as the referee does.
-IE_RETRIES = 1
 
-
-class CheckAborted(RuntimeError):
+class CheckAborted(JudgeError, RuntimeError):
     """The judge itself could not run the bot (never the bot's fault)."""
+
+    exit_code = 3
 
 
 @dataclass
 class SituationResult:
-    """One situation's run and what was found."""
+    """One situation's run (the seat's part of a turn record, as a round would keep it) and what was found."""
 
     situation: Situation
     map_inp: str
     facts: RunFacts
-    target: tuple[int, int] | None
-    raw: str | None
+    run: SeatRun
     findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def target(self) -> tuple[int, int] | None:
+        """The cell the answer names (None: no usable answer)."""
+        return self.run.move
+
+    @property
+    def raw(self) -> str | None:
+        """MOVE.OUT's first line, capped as a replay keeps it."""
+        return self.run.raw
 
     @property
     def level(self) -> str | None:
         return worst(self.findings)
 
     def as_dict(self) -> dict[str, Any]:
-        s, f = self.situation, self.facts
+        s, f, r = self.situation, self.facts, self.run
         return {
             "key": s.key,
             "title": s.title,
             "purpose": s.purpose,
             "map_inp": self.map_inp,
-            "verdict": f.verdict,
+            "verdict": r.verdict,
             "message": f.message,
-            "wall_ms": round(f.wall_s * 1000, 1),
-            "cpu_ms": round(f.cpu_s * 1000, 1),
-            "peak_mem_mb": round(f.peak_memory_bytes / 2**20, 1),
+            "wall_ms": r.wall_ms,
+            "cpu_ms": r.cpu_ms,
+            "peak_mem_mb": r.mem_mb,
             "exit_code": f.exit_code,
-            "move_out": self.raw,
-            "target": list(self.target) if self.target else None,
+            "move_out": r.raw,
+            "target": list(r.move) if r.move else None,
             "wrote_state": f.wrote_state,
             "stderr_tail": f.stderr.decode("utf-8", "replace")[-2000:],
-            "discarded": list(f.discarded),
+            "discarded": list(r.discarded),
             "result": self.level or "ok",
             "findings": [
                 {"level": x.level, "reason": x.reason, "cause": x.cause, "tag": x.tag}
@@ -102,11 +112,14 @@ def facts_from(run: TurnRun) -> RunFacts:
 
 def _run(seat: Seat, argv: list[str], map_inp: str, limits: Limits) -> TurnRun:
     outputs = [MOVE_OUT, STATE_OUT, *MISNAMED_MOVE_FILES]
-    for _ in range(IE_RETRIES + 1):
-        run = seat.run_turn(argv, {"MAP.INP": map_inp.encode()}, outputs, limits)
-        if run.result.verdict is not Verdict.IE:
-            return run
-    raise CheckAborted(f"the judge could not run the bot: {run.result.message}")
+    run = run_retrying(seat, argv, {MAP_INP: map_inp.encode()}, outputs, limits)
+    if run.result.verdict is Verdict.IE:
+        raise CheckAborted(f"the judge could not run the bot: {run.result.message}")
+    return run
+
+
+def _seat(sandbox: Sandbox, bot: BotSpec) -> Seat:
+    return sandbox.seat(bot.name, bot.program_dir, keep=STATE_OUT, keep_bytes=STATE_MAX_BYTES)
 
 
 def check_bot(
@@ -138,10 +151,11 @@ def check_bot(
             if seat is None or not sit.reuse_seat:
                 if seat is not None:
                     seat.close()
-                seat = sandbox.seat(bot.name, bot.program_dir)
+                seat = _seat(sandbox, bot)
             argv = bot.argv_for(seat.program_dir)
             text = sit.map_inp()
-            facts = facts_from(_run(seat, argv, text, limits))
+            turn_run = _run(seat, argv, text, limits)
+            facts = facts_from(turn_run)
             d = diagnose(
                 sit,
                 facts,
@@ -152,7 +166,7 @@ def check_bot(
             findings = d.findings
             if AVOID_REEF in sit.expect and any(f.tag == "reef_entered" for f in findings):
                 findings = _reef_symbol_check(bot, sandbox, limits, sit, d.target, findings)
-            res = SituationResult(sit, text, facts, d.target, d.raw, findings)
+            res = SituationResult(sit, text, facts, read_run(turn_run), findings)
             results.append(res)
             if on_result is not None:
                 on_result(res)
@@ -172,7 +186,7 @@ def _reef_symbol_check(
 ) -> list[Finding]:
     """One more run, the same sea written with W: tells 'expects W' from 'ignores reefs'."""
     assert target is not None
-    with sandbox.seat(bot.name, bot.program_dir) as seat:
+    with _seat(sandbox, bot) as seat:
         run = _run(seat, bot.argv_for(seat.program_dir), sit.map_inp("W"), limits)
     facts = facts_from(run)
     d = diagnose(sit, facts, limits)

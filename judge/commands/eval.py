@@ -31,8 +31,8 @@ from judge.evaluate import (
     DEFAULT_SIZES,
     EvalError,
     EvalRequest,
+    EvalRound,
     PairTracker,
-    RoundOutcome,
     evaluate,
     parse_sizes,
     parse_turns,
@@ -319,8 +319,8 @@ def run(args: argparse.Namespace) -> int:
                 show=not (args.json or args.quiet),
                 keep=args.out is not None,
             )
-    except ValueError as exc:  # a bot the seats cannot run at all
-        return _fail(err, str(exc), 2)
+    except EvalError as exc:  # a round that cannot be played at all (a bot its seat cannot run)
+        return _fail(err, str(exc), exc.exit_code)
     finally:
         if tmp is not None:
             tmp.cleanup()
@@ -363,7 +363,7 @@ def _play(
     task = progress.add_task("rounds", total=2 * req.n_maps, wdl="")
     name = escape(req.names[0])
 
-    def done(o: RoundOutcome) -> None:
+    def done(o: EvalRound) -> None:
         tally[o.outcome] += 1
         wdl = f"{name} W {tally['win']} D {tally['draw']} L {tally['loss']}"
         if tally[None]:

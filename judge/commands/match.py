@@ -21,10 +21,12 @@ from judge import voidwhy
 from judge.bots import BotError, BotSpec, resolve_bot
 from judge.commands.cores_option import add_cores_argument, cores_line
 from judge.maps import MapError, MapNotFound, load_map, resolve_map_path
-from judge.match import MatchResult, RoundPlan, play_match
+from judge.match import RoundPlan, play_match
 from judge.names import distinct_folders, distinct_names
-from judge.referee import RoundAborted, RoundResult
+from judge.records import MatchResult, ReplayHeader, RoundResult, TurnRecord
+from judge.referee import RoundAborted
 from judge.sandbox import CoreSpecError, Limits, Sandbox
+from judge.stats import median
 
 HELP = "play a match (one round per --map) between two bots"
 DESCRIPTION = """\
@@ -192,10 +194,6 @@ def run(args: argparse.Namespace) -> int:
                 turns=args.turns,
                 sequential=args.sequential,
                 observer_for=observer_for,
-                extra={
-                    "bots": [b.source for b in bots],
-                    "time_limit_lifted": limits.time_s is None,
-                },
             )
         except RoundAborted as exc:
             return _fail(err_console, f"{exc}\n(the partial match is in {out})", 3)
@@ -280,11 +278,11 @@ def _observers(args: argparse.Namespace, console: Console, names: list[str]) -> 
             self.idx, self.plan = idx, plan
             self.live = watch.round(idx, plan.map_label) if watch is not None else None
 
-        def start(self, header: dict[str, Any]) -> None:
+        def start(self, header: ReplayHeader) -> None:
             if self.live is not None:
                 self.live.start(header)
 
-        def turn(self, record: dict[str, Any]) -> None:
+        def turn(self, record: TurnRecord) -> None:
             if self.live is not None:
                 self.live.turn(record)
 
@@ -347,7 +345,7 @@ def _result_line(result: MatchResult) -> str:
         head = "draw"
     else:
         head = f"{result.teams[result.winner]} wins"
-    gold = [sum(r.gold[s] for r in result.rounds) for s in (0, 1)]
+    gold = result.gold
     return (
         f"{head}: {result.teams[0]} {p[0]} points ({gold[0]} gold), "
         f"{result.teams[1]} {p[1]} points ({gold[1]} gold)"
@@ -409,7 +407,8 @@ def _summary(
             walls += st.wall_ms
             peak = max(peak, st.peak_mem_mb)
         walls.sort()
-        p50 = f"{walls[len(walls) // 2]:.0f}" if walls else "-"
+        mid = median(walls)
+        p50 = f"{mid:.0f}" if mid is not None else "-"
         mx = f"{walls[-1]:.0f}" if walls else "-"
         table.add_row(
             Text(result.teams[s]),

@@ -85,7 +85,7 @@ def run(args: argparse.Namespace, read_line: ReadLine = stdin_line) -> int:
         if args.html is not None:
             return _write_html(console, match, args)
         rnd = match.round(args.round if args.round is not None else 1)
-        turn = args.turn if args.turn is not None else rnd.frames()[-1]["turn"]
+        turn = args.turn if args.turn is not None else rnd.frames()[-1].turn
         rnd.record_at(turn)  # a clear error for a turn that is not there
     except ReplayError as exc:
         return fail(str(exc))
@@ -129,36 +129,35 @@ def show(console: Console, match: MatchReplay, rnd: RoundReplay, turn: int) -> N
 def round_line(rnd: RoundReplay, teams: Sequence[str] | None = None) -> str:
     """How a round ended, from result.json when there is one, else from its last record.
 
-    result.json reports each round in the match's team order (a tournament may
-    swap seats between rounds), so its numbers are named with ``teams``; the
-    replay's own records are in seat order and use the round's seat names.
+    result.json's numbers are named in the match's team order (``teams``; a
+    tournament may swap seats between rounds); the replay's own records are
+    in seat order and use the round's seat names.
     """
     names = rnd.names
-    res = rnd.result
-    if res and isinstance(res.get("gold"), list) and isinstance(res.get("points"), list):
-        w = res.get("winner")
+    if rnd.result is not None:
         label = list(teams) if teams else names
-        who = "draw" if w not in (0, 1) else f"{label[w]} wins"
+        res = rnd.result.in_order(label)
+        who = "draw" if res.winner is None else f"{label[res.winner]} wins"
         return (
-            f"round {rnd.index} on {rnd.label}: {who}, gold {res['gold'][0]}-{res['gold'][1]}, "
-            f"points {res['points'][0]}-{res['points'][1]}, "
-            f"{res.get('turns_played', '?')}/{res.get('turns', '?')} turns, "
-            f"ended by {res.get('end_reason', '?')}"
+            f"round {rnd.index} on {rnd.label}: {who}, gold {res.gold[0]}-{res.gold[1]}, "
+            f"points {res.points[0]}-{res.points[1]}, "
+            f"{res.turns_played}/{res.turns} turns, ended by {res.end_reason.value}"
         )
     last = rnd.frames()[-1]
-    g = last["gold"]
-    if rnd.partial or not last.get("ended"):
+    g = last.gold
+    if rnd.partial or not last.ended:
         return (
             f"round {rnd.index} on {rnd.label}: unfinished, gold {g[0]}-{g[1]} after turn "
-            f"{last['turn']}/{rnd.turns}"
+            f"{last.turn}/{rnd.turns}"
         )
     # No result.json beside a lone replay file: score the last record with the rules' own scoring.
     pts = score(g, EndReason.TURNS).points
     who = "draw" if g[0] == g[1] else f"{names[0 if g[0] > g[1] else 1]} wins"
+    reason = last.end_reason.value if last.end_reason else None
     return (
         f"round {rnd.index} on {rnd.label}: {who}, gold {g[0]}-{g[1]}, "
-        f"points {pts[0]}-{pts[1]}, {last['turn']}/{rnd.turns} turns, "
-        f"ended by {last.get('end_reason')}"
+        f"points {pts[0]}-{pts[1]}, {last.turn}/{rnd.turns} turns, "
+        f"ended by {reason}"
     )
 
 
@@ -172,15 +171,12 @@ def summary(console: Console, match: MatchReplay, shown: RoundReplay) -> None:
     for col in ("round", "map", "gold", "points", "result"):
         table.add_column(col)
     for r in match.rounds:
-        res = r.result or {}
-        last = r.frames()[-1]
-        gold = res.get("gold") or last["gold"]
-        pts = res.get("points")
-        w = res.get("winner")
-        if not res:
+        res = r.result.in_order(match.teams) if r.result is not None else None
+        gold = res.gold if res is not None else r.frames()[-1].gold
+        if res is None:
             outcome = "unfinished"
         else:
-            outcome = "draw" if w not in (0, 1) else f"{match.teams[w]} wins"
+            outcome = "draw" if res.winner is None else f"{match.teams[res.winner]} wins"
         mark = " <" if r is shown else ""
         table.add_row(
             *(
@@ -189,14 +185,14 @@ def summary(console: Console, match: MatchReplay, shown: RoundReplay) -> None:
                     f"{r.index}{mark}",
                     r.label,
                     f"{gold[0]}-{gold[1]}",
-                    f"{pts[0]}-{pts[1]}" if pts else "-",
+                    f"{res.points[0]}-{res.points[1]}" if res is not None else "-",
                     outcome,
                 )
             )
         )
     console.print(table)
-    if match.result and isinstance(match.result.get("points"), list):
-        p = match.result["points"]
+    if match.result is not None:
+        p = match.result.points
         console.print(f"match points: {match.teams[0]} {p[0]}, {match.teams[1]} {p[1]}")
     console.print(round_line(shown, match.teams), soft_wrap=True)
 
@@ -209,7 +205,7 @@ def _step(
 ) -> None:
     """Interactive stepping; reads one line per command so it works with any terminal or pipe."""
     frames = rnd.frames()
-    first, last = frames[0]["turn"], frames[-1]["turn"]
+    first, last = frames[0].turn, frames[-1].turn
     i = turn - first
     msg = ""
     label = _label(match, rnd)

@@ -24,7 +24,7 @@ from typing import Any
 
 from judge import atomic
 from judge.bots import BotSpec
-from judge.evaluate import MapPlan, RoundOutcome, RoundSpec, plan_map, play_rounds
+from judge.evaluate import EvalRound, MapPlan, RoundSpec, plan_map, play_rounds
 from judge.league.config import LeagueConfig
 from judge.league.ratings import Entrant, Rater, Rating, choose_pairs, inherited
 from judge.league.store import DB_FILE, BotRow, PairRow, RoundRow, Store
@@ -76,7 +76,7 @@ class SandboxPlayer:
     ) -> None:
         specs = [RoundSpec(seat + 1, task.plan, seat) for seat in task.a_seats]
 
-        def done(o: RoundOutcome) -> None:
+        def done(o: EvalRound) -> None:
             r = o.result
             rel = None
             if r is not None:

@@ -31,6 +31,10 @@ def _default_root() -> str:
         st = os.lstat(ROOT_BASE)
         if not stat.S_ISDIR(st.st_mode) or st.st_uid != 0 or st.st_mode & 0o022:
             raise SandboxError(f"{ROOT_BASE} must be a root-owned folder not writable by others")
+        if st.st_mode & 0o111 != 0o111:
+            # makedirs' mode is masked by the umask (077 makes it 0700), and the seats'
+            # uids must be able to pass through to their own folders.
+            os.chmod(ROOT_BASE, 0o711)
         for name in os.listdir(ROOT_BASE):  # left by judges that died
             mt = _STALE.match(name)
             if mt and not pid_alive(int(mt.group(1))):

@@ -28,7 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judge.tournament.standings import RoundOutcome
+from judge.errors import JudgeError
+from judge.records import RecordError, RoundResult
+from judge.tournament.pairings import match_teams
 
 SCHEMA_VERSION = 1
 LEDGER_FILE = "ledger.sqlite"
@@ -60,33 +62,33 @@ CREATE TABLE rounds (
 """
 
 
-class LedgerError(RuntimeError):
+class LedgerError(JudgeError, RuntimeError):
     """The ledger cannot be used (missing, of another schema, or a round recorded twice)."""
 
 
 @dataclass(frozen=True)
 class LedgerRound:
-    """One finished round as the ledger keeps it."""
+    """One finished round as the ledger keeps it: the round's result, in seat order.
+
+    ``result.seats`` names the teams in seat 0 and 1; the row's
+    ``result_json`` holds the round as the match's ``result.json`` lists it
+    (pairs in the match's team order: the order of the two names that gives
+    the match folder's name).
+    """
 
     match: str
     round: int
-    map_label: str
-    seed: int
-    seats: tuple[str, str]
-    gold: tuple[int, int]
-    points: tuple[int, int]
-    winner: int | None  # seat index; None = draw
-    end_reason: str
-    turns_played: int
-    result: dict[str, Any]  # the round's entry of result.json (the match's team order)
+    result: RoundResult
     finished_at: str = ""
 
     @property
     def key(self) -> tuple[str, int]:
         return (self.match, self.round)
 
-    def outcome(self) -> RoundOutcome:
-        return RoundOutcome(self.seats, self.gold, self.points, self.winner)
+    @property
+    def seats(self) -> tuple[str, str]:
+        assert self.result.seats is not None
+        return self.result.seats
 
 
 def _now() -> str:
@@ -185,22 +187,31 @@ class Ledger:
     # ---------------------------------------------------------------- rounds
     def record(self, rnd: LedgerRound) -> None:
         """Record one finished round in a single transaction."""
-        winner = None if rnd.winner is None else rnd.seats[rnd.winner]
+        rr = rnd.result
+        if rr.seats is None:
+            raise LedgerError(f"round {rnd.round} of {rnd.match} does not name its seats")
+        try:
+            listed = rr.to_json(match_teams(rnd.match, rr.seats))
+        except ValueError as exc:
+            raise LedgerError(
+                f"round {rnd.round} of {rnd.match} cannot be recorded: {exc}"
+            ) from None
+        winner = None if rr.winner is None else rr.seats[rr.winner]
         row = (
             rnd.match,
             rnd.round,
-            rnd.map_label,
-            rnd.seed,
-            rnd.seats[0],
-            rnd.seats[1],
-            rnd.gold[0],
-            rnd.gold[1],
-            rnd.points[0],
-            rnd.points[1],
+            rr.map_label,
+            rr.seed,
+            rr.seats[0],
+            rr.seats[1],
+            rr.gold[0],
+            rr.gold[1],
+            rr.points[0],
+            rr.points[1],
             winner,
-            rnd.end_reason,
-            rnd.turns_played,
-            json.dumps(rnd.result, sort_keys=True),
+            rr.end_reason.value,
+            rr.turns_played,
+            json.dumps(listed, sort_keys=True),
             rnd.finished_at or _now(),
         )
         try:
@@ -225,44 +236,19 @@ class Ledger:
     def rounds(self) -> list[LedgerRound]:
         """Every recorded round, by match and round index."""
         cur = self._conn.execute(
-            "SELECT match, round, map, seed, seat0, seat1, gold0, gold1, points0, points1, "
-            "winner, end_reason, turns_played, result_json, finished_at "
-            "FROM rounds ORDER BY match, round"
+            "SELECT match, round, seat0, seat1, result_json, finished_at FROM rounds "
+            "ORDER BY match, round"
         )
         out = []
-        for (
-            match,
-            idx,
-            map_label,
-            seed,
-            s0,
-            s1,
-            g0,
-            g1,
-            p0,
-            p1,
-            winner,
-            reason,
-            played,
-            result_json,
-            finished,
-        ) in cur:
-            out.append(
-                LedgerRound(
-                    match=match,
-                    round=idx,
-                    map_label=map_label,
-                    seed=seed,
-                    seats=(s0, s1),
-                    gold=(g0, g1),
-                    points=(p0, p1),
-                    winner=None if winner is None else (0 if winner == s0 else 1),
-                    end_reason=reason,
-                    turns_played=played,
-                    result=json.loads(result_json),
-                    finished_at=finished,
-                )
-            )
+        for match, idx, seat0, seat1, result_json, finished in cur:
+            try:
+                teams = match_teams(match, (seat0, seat1))
+                result = RoundResult.from_json(json.loads(result_json), teams)
+            except (ValueError, RecordError) as exc:
+                raise LedgerError(
+                    f"{self.path}: round {idx} of {match} cannot be read back: {exc}"
+                ) from None
+            out.append(LedgerRound(match, idx, result, finished))
         return out
 
     def done(self) -> set[tuple[str, int]]:

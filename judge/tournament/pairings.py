@@ -59,6 +59,18 @@ def match_folder(first: str, second: str) -> str:
     return names.match_folder(first, second)
 
 
+def match_teams(folder: str, seats: tuple[str, str]) -> tuple[str, str]:
+    """The match's team order (first, second), from its folder and the seats of one of its rounds.
+
+    A tournament refuses two teams with the same folder form, so only one
+    order of the two names gives the folder's name.
+    """
+    for teams in (seats, (seats[1], seats[0])):
+        if match_folder(*teams) == folder:
+            return teams
+    raise ValueError(f"{list(seats)} are not the teams of the match {folder!r}")
+
+
 def match_seed(tournament_seed: int, first: str, second: str) -> int:
     """A match's seed from the tournament seed and the two teams (never from play order)."""
     h = hashlib.sha256(f"ocean-match:{tournament_seed}:{first}:{second}".encode()).digest()

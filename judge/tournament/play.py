@@ -12,10 +12,11 @@ Why it is built this way:
   :func:`.pairings.match_seed` and :func:`judge.match.round_seed`), never from
   when or in which thread it is played: ``--jobs 1``, ``--jobs 4`` and an
   interrupted-then-resumed run give the same standings.
-* **One thread per round in flight.**  Bots run as separate processes in the
-  sandbox, so threads only wait; the ledger and result files are written by
-  the main thread alone (SQLite connections stay in their own thread and no
-  two writers race on a ``result.json``).
+* **One scheduler.**  Rounds are tasks for :mod:`judge.scheduler` (threads
+  here; another executor can be given), which reports each finished round in
+  the main thread: the ledger and result files are written by the main thread
+  alone (SQLite connections stay in their own thread and no two writers race
+  on a ``result.json``).
 * **Stopping is cooperative.**  On SIGINT/SIGTERM no new round starts and no
   new turn starts: the round threads stop at their next turn, their seats are
   closed (the sandbox kills whatever is left) and their folders are left for
@@ -34,14 +35,13 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import dataclasses
 import io
 import shutil
 import signal
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,10 +60,12 @@ from rich.progress import (
 )
 
 from judge import atomic
-from judge.match import MatchResult, round_seed, write_result
-from judge.referee import RoundAborted, RoundConfig, RoundResult, SeatStats, play_round
-from judge.rules import EndReason
-from judge.sandbox import Limits, ProgramUnreachable, SandboxError
+from judge.match import round_seed, write_result
+from judge.names import folder_name
+from judge.records import MatchResult, RoundResult
+from judge.referee import RoundConfig
+from judge.sandbox import Limits, ProgramUnreachable, Sandbox, SandboxError
+from judge.scheduler import Executor, RoundDone, RoundStatus, RoundTask, ThreadExecutor
 from judge.tournament.config import TournamentConfig, diff_fingerprints
 from judge.tournament.ledger import LEDGER_FILE, Ledger, LedgerError, LedgerRound
 from judge.tournament.pairings import (
@@ -78,8 +80,6 @@ from judge.tournament.standings import COLUMNS, standings
 STANDINGS_JSON = "standings.json"
 STANDINGS_CSV = "standings.csv"
 INDEX_HTML = "index.html"
-#: How often the main thread looks at signals and finished rounds (seconds).
-POLL_S = 0.2
 
 
 class TournamentError(RuntimeError):
@@ -88,10 +88,6 @@ class TournamentError(RuntimeError):
     def __init__(self, message: str, code: int = 2):
         super().__init__(message)
         self.code = code
-
-
-class RoundInterrupted(Exception):
-    """A round stopped before its end because the tournament is stopping (not recorded)."""
 
 
 @dataclass
@@ -119,97 +115,7 @@ def schedule_for(cfg: TournamentConfig) -> list[Pairing]:
     return round_robin(cfg.team_names, random.Random(f"ocean-pairings:{cfg.seed}"))
 
 
-# ------------------------------------------------------------ stopping rounds
-class _StoppingSeat:
-    """A sandbox seat that refuses to start a run once the tournament is stopping."""
-
-    def __init__(self, seat: Any, stop: threading.Event):
-        self._seat = seat
-        self._stop = stop
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._seat, name)
-
-    def run_turn(self, *args: Any, **kwargs: Any) -> Any:
-        if self._stop.is_set():
-            raise RoundInterrupted("the tournament is stopping")
-        return self._seat.run_turn(*args, **kwargs)
-
-
-class _StoppingSandbox:
-    """The shared sandbox, seen by round threads through the tournament's stop switch."""
-
-    def __init__(self, sandbox: Any, stop: threading.Event):
-        self._sandbox = sandbox
-        self._stop = stop
-
-    @property
-    def isolation(self) -> Any:
-        return self._sandbox.isolation
-
-    def seat(self, *args: Any, **kwargs: Any) -> _StoppingSeat:
-        if self._stop.is_set():
-            raise RoundInterrupted("the tournament is stopping")
-        return _StoppingSeat(self._sandbox.seat(*args, **kwargs), self._stop)
-
-
 # ------------------------------------------------------------ result files
-@dataclass(frozen=True)
-class _RecordedRound(RoundResult):
-    """A round rebuilt from the ledger: ``as_dict`` gives back exactly what was recorded."""
-
-    recorded: dict[str, Any] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self.recorded)
-
-    @classmethod
-    def from_entry(cls, d: dict[str, Any]) -> _RecordedRound:
-        def pos(p: Any) -> tuple[int, int] | None:
-            return (int(p[0]), int(p[1])) if p else None
-
-        return cls(
-            map_label=d["map"],
-            turns=d["turns"],
-            turns_played=d["turns_played"],
-            end_reason=EndReason(d["end_reason"]),
-            gold=(d["gold"][0], d["gold"][1]),
-            sunk=(d["sunk"][0], d["sunk"][1]),
-            shield=(d["shield"][0], d["shield"][1]),
-            positions=(pos(d["positions"][0]), pos(d["positions"][1])),
-            treasure=d["treasure"],
-            winner=d["winner"],
-            points=(d["points"][0], d["points"][1]),
-            replay=d["replay"],
-            stats=(SeatStats(), SeatStats()),
-            seed=d["seed"],
-            recorded=d,
-        )
-
-
-def team_order_entry(
-    rr: RoundResult, seats: tuple[str, str], teams: tuple[str, str]
-) -> dict[str, Any]:
-    """The round's result.json entry in the match's team order, plus who sat where.
-
-    A match's ``result.json`` lists ``teams`` once and every per-team pair of a
-    round (gold, points, winner, ...) in that order, as ``judge match`` does;
-    seats alternate between rounds, so a round where the second team sat in
-    seat 0 is turned around here.  ``seats`` keeps the seat order, which is
-    the order of that round's replay.
-    """
-    d = rr.as_dict()
-    if seats != teams:
-        for key in ("gold", "sunk", "shield", "positions", "points", "stats"):
-            d[key] = list(reversed(d[key]))
-        if d["winner"] is not None:
-            d["winner"] = 1 - d["winner"]
-        if d.get("treasure") and d["treasure"].get("collected_by") is not None:
-            d["treasure"] = dict(d["treasure"], collected_by=1 - d["treasure"]["collected_by"])
-    d["seats"] = list(seats)
-    return d
-
-
 def write_match_result(
     out: Path, cfg: TournamentConfig, pairing: Pairing, recorded: dict[int, LedgerRound]
 ) -> None:
@@ -223,15 +129,16 @@ def write_match_result(
     for idx in range(1, len(pairing.rounds) + 1):
         if idx not in recorded:
             break
-        rounds.append(_RecordedRound.from_entry(recorded[idx].result))
+        rounds.append(recorded[idx].result)
     if not rounds:
         return
     result = MatchResult(
-        list(pairing.teams),
+        pairing.teams,
         match_seed(cfg.seed, *pairing.teams),
-        rounds=list(rounds),
+        rounds=rounds,
         planned=len(pairing.rounds),
-        extra={"bots": [cfg.team(t).bot.source for t in pairing.teams], "time_limit_lifted": False},
+        bots=tuple(cfg.team(t).bot.source for t in pairing.teams),
+        time_limit_lifted=False,
     )
     write_result(out / pairing.folder, result)
 
@@ -300,9 +207,12 @@ class Runner:
         sandbox_factory: Callable[[], AbstractContextManager[Any]],
         console: Console | None = None,
         progress: bool = True,
+        executor_for: Callable[[Sandbox, int], Executor] = ThreadExecutor,
     ):
         self.cfg, self.out, self.jobs = cfg, out, max(1, jobs)
         self.sandbox_factory = sandbox_factory
+        #: how rounds are played (``jobs`` at a time): threads here, a cluster elsewhere
+        self.executor_for = executor_for
         self.console = console or Console()
         self.show_progress = progress
         self.schedule = schedule_for(cfg)
@@ -391,11 +301,11 @@ class Runner:
                         self.out / LEDGER_FILE, self.cfg.config_hash(), self.cfg.fingerprint()
                     )
                 self._tidy(todo, recorded)
-                self._play(todo, _StoppingSandbox(sandbox, self.stop), ledger, recorded, report)
+                self._play(todo, sandbox, ledger, recorded, report)
         else:
             self._tidy(todo, recorded)
         rows = standings(
-            self.cfg.team_names, (lr.outcome() for per in recorded.values() for lr in per.values())
+            self.cfg.team_names, (lr.result for per in recorded.values() for lr in per.values())
         )
         report.standings = rows
         report.interrupted_by = self._signal if not report.complete else None
@@ -469,7 +379,8 @@ class Runner:
             finally:
                 seat.close()
 
-    def _play_one(self, slot: RoundSlot, sandbox: _StoppingSandbox) -> RoundResult:
+    def _task(self, slot: RoundSlot) -> RoundTask:
+        """A round of the schedule as a scheduler task (plain data)."""
         pairing = self.pairing_of[slot.match]
         game_map, label = self.cfg.map_of(slot.map_owner)
         rcfg = RoundConfig(
@@ -480,13 +391,14 @@ class Runner:
             turns=self.cfg.turns,
         )
         bots = [self.cfg.team(n).bot for n in slot.seats]
-        return play_round(
-            rcfg,
-            bots,
-            list(slot.seats),
-            sandbox,  # type: ignore[arg-type]
-            self.out / slot.match / f"round-{slot.index}",
+        return RoundTask(
+            key=f"{slot.match}/{slot.index}",
+            config=rcfg,
+            bots=(bots[0], bots[1]),
+            names=slot.seats,
+            out_dir=self.out / slot.match / f"round-{slot.index}",
             replay_rel=f"round-{slot.index}/replay.jsonl",
+            folders=(folder_name(slot.seats[0]), folder_name(slot.seats[1])),
         )
 
     def _record(
@@ -496,23 +408,10 @@ class Runner:
         ledger: Ledger,
         recorded: dict[str, dict[int, LedgerRound]],
     ) -> LedgerRound:
-        pairing = self.pairing_of[slot.match]
-        lr = LedgerRound(
-            match=slot.match,
-            round=slot.index,
-            map_label=rr.map_label,
-            seed=rr.seed,
-            seats=slot.seats,
-            gold=rr.gold,
-            points=rr.points,
-            winner=rr.winner,
-            end_reason=rr.end_reason.value,
-            turns_played=rr.turns_played,
-            result=team_order_entry(rr, slot.seats, pairing.teams),
-        )
+        lr = LedgerRound(slot.match, slot.index, dataclasses.replace(rr, seats=slot.seats))
         ledger.record(lr)  # from here on the round counts
         recorded[slot.match][slot.index] = lr
-        write_match_result(self.out, self.cfg, pairing, recorded[slot.match])
+        write_match_result(self.out, self.cfg, self.pairing_of[slot.match], recorded[slot.match])
         return lr
 
     def _progress(self) -> Progress:
@@ -532,59 +431,34 @@ class Runner:
     def _play(
         self,
         todo: Sequence[RoundSlot],
-        sandbox: _StoppingSandbox,
+        sandbox: Sandbox,
         ledger: Ledger,
         recorded: dict[str, dict[int, LedgerRound]],
         report: RunReport,
     ) -> None:
-        pending = deque(todo)
-        in_flight: dict[Future[RoundResult], RoundSlot] = {}
-        with (
-            self._progress() as progress,
-            ThreadPoolExecutor(max_workers=self.jobs, thread_name_prefix="round") as pool,
-        ):
-            task = progress.add_task("tournament", total=report.total, completed=report.done_before)
-            try:
-                while pending or in_flight:
-                    while pending and len(in_flight) < self.jobs and not self.stop.is_set():
-                        slot = pending.popleft()
-                        in_flight[pool.submit(self._play_one, slot, sandbox)] = slot
-                    if not in_flight:
-                        break
-                    finished, _ = wait(list(in_flight), timeout=POLL_S, return_when=FIRST_COMPLETED)
-                    for fut in finished:
-                        slot = in_flight.pop(fut)
-                        if self._signal is not None:
-                            # Stopped by a signal: a terminal's Ctrl-C also reaches the sandbox's
-                            # helpers, which kill their bot; a round that ended after that would
-                            # hold a void move that was not the bot's.  Resume replays it.
-                            continue
-                        try:
-                            rr = fut.result()
-                        except RoundInterrupted:
-                            continue
-                        except RoundAborted as exc:
-                            self._fail(report, f"round {slot.index} of {slot.match}: {exc}", 3)
-                            continue
-                        except ValueError as exc:  # e.g. a program its seat cannot run
-                            self._fail(report, f"round {slot.index} of {slot.match}: {exc}", 2)
-                            continue
-                        except Exception as exc:  # noqa: BLE001 - reported, then the run stops
-                            self._fail(
-                                report,
-                                f"round {slot.index} of {slot.match}: {type(exc).__name__}: {exc}",
-                                3,
-                            )
-                            continue
-                        self._record(slot, rr, ledger, recorded)
-                        report.played += 1
-                        progress.advance(task)
-                        if self.show_progress:
-                            progress.console.print(self._round_line(slot, rr), markup=False)
-            except BaseException:
-                self.stop.set()  # a second signal: let the round threads end at once
-                pool.shutdown(wait=False, cancel_futures=True)
-                raise
+        slot_of = {f"{s.match}/{s.index}": s for s in todo}
+        with self._progress() as progress:
+            bar = progress.add_task("tournament", total=report.total, completed=report.done_before)
+
+            def done(d: RoundDone) -> None:
+                slot = slot_of[d.task.key]
+                if self._signal is not None or d.status is RoundStatus.STOPPED:
+                    # Stopped by a signal: a terminal's Ctrl-C also reaches the sandbox's
+                    # helpers, which kill their bot; a round that ended after that would
+                    # hold a void move that was not the bot's.  Resume replays it.
+                    return
+                if d.result is None:
+                    why = d.error or d.status.value
+                    self._fail(report, f"round {slot.index} of {slot.match}: {why}", d.exit_code)
+                    return
+                self._record(slot, d.result, ledger, recorded)
+                report.played += 1
+                progress.advance(bar)
+                if self.show_progress:
+                    progress.console.print(self._round_line(slot, d.result), markup=False)
+
+            executor = self.executor_for(sandbox, self.jobs)
+            executor.play((self._task(s) for s in todo), self.stop, done)
 
     def _fail(self, report: RunReport, message: str, code: int) -> None:
         if report.failure is None:

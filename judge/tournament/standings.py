@@ -10,21 +10,12 @@ Ranks are positions 1..N: after the name no two rows are equal.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Any
+
+from judge.records import RoundResult
 
 #: The columns of standings.json and standings.csv, in order.
 COLUMNS = ("rank", "team", "points", "rounds_won", "draws", "losses", "gold")
-
-
-@dataclass(frozen=True)
-class RoundOutcome:
-    """What standings need from one finished round, seat by seat."""
-
-    seats: tuple[str, str]
-    gold: tuple[int, int]
-    points: tuple[int, int]
-    winner: int | None  # seat index; None = draw
 
 
 def sort_key(row: dict[str, Any]) -> tuple[Any, ...]:
@@ -32,8 +23,10 @@ def sort_key(row: dict[str, Any]) -> tuple[Any, ...]:
     return (-row["points"], -row["rounds_won"], -row["gold"], row["team"].casefold(), row["team"])
 
 
-def standings(teams: Sequence[str], rounds: Iterable[RoundOutcome]) -> list[dict[str, Any]]:
+def standings(teams: Sequence[str], rounds: Iterable[RoundResult]) -> list[dict[str, Any]]:
     """One row per team (teams without a round yet included), best first.
+
+    Every round names its ``seats`` (the teams in seat 0 and 1).
 
     ``draws`` counts every drawn round, including a draw that gave 0 points
     because a team had no gold; ``rounds_won + draws + losses`` is the number
@@ -44,6 +37,8 @@ def standings(teams: Sequence[str], rounds: Iterable[RoundOutcome]) -> list[dict
         for t in teams
     }
     for r in rounds:
+        if r.seats is None:
+            raise ValueError(f"a round on {r.map_label} does not name its teams")
         for s in (0, 1):
             team = r.seats[s]
             if team not in rows:

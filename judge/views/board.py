@@ -1,7 +1,7 @@
 """The board of one turn as rich renderables, for ``--watch``, ``judge replay`` and summaries.
 
-Everything is drawn from a replay record (the dict the referee writes per
-turn), so the live view and the replay view are the same code.  The glyphs
+Everything is drawn from a :class:`~judge.records.TurnRecord` (what the
+referee writes per turn), so the live view and the replay view are the same code.  The glyphs
 are ASCII and 3 characters a cell, so that without colour (a pipe, a log
 file, a Windows console) the board still says everything, and a 15x15 board
 (48 columns with the row labels) leaves 30 columns for the side panel in an
@@ -14,17 +14,17 @@ treasure, ``" A "``/``" B "`` boats (seat 0/1), ``"[A]"`` a shielded boat,
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from judge import voidwhy
-from judge.views.replayfile import describe_event
+from judge.records import TurnRecord
+from judge.rules import MoveStatus
+from judge.views.replayfile import ReplayError, load_replay_file
 
 SEAT_LETTERS = ("A", "B")
 TEAM_COLOURS = ("#3b82f6", "#ef4444")  # blue, red: the HTML page uses the same two
@@ -60,25 +60,24 @@ def board_width(cols: int) -> int:
     return LABEL_W + CELL_W * cols
 
 
-def _treasure_cell(record: dict[str, Any], rows: int, cols: int) -> tuple[int, int] | None:
+def _treasure_cell(record: TurnRecord) -> tuple[int, int] | None:
     """The centre while the treasure lies there uncollected (a 0 treasure is never drawn)."""
-    t = record.get("treasure")
-    if t is None:
+    if record.treasure is None:
         return None
-    ci, cj = centre(rows, cols)
-    tok = record["grid"][ci - 1].split()[cj - 1]
+    ci, cj = centre(record.rows, record.cols)
+    tok = record.grid[ci - 1].split()[cj - 1]
     return (ci, cj) if tok.isdigit() and int(tok) > 0 else None
 
 
-def board_text(record: dict[str, Any], names: Sequence[str] = SEAT_LETTERS) -> Text:
+def board_text(record: TurnRecord, names: Sequence[str] = SEAT_LETTERS) -> Text:
     """The grid of a turn record with row/column numbers and the boats drawn over it."""
-    rows = [r.split() for r in record["grid"]]
-    n_rows, n_cols = len(rows), len(rows[0]) if rows else 0
+    rows = record.cells()
+    n_rows, n_cols = record.rows, record.cols
     boats: dict[tuple[int, int], list[int]] = {}
-    for s, p in enumerate(record.get("positions") or []):
+    for s, p in enumerate(record.positions):
         if p:
-            boats.setdefault((p[0], p[1]), []).append(s)
-    treasure = _treasure_cell(record, n_rows, n_cols)
+            boats.setdefault(p, []).append(s)
+    treasure = _treasure_cell(record)
     text = Text(no_wrap=True, overflow="crop")
     text.append(" " * LABEL_W + "".join(f"{j:>2} " for j in range(1, n_cols + 1)), style="dim")
     text.append("\n")
@@ -104,9 +103,7 @@ def board_text(record: dict[str, Any], names: Sequence[str] = SEAT_LETTERS) -> T
     return text
 
 
-def _boat_cell(text: Text, record: dict[str, Any], seats: list[int]) -> None:
-    sunk = record.get("sunk") or [False, False]
-    shield = record.get("shield") or [False, False]
+def _boat_cell(text: Text, record: TurnRecord, seats: list[int]) -> None:
     if len(seats) == 2:  # only wrecks share a cell (a collision sinks both there)
         text.append("x", style=WRECK_STYLES[0])
         text.append("A", style=WRECK_STYLES[0])
@@ -114,100 +111,91 @@ def _boat_cell(text: Text, record: dict[str, Any], seats: list[int]) -> None:
         return
     s = seats[0]
     letter = SEAT_LETTERS[s]
-    if sunk[s]:
+    boat = record.boats[s]
+    if boat.sunk:
         text.append(f"x{letter} ", style=WRECK_STYLES[s])
-    elif shield[s]:
+    elif boat.shield:
         text.append(f"[{letter}]", style=TEAM_STYLES[s])
     else:
         text.append(f" {letter} ", style=TEAM_STYLES[s])
 
 
-def _fmt_ms(ms: Any) -> str:
+def _fmt_ms(ms: float | None) -> str:
     if ms is None:
         return ""
     return f"{ms:.0f} ms" if ms >= 10 else f"{ms:.1f} ms"
 
 
-def seat_lines(record: dict[str, Any], names: Sequence[str], s: int) -> Text:
+def seat_lines(record: TurnRecord, names: Sequence[str], s: int) -> Text:
     """One team in the side panel: gold, shield, afloat or sunk, verdict, time and move."""
+    boat = record.boats[s]
     t = Text()
     t.append(f"{SEAT_LETTERS[s]} ", style=TEAM_STYLES[s])
     t.append(f" {names[s]}", style=NAME_STYLES[s])
     t.append("\n  ")
-    t.append(f"gold {record['gold'][s]}", style="bold")
-    if record["shield"][s]:
+    t.append(f"gold {boat.gold}", style="bold")
+    if boat.shield:
         t.append("  shield", style="green")
-    if record["sunk"][s]:
+    if boat.sunk:
         t.append("  SUNK", style="bold red")
-    verdicts = record.get("verdicts") or [None, None]
-    statuses = record.get("move_status") or [None, None]
-    walls = record.get("wall_ms") or [None, None]
-    moves = record.get("moves") or [None, None]
-    raws = record.get("raw") or [None, None]
-    status = statuses[s]
-    if "verdicts" in record:
-        t.append("\n  ")
-        if verdicts[s] is None:
-            t.append("not run (sunk)" if status == "sunk" else "not run", style="dim")
-        else:
-            t.append(str(verdicts[s]), style="green" if verdicts[s] == "OK" else "bold red")
-            t.append(f" {_fmt_ms(walls[s])}")
-            mv = moves[s]
-            if mv:
-                t.append(f" ({mv[0]},{mv[1]})")
-            elif raws[s]:
-                raw = str(raws[s])
-                t.append(f" {raw[:12]!r}")
-            if status:
-                void = voidwhy.of_record(record, s) is not None
-                t.append(
-                    f" {voidwhy.status_words(record, s)}", style="bold yellow" if void else "dim"
-                )
-    msgs = record.get("messages") or [None, None]
-    if msgs[s]:
-        t.append(f"\n  {msgs[s]}", style="yellow")
+    if record.runs is None:
+        return t
+    run = record.runs[s]
+    t.append("\n  ")
+    if run.verdict is None:
+        t.append("not run (sunk)" if run.status is MoveStatus.SUNK else "not run", style="dim")
+    else:
+        t.append(run.verdict, style="green" if run.verdict == "OK" else "bold red")
+        t.append(f" {_fmt_ms(run.wall_ms)}")
+        if run.move:
+            t.append(f" ({run.move[0]},{run.move[1]})")
+        elif run.raw:
+            t.append(f" {run.raw[:12]!r}")
+        if run.status is not None:
+            void = voidwhy.of_run(run) is not None
+            t.append(f" {voidwhy.status_words(run)}", style="bold yellow" if void else "dim")
+    if run.message:
+        t.append(f"\n  {run.message}", style="yellow")
     return t
 
 
 def side_panel(
-    record: dict[str, Any], names: Sequence[str], turns: int | None = None, label: str | None = None
+    record: TurnRecord, names: Sequence[str], turns: int | None = None, label: str | None = None
 ) -> Text:
     """Turn number, both teams and the turn's events in words."""
     t = Text()
     if label:
         t.append(f"{label}\n", style="dim")
     total = f"/{turns}" if turns else ""
-    t.append(f"turn {record['turn']}{total}", style="bold")
-    if record.get("turns_left") is not None and record["turn"] > 0:
-        t.append(f"  (K left {record['turns_left']})", style="dim")
+    t.append(f"turn {record.turn}{total}", style="bold")
+    if record.turns_left is not None and record.turn > 0:
+        t.append(f"  (K left {record.turns_left})", style="dim")
     for s in (0, 1):
         t.append("\n")
         t.append_text(seat_lines(record, names, s))
-    if record.get("treasure") is not None:
-        rows = record["grid"]
-        n_rows, n_cols = len(rows), len(rows[0].split())
-        ci, cj = centre(n_rows, n_cols)
-        value = record["treasure"]
-        if _treasure_cell(record, n_rows, n_cols):
+    if record.treasure is not None:
+        ci, cj = centre(record.rows, record.cols)
+        value = record.treasure
+        if _treasure_cell(record):
             what = f"treasure {value} at ({ci},{cj})"
         elif value:
             what = f"treasure {value} collected"
         else:
             what = "treasure worth 0 (nothing to take)"
         t.append(f"\n{what}", style="bold #ff9800")
-    events = record.get("events") or []
     t.append("\nevents:", style="bold")
-    if not events:
+    if not record.events:
         t.append(" none", style="dim")
-    for e in events:
-        t.append(f"\n- {describe_event(e, names)}")
-    if record.get("ended"):
-        t.append(f"\nround over ({record.get('end_reason')})", style="bold")
+    for e in record.events:
+        t.append(f"\n- {e.describe(names)}")
+    if record.ended:
+        reason = record.end_reason.value if record.end_reason else None
+        t.append(f"\nround over ({reason})", style="bold")
     return t
 
 
 def turn_view(
-    record: dict[str, Any],
+    record: TurnRecord,
     names: Sequence[str],
     turns: int | None = None,
     width: int = 80,
@@ -217,8 +205,7 @@ def turn_view(
     """Board and side panel side by side when ``width`` allows, else one above the other."""
     board = board_text(record, names)
     panel = side_panel(record, names, turns, label)
-    cols = len(record["grid"][0].split()) if record["grid"] else 0
-    bw = board_width(cols)
+    bw = board_width(record.cols)
     parts: list[RenderableType] = []
     if width >= bw + 2 + PANEL_MIN_W:
         grid = Table.grid(padding=(0, 0, 0, 2))
@@ -236,13 +223,7 @@ def turn_view(
 def final_board(replay: Path, names: Sequence[str]) -> Text | None:
     """The board after the last turn of a replay file, or None if it cannot be read."""
     try:
-        lines = Path(replay).read_text(encoding="utf-8").splitlines()
-        last = json.loads(lines[-1])
-    except (OSError, ValueError, IndexError):
+        frames = load_replay_file(replay).frames()
+    except ReplayError:
         return None
-    if not isinstance(last, dict) or "grid" not in last or "turn" not in last:
-        return None
-    try:
-        return board_text(last, names)
-    except (KeyError, ValueError, IndexError, TypeError, AttributeError):
-        return None
+    return board_text(frames[-1], names)

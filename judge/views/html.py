@@ -43,9 +43,11 @@ from typing import Any
 from urllib.parse import quote
 
 from judge import atomic, voidwhy
+from judge.records import TurnRecord
+from judge.rules import Event, EventKind
 from judge.views import _assets
 from judge.views.board import TEAM_COLOURS
-from judge.views.replayfile import MatchReplay, ReplayError, RoundReplay, describe_event, load
+from judge.views.replayfile import MatchReplay, ReplayError, RoundReplay, load
 
 #: Where the pages of a match go, inside its folder.
 MATCH_HTML = "replay.html"
@@ -78,24 +80,26 @@ _KEEP = (
 )
 
 
-def _frame(rec: dict[str, Any], names: Sequence[str]) -> dict[str, Any]:
+def _frame(rec: TurnRecord, names: Sequence[str]) -> dict[str, Any]:
     """A record as the page needs it, with the events already in words (one wording: rules.py)."""
-    f = {k: rec[k] for k in _KEEP if k in rec}
-    f["grid"] = [row.split() for row in rec["grid"]]
+    data = rec.to_json()
+    f = {k: data[k] for k in _KEEP if k in data}
+    f["grid"] = rec.cells()
     texts = []
-    for att in rec.get("attempts") or []:
-        if att.get("reask"):
-            texts += [describe_event(e, names) for e in att.get("events") or []]
-    texts += [describe_event(e, names) for e in rec.get("events") or []]
+    for att in rec.attempts:
+        if att.reask:
+            texts += [e.describe(names) for e in att.events]
+    texts += [e.describe(names) for e in rec.events]
     f["text"] = texts
     # What became of each move in words (judge.voidwhy): the same sentence as log.txt and the board.
-    f["status_text"] = [voidwhy.status_words(rec, s) or None for s in (0, 1)]
+    runs = rec.runs or (None, None)
+    f["status_text"] = [voidwhy.status_words(r) or None if r else None for r in runs]
     return f
 
 
 def _round_data(rnd: RoundReplay) -> dict[str, Any]:
     names = rnd.names
-    res = rnd.result or {}
+    res = rnd.result
     return {
         "index": rnd.index,
         "label": rnd.label,
@@ -103,29 +107,33 @@ def _round_data(rnd: RoundReplay) -> dict[str, Any]:
         "cols": rnd.cols,
         "turns": rnd.turns,
         "teams": names,
-        "seed": rnd.header.get("seed"),
+        "seed": rnd.header.seed,
         "partial": rnd.partial,
+        # in seat order, as the page names the teams (the header's order)
         "result": {
-            k: res[k]
-            for k in ("gold", "points", "winner", "end_reason", "turns_played")
-            if k in res
+            "gold": list(res.gold),
+            "points": list(res.points),
+            "winner": res.winner,
+            "end_reason": res.end_reason.value,
+            "turns_played": res.turns_played,
         }
-        or None,
+        if res is not None
+        else None,
         "frames": _frames(rnd),
     }
 
 
 def _frames(rnd: RoundReplay) -> list[dict[str, Any]]:
     """The frames, each also saying who has taken the treasure by then (a record alone cannot)."""
-    centre = [(rnd.rows + 1) // 2, (rnd.cols + 1) // 2]
+    centre = ((rnd.rows + 1) // 2, (rnd.cols + 1) // 2)
     taker: int | None = None
     out = []
     for rec in rnd.frames():
         f = _frame(rec, rnd.names)
-        if rec.get("treasure") is not None and taker is None:
-            for e in rec.get("events") or []:
-                if e.get("kind") == "collect" and e.get("pos") == centre:
-                    taker = e.get("seat")
+        if rec.treasure is not None and taker is None:
+            for e in rec.events:
+                if isinstance(e, Event) and e.kind is EventKind.COLLECT and e.pos == centre:
+                    taker = e.seat
         f["treasure_by"] = taker
         out.append(f)
     return out
@@ -288,20 +296,19 @@ def write_index_html(
         teams = match.teams
         label = str(entry.get("title") or f"{teams[0]} vs {teams[1]}")
         score = ""
-        if match.result and isinstance(match.result.get("points"), list):
-            p = match.result["points"]
+        if match.result is not None:
+            p = match.result.points
             score = f' <span class="score">{esc(str(p[0]))}&ndash;{esc(str(p[1]))}</span>'
         parts.append(
             f'<li class="match"><a class="match-link" href="'
             f'{_href(mdir / MATCH_HTML, root)}">{esc(label)}</a>{score}<ul>'
         )
         for rnd in match.rounds:
-            res = rnd.result or {}
-            gold = res.get("gold")
-            w = res.get("winner")
             what = ""
-            if isinstance(gold, list):
-                who = "draw" if w not in (0, 1) else f"{teams[w]} wins"
+            if rnd.result is not None:
+                res = rnd.result.in_order(teams)
+                w, gold = res.winner, res.gold
+                who = "draw" if w is None else f"{teams[w]} wins"
                 what = f" &mdash; {esc(who)}, gold {esc(str(gold[0]))}&ndash;{esc(str(gold[1]))}"
             elif rnd.partial:
                 what = " &mdash; unfinished"

@@ -16,10 +16,10 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
 from rich.console import Console
 
+from judge.records import ReplayHeader, RoundResult, TurnRecord
 from judge.views.board import turn_view
 
 #: Shortest time a turn stays on a terminal screen when not stepping, so that fast
@@ -66,10 +66,10 @@ class RoundWatcher:
 
     def __init__(self, session: WatchSession, idx: int, label: str):
         self.session, self.idx, self.label = session, idx, label
-        self.header: dict[str, Any] = {}
+        self.header: ReplayHeader | None = None
         self.last_draw = 0.0
 
-    def start(self, header: dict[str, Any]) -> None:
+    def start(self, header: ReplayHeader) -> None:
         self.header = header
         ses = self.session
         if ses.watching and ses.live:
@@ -80,15 +80,15 @@ class RoundWatcher:
                 markup=False,
             )
 
-    def turn(self, record: dict[str, Any]) -> None:
+    def turn(self, record: TurnRecord) -> None:
         ses = self.session
         if not ses.watching:
             return
-        names = self.header.get("teams") or ses.names
+        names = list(self.header.teams) if self.header else ses.names
         view = turn_view(
             record,
             names,
-            self.header.get("turns"),
+            self.header.turns if self.header else None,
             ses.console.width,
             label=f"round {self.idx}: {self.label}",
         )
@@ -101,7 +101,7 @@ class RoundWatcher:
         if not ses.live:
             ses.console.print("")
         self.last_draw = time.monotonic()
-        if ses.stepping and not record.get("ended"):
+        if ses.stepping and not record.ended:
             self._ask()
 
     def _ask(self) -> None:
@@ -117,5 +117,5 @@ class RoundWatcher:
             ses.watching = False
             ses.console.print("stopped watching; the match goes on", highlight=False, markup=False)
 
-    def end(self, result: Any) -> None:
+    def end(self, result: RoundResult) -> None:
         """Nothing to add: the match prints the round's result line after this."""

@@ -6,6 +6,7 @@ import pytest
 
 from judge import voidwhy
 from judge.maps import map_from_text
+from judge.records import SeatRun
 from judge.rules import Game, MoveStatus
 from judge.voidwhy import Why
 
@@ -71,15 +72,15 @@ def test_zero_based_and_swapped_cells_are_recognised() -> None:
 
 
 def test_old_replays_get_words_from_status_and_verdict() -> None:
-    rec = {"move_status": ["run_failed", "no_move_out"], "verdicts": ["TLE", "OK"]}
-    assert voidwhy.of_record(rec, 0) is Why.TIME
-    assert voidwhy.of_record(rec, 1) is Why.NO_MOVE_OUT
-    assert voidwhy.status_words(rec, 0) == "void: the program ran out of time (TLE)"
-    assert voidwhy.of_record({"move_status": ["moved", "sunk"]}, 0) is None
-    assert voidwhy.status_words({"move_status": ["moved", "sunk"]}, 1) == "not run (sunk)"
+    tle = SeatRun(verdict="TLE", status=MoveStatus.RUN_FAILED)
+    assert voidwhy.of_run(tle) is Why.TIME
+    assert voidwhy.of_run(SeatRun(verdict="OK", status=MoveStatus.NO_MOVE_OUT)) is Why.NO_MOVE_OUT
+    assert voidwhy.status_words(tle) == "void: the program ran out of time (TLE)"
+    assert voidwhy.of_run(SeatRun(status=MoveStatus.MOVED)) is None
+    assert voidwhy.status_words(SeatRun(status=MoveStatus.SUNK)) == "not run (sunk)"
     # A reason from a newer judge falls back to what the status says.
-    rec2 = {"move_status": ["outside", None], "verdicts": ["OK", None], "why": ["warp", None]}
-    assert voidwhy.of_record(rec2, 0) is Why.OUTSIDE
+    warp = SeatRun(verdict="OK", status=MoveStatus.OUTSIDE, why="warp")
+    assert voidwhy.of_run(warp) is Why.OUTSIDE
 
 
 def test_summary_names_counts_and_reasons() -> None:

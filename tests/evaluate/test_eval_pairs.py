@@ -18,8 +18,8 @@ from judge.cli import main
 from judge.evalbook import format_book, load_book, parse_book
 from judge.evaluate import (
     EvalError,
+    EvalRound,
     PairTracker,
-    RoundOutcome,
     RoundSpec,
     plan_maps,
     play_rounds,
@@ -27,27 +27,23 @@ from judge.evaluate import (
     summarize,
 )
 from judge.pentanomial import Pentanomial, Sprt, SprtVerdict, estimate
-from judge.referee import RoundResult, SeatStats
-from judge.rules import EndReason
 from judge.sandbox import Limits
 from tests.evaluate.weakbots import BOTS, mixed_bot
+from tests.records_support import a_result
 from tests.referee.fakes import FakeSandbox, spec
 
 SMALL = ["--sizes", "5", "--turns", "6", "--jobs", "2", "--seed", "1"]
 
 
-def _outcome(spec_: RoundSpec, a_result: str | None, trace: str = "t") -> RoundOutcome:
+def _outcome(spec_: RoundSpec, for_a: str | None, trace: str = "t") -> EvalRound:
     """A finished round whose result for BOT_A is win / draw / loss (None: abandoned)."""
-    if a_result is None:
-        return RoundOutcome(spec_, None, "judge failure")
+    if for_a is None:
+        return EvalRound(spec_, None, "judge failure")
     a = spec_.a_seat
-    winner = {"win": a, "loss": 1 - a, "draw": None}[a_result]
+    winner = {"win": a, "loss": 1 - a, "draw": None}[for_a]
     gold = (5, 5) if winner is None else ((9, 1) if winner == 0 else (1, 9))
-    rr = RoundResult(
-        "m", 6, 6, EndReason.TURNS, gold, (False, False), (False, False), (None, None), None,
-        winner, (0, 0), "r", (SeatStats(), SeatStats()), 1,
-    )  # fmt: skip
-    return RoundOutcome(spec_, rr, trace=trace)
+    rr = a_result(None, gold, map_label="m", replay="r", seed=1)
+    return EvalRound(spec_, rr, trace=trace)
 
 
 def _specs(n_maps: int) -> list[RoundSpec]:

@@ -9,6 +9,7 @@ import stat
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sandbox_support import FIXTURES, IS_ROOT, needs_root, procs_of_uid
@@ -314,3 +315,19 @@ def test_sandbox_info_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["sandbox-info", "--cgroup", "none"]) == 0
     text = capsys.readouterr().out
     assert "[OFF] memory limit by cgroup" in text
+
+
+@needs_root
+def test_default_root_is_passable_whatever_the_umask(tmp_path: Path, monkeypatch: Any) -> None:
+    """A judge started under umask 077 still makes a base folder the seats can pass through."""
+    from judge.sandbox import service
+
+    base = tmp_path / "base"
+    monkeypatch.setattr(service, "ROOT_BASE", str(base))
+    old = os.umask(0o077)
+    try:
+        path = service._default_root()
+    finally:
+        os.umask(old)
+    assert base.stat().st_mode & 0o777 == 0o711
+    assert os.stat(path).st_mode & 0o777 == 0o711

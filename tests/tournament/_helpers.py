@@ -195,12 +195,13 @@ def ledger_rows(out: Path) -> list[tuple[Any, ...]]:
     """The ledger's rounds without what may differ between two runs (times, run statistics)."""
     with Ledger.open(out / LEDGER_FILE) as ledger:
         rows = []
-        for r in ledger.rounds():
-            result = {k: v for k, v in r.result.items() if k != "stats"}
+        for lr in ledger.rounds():
+            r = lr.result
+            result = {k: v for k, v in r.to_json().items() if k != "stats"}
             rows.append(
                 (
-                    r.match,
-                    r.round,
+                    lr.match,
+                    lr.round,
                     r.map_label,
                     r.seed,
                     r.seats,

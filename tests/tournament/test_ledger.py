@@ -2,27 +2,23 @@
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from pathlib import Path
 
 import pytest
 
 from judge.tournament.ledger import SCHEMA_VERSION, Ledger, LedgerError, LedgerRound
+from tests.records_support import a_result
 
 
 def a_round(match: str = "A-vs-B", idx: int = 1, winner: int | None = 1) -> LedgerRound:
+    seats = ("B", "A") if match == "A-vs-B" else ("C", "A")
+    gold = (12, 30) if winner == 1 else (20, 20)
     return LedgerRound(
         match=match,
         round=idx,
-        map_label="maps/m1.txt",
-        seed=123456789012,
-        seats=("B", "A"),
-        gold=(12, 30),
-        points=(0, 20) if winner == 1 else (10, 10),
-        winner=winner,
-        end_reason="turns",
-        turns_played=6,
-        result={"map": "maps/m1.txt", "gold": [30, 12], "seats": ["B", "A"], "winner": 0},
+        result=a_result(seats, gold, shield=(True, False)),
         finished_at="2026-01-01T00:00:00+00:00",
     )
 
@@ -38,7 +34,16 @@ def test_round_trip_in_memory() -> None:
         assert ledger.config_hash == "hash1" and ledger.config == {"seed": 1, "teams": []}
         assert ledger.meta("schema_version") == str(SCHEMA_VERSION)
         got = ledger.rounds()[1]
-        assert got.winner == 1 and got.seats == ("B", "A") and got.outcome().winner == 1
+        assert got.result.winner == 1 and got.seats == ("B", "A")
+        assert got.result.shield == (True, False)  # seat order, though stored in team order
+        row = ledger._conn.execute(
+            "SELECT seat0, gold0, gold1, winner, result_json FROM rounds "
+            "WHERE match = 'A-vs-B' AND round = 2"
+        ).fetchone()
+        assert row[:4] == ("B", 12, 30, "A")
+        listed = json.loads(row[4])  # the round as A-vs-B's result.json lists it: A first
+        assert listed["gold"] == [30, 12] and listed["winner"] == 0
+        assert listed["seats"] == ["B", "A"] and listed["shield"] == [False, True]
 
 
 def test_a_round_is_recorded_once() -> None:
@@ -55,6 +60,9 @@ def test_a_failed_insert_leaves_nothing() -> None:
     with Ledger.create(":memory:", "h", {}) as ledger:
         bad = a_round()
         object.__setattr__(bad, "round", 0)  # breaks CHECK (round >= 1)
+        with pytest.raises(LedgerError):
+            ledger.record(bad)
+        bad = a_round(match="X-vs-Y")  # its seats are not the match's teams
         with pytest.raises(LedgerError):
             ledger.record(bad)
         assert ledger.rounds() == []

@@ -7,17 +7,14 @@ import io
 from rich.console import Console
 
 from judge.commands.tournament import standings_table
-from judge.tournament.standings import COLUMNS, RoundOutcome, standings
+from judge.records import RoundResult
+from judge.tournament.standings import COLUMNS, standings
+from tests.records_support import a_result
 
 
-def rnd(a: str, b: str, ga: int, gb: int) -> RoundOutcome:
+def rnd(a: str, b: str, ga: int, gb: int) -> RoundResult:
     """A round scored as the rules do: 20/0, or 10/10 for a draw with gold on both sides."""
-    if ga > gb:
-        return RoundOutcome((a, b), (ga, gb), (20, 0), 0)
-    if gb > ga:
-        return RoundOutcome((a, b), (ga, gb), (0, 20), 1)
-    pts = 10 if ga >= 1 and gb >= 1 else 0
-    return RoundOutcome((a, b), (ga, gb), (pts, pts), None)
+    return a_result((a, b), (ga, gb))
 
 
 def order(rows: list[dict]) -> list[str]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from judge.maps import REEF, GameMap, cell_token, map_from_text
+from judge.records import TurnRecord
 from judge.rules import Game, MoveStatus, Pos
 
 Strategy = Callable[[Game, int], Pos | None]
@@ -122,6 +123,11 @@ def play(
         rec.update(snapshot(g))
         lines.append(rec)
     return lines
+
+
+def typed(rec: dict[str, Any]) -> TurnRecord:
+    """A record line (as written to the file) read back as the views take it."""
+    return TurnRecord.from_json(rec, len(rec["grid"]), len(rec["grid"][0].split()))
 
 
 def write_replay(path: Path, lines: list[dict[str, Any]]) -> Path:

@@ -7,8 +7,19 @@ from typing import Any
 
 from rich.console import Console, RenderableType
 
-from judge.views.board import CELL_W, LABEL_W, board_text, final_board, turn_view
-from judge.views.replayfile import describe_event
+from judge.records import event_from_json
+from judge.views import board
+from judge.views.board import CELL_W, LABEL_W, final_board
+
+from ._replays import typed
+
+
+def board_text(rec: dict[str, Any], *args: Any) -> Any:
+    return board.board_text(typed(rec), *args)
+
+
+def turn_view(rec: dict[str, Any], *args: Any, **kwargs: Any) -> RenderableType:
+    return board.turn_view(typed(rec), *args, **kwargs)
 
 
 def render(obj: RenderableType, width: int = 80) -> str:
@@ -73,7 +84,7 @@ def test_15x15_fits_80_columns_side_by_side(big: list[dict[str, Any]]) -> None:
     assert "A alpha" in side and "B beta" in side
     assert "OK 12 ms" in side
     for e in rec["events"]:
-        assert describe_event(e, big[0]["teams"]) in side
+        assert event_from_json(e).describe(big[0]["teams"]) in side
 
 
 def test_narrow_terminal_stacks_panel_below(big: list[dict[str, Any]]) -> None:

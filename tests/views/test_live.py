@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 from rich.console import Console
 
+from judge.records import ReplayHeader
 from judge.views.live import PROMPT, WatchSession
 
-from ._replays import small_map
+from ._replays import small_map, typed
 
 
 def console(terminal: bool = False) -> Console:
@@ -31,10 +32,9 @@ def out_of(c: Console) -> str:
 
 def feed(session: WatchSession, lines: list[dict[str, Any]], idx: int = 1) -> None:
     w = session.round(idx, lines[0]["map"]["path"])
-    w.start(lines[0])
+    w.start(ReplayHeader.from_json(lines[0]))
     for rec in lines[1:]:
-        w.turn(rec)
-    w.end(None)
+        w.turn(typed(rec))
 
 
 def answers(*lines: str | None) -> Any:
@@ -117,7 +117,7 @@ def _play(observer: Any, tmp_path: Path) -> Any:
 
 
 def test_match_watch_plugs_the_board_into_the_round(tmp_path: Path) -> None:
-    match_cmd = pytest.importorskip("judge.commands.match")
+    from judge.commands import match as match_cmd
     from judge.match import RoundPlan
 
     c = console()
@@ -130,7 +130,7 @@ def test_match_watch_plugs_the_board_into_the_round(tmp_path: Path) -> None:
 
 
 def test_match_without_watch_prints_only_the_progress_line(tmp_path: Path) -> None:
-    match_cmd = pytest.importorskip("judge.commands.match")
+    from judge.commands import match as match_cmd
     from judge.match import RoundPlan
 
     c = console()
@@ -143,8 +143,8 @@ def test_match_without_watch_prints_only_the_progress_line(tmp_path: Path) -> No
 
 
 def test_match_step_option_reads_stdin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    match_cmd = pytest.importorskip("judge.commands.match")
     from judge.cli import build_parser
+    from judge.commands import match as match_cmd
     from judge.match import RoundPlan
 
     args = build_parser().parse_args(["match", "a", "b", "--map", "m1", "--step"])

@@ -9,11 +9,10 @@ from typing import Any
 
 import pytest
 
+from judge.records import ForeignEvent, event_from_json
 from judge.views.replayfile import (
     SUPPORTED_SCHEMA,
     ReplayError,
-    describe_event,
-    event_from_dict,
     load,
     load_replay_file,
 )
@@ -32,7 +31,7 @@ def test_match_folder_lists_rounds_in_order(match_dir: Path) -> None:
     assert m.rounds[0].label == "maps/small.txt" and m.rounds[1].label == "maps/big15.txt"
     assert (m.rounds[0].rows, m.rounds[0].cols, m.rounds[0].turns) == (7, 7, 20)
     assert m.rounds[1].last_turn == 40 and m.rounds[1].first_turn == 1
-    assert m.rounds[0].result is not None and m.rounds[0].result["gold"] == [23, 0]
+    assert m.rounds[0].result is not None and m.rounds[0].result.gold == (23, 0)
     assert m.round(2) is m.rounds[1]
     with pytest.raises(ReplayError, match=r"has no round 3 \(rounds: 1, 2\)"):
         m.round(3)
@@ -79,7 +78,7 @@ def test_round_in_progress_beyond_result_json(
 
 def test_record_at(match_dir: Path) -> None:
     r = load(match_dir).round(1)
-    assert r.record_at(3)["turn"] == 3
+    assert r.record_at(3).turn == 3
     with pytest.raises(ReplayError, match=r"round 1 has no turn 21: its turns are 1\.\.20"):
         r.record_at(21)
 
@@ -89,8 +88,8 @@ def test_header_only_round_shows_the_bare_map(
 ) -> None:
     f = write_replay(tmp_path / "replay.jsonl", eventful[:1])
     r = load_replay_file(f)
-    assert r.records == [] and r.frames()[0]["turn"] == 0
-    assert r.frames()[0]["grid"] == eventful[0]["map"]["grid"]
+    assert r.records == [] and r.frames()[0].turn == 0
+    assert list(r.frames()[0].grid) == eventful[0]["map"]["grid"]
 
 
 # ----------------------------------------------------------------- errors
@@ -187,25 +186,28 @@ def test_events_read_back_as_the_rules_word_them(eventful: list[dict[str, Any]])
     seen = set()
     for rec in eventful[1:]:
         for e in rec["events"]:
-            ev = event_from_dict(e)
+            ev = event_from_json(e)
+            assert not isinstance(ev, ForeignEvent)
             assert ev.as_dict() == e
-            assert describe_event(e, names) == ev.describe(names)
             seen.add(e["kind"])
     assert {"placed", "collect", "shield", "sink", "treasure"} <= seen
     assert (
-        describe_event({"kind": "sink", "seat": 1, "pos": [4, 7], "cause": "reef"}, names)
+        event_from_json({"kind": "sink", "seat": 1, "pos": [4, 7], "cause": "reef"}).describe(names)
         == "beta sank on a reef at (4,7)"
     )
 
 
 def test_unknown_event_kind_does_not_break_the_view() -> None:
-    assert describe_event({"kind": "kraken", "seat": 0}, ["a", "b"]) == "kind=kraken seat=0"
+    ev = event_from_json({"kind": "kraken", "seat": 0})
+    assert isinstance(ev, ForeignEvent)
+    assert ev.describe(["a", "b"]) == "kind=kraken seat=0"
+    assert ev.as_dict() == {"kind": "kraken", "seat": 0}
 
 
 # ---------------------------------------------- the referee's own output
 def test_reads_what_the_referee_writes(tmp_path: Path) -> None:
     """The real play_round (with the in-process fake sandbox) writes what this reader accepts."""
-    referee = pytest.importorskip("judge.referee")
+    from judge import referee
     from tests.referee.fakes import FakeSandbox, scripted, spec
 
     assert referee.REPLAY_SCHEMA == SUPPORTED_SCHEMA
@@ -217,6 +219,6 @@ def test_reads_what_the_referee_writes(tmp_path: Path) -> None:
     m = load(tmp_path / "round-1")
     r = m.rounds[0]
     assert r.names == ["a", "b"] and r.last_turn == 20
-    assert r.record_at(3)["sunk"] == [False, True]
+    assert [b.sunk for b in r.record_at(3).boats] == [False, True]
     line = json.loads(_lines(tmp_path / "round-1" / "replay.jsonl")[1])
     assert line["turn"] == 1

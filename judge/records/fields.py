@@ -1,0 +1,139 @@
+"""What every record shares: its error, field checks, and events read back from JSON."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from judge.errors import JudgeError
+from judge.rules import Event, EventKind, Pos, SinkCause
+
+_CELL = re.compile(r"^(?:\d+|D|W|S)$")
+
+Json = dict[str, Any]
+
+
+class RecordError(JudgeError, ValueError):
+    """A file object that is not the record it should be; the message names the field.
+
+    ``part`` names the part of the object the problem is in (e.g. ``header
+    map``), for readers that prefix the file and line.
+    """
+
+    def __init__(self, message: str, part: str | None = None):
+        super().__init__(message)
+        self.part = part
+
+
+# ------------------------------------------------------------------ checks
+def is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def int_or(value: Any, default: int) -> int:
+    return value if is_int(value) else default
+
+
+def is_pair(value: Any) -> bool:
+    return isinstance(value, list) and len(value) == 2
+
+
+def pos_json(p: Pos | None) -> list[int] | None:
+    return list(p) if p is not None else None
+
+
+def read_pos(what: str, p: Any, size: tuple[int, int] | None = None) -> Pos | None:
+    """``null`` or ``[row, col]`` (inside ``size`` when given)."""
+    if p is None:
+        return None
+    if not (is_pair(p) and is_int(p[0]) and is_int(p[1])):
+        raise RecordError(f"{what} must be null or [row, col], not {p!r}")
+    if size is not None and not (1 <= p[0] <= size[0] and 1 <= p[1] <= size[1]):
+        raise RecordError(f"{what} {p} is outside the {size[0]}x{size[1]} map")
+    return (p[0], p[1])
+
+
+def read_grid(grid: Any, rows: int, cols: int, part: str | None = None) -> tuple[str, ...]:
+    """Rows of space-separated cell tokens, as replays write the sea."""
+    if not isinstance(grid, list) or len(grid) != rows:
+        raise RecordError(f"'grid' must be a list of {rows} rows", part)
+    for i, row in enumerate(grid, start=1):
+        if not isinstance(row, str):
+            raise RecordError(f"grid row {i} must be a string of cells", part)
+        toks = row.split()
+        if len(toks) != cols:
+            raise RecordError(f"grid row {i} has {len(toks)} cells, expected {cols}", part)
+        for j, tok in enumerate(toks, start=1):
+            if not _CELL.match(tok):
+                raise RecordError(f"cell ({i},{j}) is {tok!r}: not a number, D or S", part)
+    return tuple(grid)
+
+
+def pair_of(d: Mapping[str, Any], key: str) -> list[Any]:
+    """``d[key]`` as a list of 2 (``[None, None]`` when absent)."""
+    if key not in d:
+        return [None, None]
+    value = d[key]
+    if not is_pair(value):
+        raise RecordError(f"{key!r} must be a list of 2")
+    return list(value)
+
+
+def read_number(what: str, v: Any) -> float | None:
+    if v is None:
+        return None
+    if not isinstance(v, (int, float)) or isinstance(v, bool):
+        raise RecordError(f"{what} must be a number or null, not {v!r}")
+    return v
+
+
+def read_text(what: str, v: Any) -> str | None:
+    if v is not None and not isinstance(v, str):
+        raise RecordError(f"{what} must be text or null, not {v!r}")
+    return v
+
+
+# ------------------------------------------------------------------ events
+@dataclass(frozen=True)
+class ForeignEvent:
+    """An event this judge does not know (from a newer one): kept and shown as its fields."""
+
+    data: Mapping[str, Any]
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.data)
+
+    def describe(self, names: Sequence[str] = ("A", "B")) -> str:
+        return " ".join(f"{k}={v}" for k, v in self.data.items())
+
+
+AnyEvent = Event | ForeignEvent
+
+
+def event_from_json(d: Mapping[str, Any]) -> AnyEvent:
+    """The inverse of :meth:`judge.rules.Event.as_dict`; a :class:`ForeignEvent` if not ours."""
+
+    def pos(v: Any) -> Pos | None:
+        return (int(v[0]), int(v[1])) if v is not None else None
+
+    try:
+        return Event(
+            kind=EventKind(d["kind"]),
+            seat=d.get("seat"),
+            pos=pos(d.get("pos")),
+            value=int(d.get("value", 0)),
+            cause=SinkCause(d["cause"]) if d.get("cause") is not None else None,
+            other=pos(d.get("from")),
+        )
+    except (KeyError, ValueError, TypeError, IndexError):
+        return ForeignEvent(dict(d))
+
+
+def read_events(value: Any) -> tuple[AnyEvent, ...]:
+    if not isinstance(value, list) or not all(
+        isinstance(e, dict) and isinstance(e.get("kind"), str) for e in value
+    ):
+        raise RecordError("'events' must be a list of objects with a 'kind'")
+    return tuple(event_from_json(e) for e in value)
