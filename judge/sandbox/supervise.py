@@ -248,8 +248,9 @@ def _parse_record(data: bytes) -> dict[str, str] | None:
     return rec if rec.get("end") == "1" else None
 
 
-def _read_available(fd: int, sink: Tail | None, limit: int = 1 << 30) -> bool:
-    """Read what is there without blocking; returns True at EOF."""
+def _read_available(fd: int, sink: Tail | bytearray | None, limit: int = 1 << 30) -> bool:
+    """Read what is there without blocking into ``sink`` (a Tail keeps only the end, a
+    bytearray everything); returns True at EOF."""
     got = 0
     while got < limit:
         try:
@@ -263,7 +264,9 @@ def _read_available(fd: int, sink: Tail | None, limit: int = 1 << 30) -> bool:
         if not chunk:
             return True
         got += len(chunk)
-        if sink is not None:
+        if isinstance(sink, bytearray):
+            sink += chunk
+        elif sink is not None:
             sink.add(chunk)
     return False
 
@@ -370,7 +373,7 @@ def run(
                 elif fd == pidfd:
                     exited = True
                 elif fd == status_r:
-                    if _read_into(status_r, status_buf):
+                    if _read_available(status_r, status_buf):
                         poller.unregister(status_r)
                     if prog_start is None:
                         prog_start = _program_start(status_buf)
@@ -444,7 +447,7 @@ def run(
         proc.stdout.close()
         proc.stderr.close()
     try:
-        _read_into(status_r, status_buf)
+        _read_available(status_r, status_buf)
     finally:
         os.close(status_r)
     raw.helper_status = status
@@ -481,22 +484,6 @@ def run(
             raw.cg_failcnt = cg.memory_failures()
         raw.pids_refused = cg.pids_refused()
     return raw
-
-
-def _read_into(fd: int, buf: bytearray) -> bool:
-    """Append what can be read now without blocking; True at end of file."""
-    while True:
-        try:
-            chunk = os.read(fd, 65536)
-        except BlockingIOError:
-            return False
-        except OSError as exc:
-            if exc.errno == errno.EINTR:
-                continue
-            return True
-        if not chunk:
-            return True
-        buf += chunk
 
 
 def _program_start(buf: bytearray) -> float | None:
