@@ -20,7 +20,6 @@ had to be run again because of it (IE, never TLE).
 from __future__ import annotations
 
 import argparse
-import io
 import json
 import os
 import statistics
@@ -32,8 +31,6 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-
-from rich.console import Console  # noqa: E402
 
 from judge.sandbox import Sandbox  # noqa: E402
 from judge.tournament.config import load_config  # noqa: E402
@@ -72,9 +69,7 @@ def play(folder: Path, cpu_s: float, limit: float, turns: int, jobs: int | None)
     del data["jobs"]
     cfg = load_config(write_config(folder, data))
     used = jobs if jobs is not None else cfg.jobs
-    runner = Runner(
-        cfg, folder / "out", used, Sandbox, console=Console(file=io.StringIO()), progress=False
-    )
+    runner = Runner(cfg, folder / "out", used, Sandbox)
     started = time.monotonic()
     report = runner.run(resume=False)
     elapsed = time.monotonic() - started

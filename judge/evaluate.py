@@ -60,6 +60,7 @@ from judge.records import ReplayHeader, RoundResult, TurnRecord, pos_json
 from judge.referee import RoundConfig
 from judge.sandbox import Limits, Sandbox
 from judge.scheduler import Executor, RoundDone, RoundStatus, RoundTask, ThreadExecutor
+from judge.stats import percentile
 
 #: z for a two-sided 95 % interval (the 0.975 quantile of the standard normal).
 Z95 = 1.959963984540054
@@ -104,17 +105,6 @@ def wilson_interval(successes: float, trials: float, z: float = Z95) -> tuple[fl
     centre = (p + z2 / (2 * n)) / denom
     half = z * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / denom
     return (max(0.0, centre - half), min(1.0, centre + half))
-
-
-def percentile(sorted_values: Sequence[float], q: float) -> float | None:
-    """Nearest-rank percentile (an observed value, never an interpolation); None when empty.
-
-    p99 of 100 runs is then the 99th slowest run, a time that really happened.
-    """
-    if not sorted_values:
-        return None
-    rank = max(1, math.ceil(q / 100 * len(sorted_values)))
-    return sorted_values[min(rank, len(sorted_values)) - 1]
 
 
 # ------------------------------------------------------------------ the request
@@ -702,156 +692,6 @@ def summarize(
         "out": str(out_dir) if out_dir is not None else None,
         "rounds": rounds,
     }
-
-
-# ------------------------------------------------------------------ the tables
-
-
-def _pct(x: float | None) -> str:
-    return "-" if x is None else f"{100 * x:.1f}%"
-
-
-def _ms(x: float | None) -> str:
-    return "-" if x is None else f"{x:.0f}"
-
-
-def render(summary: dict[str, Any]) -> list[Any]:
-    """Rich renderables for a summary: the head-to-head table, per-bot measurements, by size."""
-    from rich.markup import escape
-    from rich.table import Table
-
-    # Names are shown as written: escaped, since table titles, headers and cells are markup.
-    a, b = escape(summary["bots"]["a"]["name"]), escape(summary["bots"]["b"]["name"])
-    res = summary["result"]
-    maps = summary["pairs"]["pairs"] + summary["pairs"]["incomplete"]
-    where = f"book {summary['book']}" if summary.get("book") else f"seed {summary['seed']}"
-    head = Table(
-        title=f"{a} vs {b}: {summary['rounds_played']} rounds "
-        f"({maps} map{'' if maps == 1 else 's'} x 2 seat orders), {escape(where)}"
-    )
-    for col in (
-        "",
-        "wins",
-        "draws",
-        "losses",
-        f"{a} win rate (decided)",
-        "95% Wilson (if rounds were independent)",
-    ):
-        head.add_column(col, justify="right" if col else "left")
-
-    def row(label: str, d: dict[str, Any]) -> None:
-        lo, hi = d["wilson95"]
-        head.add_row(
-            label,
-            str(d["wins"]),
-            str(d["draws"]),
-            str(d["losses"]),
-            _pct(d["win_rate"]),
-            f"{100 * lo:.1f}% - {100 * hi:.1f}%" if d["decided"] else "-",
-        )
-
-    row(f"{a} (all)", res)
-    for s in (0, 1):
-        row(f"  as seat {s}", summary["by_seat"][f"a_in_seat_{s}"])
-
-    bots = Table(title="per bot")
-    bots.add_column("")
-    bots.add_column(a, justify="right")
-    bots.add_column(b, justify="right")
-    sa, sb = summary["a"], summary["b"]
-
-    def num(x: float | None, fmt: str = "{:.1f}") -> str:
-        return "-" if x is None else fmt.format(x)
-
-    def failed(st: dict[str, Any]) -> str:
-        return ", ".join(f"{v} {n}" for v, n in st["failed_runs"].items()) or "none"
-
-    for label, fn in (
-        ("mean gold", lambda st: num(st["mean_gold"])),
-        ("mean points", lambda st: num(st["mean_points"])),
-        ("runs", lambda st: str(st["runs"])),
-        ("time p50 ms", lambda st: _ms(st["time_ms"]["p50"])),
-        ("time p99 ms", lambda st: _ms(st["time_ms"]["p99"])),
-        ("time max ms", lambda st: _ms(st["time_ms"]["max"])),
-        ("peak memory MiB", lambda st: num(st["peak_mem_mb"])),
-        ("failed runs", failed),
-        ("void moves", lambda st: str(st["void_moves"])),
-    ):
-        bots.add_row(label, fn(sa), fn(sb))
-
-    sizes = Table(
-        title=f"by map size ({a}'s view); end reasons: "
-        + (", ".join(f"{k} {v}" for k, v in summary["end_reasons"].items()) or "none")
-    )
-    sizes.add_column("size")
-    for col in ("wins", "draws", "losses", "win rate", "95% Wilson"):
-        sizes.add_column(col, justify="right")
-    for label, d in summary["by_size"].items():
-        lo, hi = d["wilson95"]
-        sizes.add_row(
-            label,
-            str(d["wins"]),
-            str(d["draws"]),
-            str(d["losses"]),
-            _pct(d["win_rate"]),
-            f"{100 * lo:.1f}% - {100 * hi:.1f}%" if d["decided"] else "-",
-        )
-    out: list[Any] = [head, *pair_lines(summary)]
-    out += [bots, sizes]
-    for ab in summary["rounds_aborted"]:
-        out.append(
-            f"[bold red]round {ab['round']} abandoned by the judge:[/] {escape(ab['error'])}"
-        )
-    return out
-
-
-def _signed(x: float) -> str:
-    return f"{x:+.1f}"
-
-
-def pair_lines(summary: dict[str, Any]) -> list[str]:
-    """The pentanomial report in words (plain text: no user text in it)."""
-    from rich.markup import escape
-
-    pr = summary["pairs"]
-    a = escape(summary["bots"]["a"]["name"])
-    if not pr["pairs"]:
-        return ["no complete pair (both seat orders of a map) was played"]
-    c = pr["pentanomial"]
-    lines = [
-        f"pairs (each map twice, seats swapped): {pr['pairs']}"
-        + (f", {pr['incomplete']} incomplete" if pr["incomplete"] else "")
-        + f"; pentanomial LL {c[0]}, LD {c[1]}, WL+DD {c[2]}, WD {c[3]}, WW {c[4]}",
-        f"{a} scores {100 * pr['score']:.1f}%: Elo {_signed(pr['elo'])} +- {pr['elo_pm']:.1f} "
-        f"(95%: {_signed(pr['elo95'][0])} to {_signed(pr['elo95'][1])}, from the pair variance), "
-        f"LOS {100 * pr['los']:.1f}%",
-    ]
-    if pr["mirrored"]:
-        lines.append(
-            f"{pr['mirrored']} of {pr['pairs']} pairs are the same game mirrored "
-            "(both bots made the same moves in both seat orders)"
-        )
-    return lines
-
-
-def sprt_line(summary: dict[str, Any], names: Sequence[str]) -> str | None:
-    """The SPRT's verdict in one line (printed last, as plain text); None without a test."""
-    t = summary.get("sprt")
-    if not t:
-        return None
-    a, b = names
-    where = (
-        f"LLR {t['llr']:.2f}, bounds {t['lower']:.2f} and {t['upper']:.2f}, "
-        f"{t['pairs']} pairs, ELO0 {t['elo0']:g} ELO1 {t['elo1']:g}"
-    )
-    if t["verdict"] == SprtVerdict.H1.value:
-        return f"SPRT: H1 accepted: {a} is better than {b} by at least {t['elo1']:g} Elo ({where})"
-    if t["verdict"] == SprtVerdict.H0.value:
-        return (
-            f"SPRT: H0 accepted: {a} is not better than {b} by {t['elo1']:g} Elo "
-            f"(at most {t['elo0']:g}) ({where})"
-        )
-    return f"SPRT: inconclusive: the round cap came first ({where})"
 
 
 @dataclass

@@ -7,18 +7,19 @@ MOVE.OUT and STATE.OUT.  Standard library only, Python >= 3.8, deterministic.
 It searches the game as what it is, a two-player game of simultaneous moves,
 the way grid-game bots (Tron, snakes) do:
 
-* a tree over both boats' moves, two turns deep (three when the boats are
-  close and few turns are left), every joint move resolved with the exact
-  rules: gold, shields, reefs, collisions, swaps, wrecks, the half-time gap
-  rule and the treasure;
+* a tree over both boats' moves, one turn deep (two when the boats are within
+  three steps), every joint move resolved with the exact rules: gold,
+  shields, reefs, collisions, swaps, wrecks, the half-time gap rule and the
+  treasure;
 * at each node the boat assumes the worst of the opponent's moves (it sees
   ours): rams when a collision wins, dodges when it loses, races for gold it
   can reach first;
-* leaves are scored by a territory evaluation: the gold each boat reaches
-  before the other (a shield's short cut counted), discounted by distance and
-  limited to the turns left, added to the gold already held, then turned into
-  a chance of winning (the half-time rule decides at once when the gap can
-  still be read off the tree).
+* leaves are scored by territory: the gold each boat reaches before the other
+  (a shield's short cut counted), collected along a quick route (always on to
+  the most gold per step) within the turns left, added to the gold already
+  held and turned into a chance of winning; the coming treasure is credited
+  in part to the boat nearer to the centre, and a projected half-time gap
+  over 20 counts as the round's end.
 
 STATE.OUT: K of the round, the shields seen (a shield that vanishes while we
 are elsewhere went to the opponent) and the treasure's value.
@@ -236,15 +237,21 @@ class Search(object):
             b = db[c] if db is not None else INF
             if a < b:
                 if a <= left:
-                    mine.append((a, v))
+                    mine.append((a, v, c))
             elif b < a:
                 if b <= left:
-                    theirs.append((b, v))
+                    theirs.append((b, v, c))
             elif a <= left:
-                mine.append((a, v * CONTESTED))
-                theirs.append((b, v * CONTESTED))
-        ta = self.budget(mine, left, pw)
-        tb = self.budget(theirs, left, pw)
+                mine.append((a, v * CONTESTED, c))
+                theirs.append((b, v * CONTESTED, c))
+        if da is not None:
+            ta = self.chain(s.pos[0], s.sh[0], s.shields, mine, left)
+        else:
+            ta = 0.0
+        if db is not None:
+            tb = self.chain(s.pos[1], s.sh[1], s.shields, theirs, left)
+        else:
+            tb = 0.0
         # The coming treasure: 3/4 of the half-time gap, a share to the nearer boat.
         if self.t_half > s.t:
             gap = x + ta - tb
@@ -269,14 +276,29 @@ class Search(object):
         u = 1.0 / (1.0 + 2.718281828 ** (-z)) if -30 < z < 30 else (1.0 if z > 0 else 0.0)
         return 0.97 * u + 0.03 * (0.5 + est / 200.0)
 
-    @staticmethod
-    def budget(cells, left, pw):
-        """Discounted gold of the nearest cells a boat has time for (about left/2 of them)."""
-        cells.sort()
-        room = left // 2 + 1
-        tot = 0.0
-        for d, v in cells[:room]:
-            tot += v * pw[d]
+    def chain(self, start, sh, shields, cells, left):
+        """Discounted gold of a quick route over ``cells`` ((distance, value, cell)):
+        from ``start``, always on to the cell with the most gold per step, while
+        the turns last."""
+        sea = self.sea
+        pw = sea.pw
+        todo = {c: v for _, v, c in cells}
+        t, tot, cur = 0, 0.0, start
+        while todo:
+            d = sea.reach(cur, sh, shields)
+            best, nxt, nd = 0.0, -1, 0
+            for c, v in todo.items():
+                dc = d[c]
+                if dc == 0 or t + dc > left:
+                    continue
+                r = v / dc
+                if r > best:
+                    best, nxt, nd = r, c, dc
+            if nxt < 0:
+                break
+            t += nd
+            tot += todo.pop(nxt) * pw[t]
+            cur = nxt
         return tot
 
     def value(self, s, depth):
@@ -412,8 +434,8 @@ def decide(text, state_text):
     s.done = False
     s.half_end = False
     search = Search(sea, k, t_half)
-    close = not opp_sunk and sea.dist(me, True)[opp] <= 4
-    depth = 3 if close and R * C <= 121 else 2
+    close = not opp_sunk and sea.dist(me, True)[opp] <= 3
+    depth = 2 if close else 1
     move = search.choose(s, depth)
     out = {"k": [k_total], "sh": shields, "os": [1 if opp_sh else 0], "tv": [tv]}
     return "%d %d\n" % (move // C + 1, move % C + 1), out

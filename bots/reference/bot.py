@@ -8,6 +8,9 @@ pure function brain.decide, which tests and harnesses call in-process.
 
 import os
 import sys
+import time
+
+T0 = time.perf_counter()  # the planning budget counts from here
 
 MAP_FILE = "MAP.INP"
 MOVE_FILE = "MOVE.OUT"
@@ -49,7 +52,7 @@ def main():
     try:
         import brain
         state_text = read_text(STATE_FILE)
-        move, state = brain.decide(text, state_text)
+        move, state = brain.decide(text, state_text, T0)
     except Exception:
         move = fallback(text)
     if move is None:

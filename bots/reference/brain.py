@@ -35,6 +35,7 @@ Outline
 """
 
 from heapq import heappush, heapreplace
+from time import perf_counter
 
 REEF = -1
 SHIELD = -2
@@ -52,7 +53,8 @@ RHO_MAX = 1.0        # is plentiful ... and when every cell will be taken by som
 RATE = 1.0           # gold a boat collects per turn, roughly (for the above)
 LAM = 0.97           # a cell the opponent could reach first survives a turn with this
 MU = 0.9             # denial weight per turn the opponent would arrive after us
-VARIANTS = 3         # opponent predictions averaged (1: the greedy model alone)
+VARIANTS = 5         # opponent predictions averaged (1: the greedy model alone)
+VAR_POW = 2.0        # their weights: (moves predicted right + 1) ** VAR_POW
 HALF_W = 30.0        # value (in gold) of ending the round at half time
 HALF_S0 = 2.0        # uncertainty of the half-time gap: S0 + S1 * sqrt(turns to go)
 HALF_S1 = 1.0
@@ -78,6 +80,13 @@ EVADE_RATE = 0.15    # ... entering our reach at most this often
 OPP_STARTS = 1       # placement: the opponent's likely start cells considered
 PLACE_HORIZON = 30
 PLACE_WIDTH = 10
+PLAN_H = 40           # moves a route is planned ahead at most
+BUDGET = 0.40         # seconds of planning per turn (a safety net: the beam stops early)
+LAM_LEAD = 0.5       # tactics: weight of the worst case when the opponent leads (it may ram),
+LAM_TIE = 0.3        # ... when level,
+LAM_TRAIL = 0.15     # ... when it trails (it keeps clear; the worst case is its blocking)
+NEAR = 3             # tactics: search two turns when the boats are this close
+DEBUG = 0
 
 
 # --------------------------------------------------------------------------
@@ -211,9 +220,10 @@ def first(st, key, default):
 class Situation(object):
     """What MAP.INP and STATE.OUT tell about the round, and what we infer."""
 
-    def __init__(self, sea, st):
+    def __init__(self, sea, st, deadline=None):
         self.sea = sea
         self.st = st
+        self.deadline = deadline
         grid = sea.grid
         k_total = first(st, "k", 0)
         if k_total < sea.k:
@@ -285,13 +295,27 @@ class Situation(object):
             else:
                 self.stall = 0
         self.ob = ob
+        # Which opponent model predicted its last move?
+        vh = list(st.get("vh", []))
+        vh += [0] * (VARIANTS - len(vh))
+        vp = st.get("vp", [])
+        if sea.opp >= 0 and self.opp_alive and len(vp) == VARIANTS and len(last) >= 2 \
+                and last[1] != sea.opp:
+            for i in range(VARIANTS):
+                if vp[i] == sea.opp:
+                    vh[i] += 1
+        self.vhits = vh[:VARIANTS]
+        self.vnext = []
 
     def new_state(self, move, predicted):
         st = {"k": [self.k_total], "sh": self.shields, "os": [1 if self.opp_shield else 0],
               "tv": [self.tv], "ob": self.ob,
               "last": [self.sea.me, self.sea.opp, predicted,
                        1 if self.opp_gold > self.sea.gold else 0],
-              "stall": [self.stall if move == self.sea.me else 0]}
+              "stall": [self.stall if move == self.sea.me else 0],
+              "vh": self.vhits}
+        if self.vnext:
+            st["vp"] = self.vnext
         return st
 
 
@@ -307,8 +331,9 @@ def predict_opponent(sit, H, t_half, t_pred, our_take, our_at=None, variant=0):
     ``our_take`` maps cells to the move at which our plan collects them;
     ``our_at`` (our position after each move), when given, makes it keep out
     of our reach, as a boat that avoids collisions does.  ``variant`` 1 and 2
-    are other plausible collectors (ties the other way and value first;
-    nearest first), so that the planner does not trust one guess too much.
+    to 4 are other plausible collectors (ties the other way and value first;
+    nearest first; richest first; blind to us), so that the planner does not
+    trust one guess too much.
     """
     sea = sit.sea
     pos = sea.opp
@@ -347,6 +372,10 @@ def predict_opponent(sit, H, t_half, t_pred, our_take, our_at=None, variant=0):
                     continue
                 if variant == 2:
                     sc = v / (d * d)
+                elif variant == 3:
+                    sc = v * v / d
+                elif variant == 4:
+                    sc = v / d  # blind to us
                 else:
                     if our_d is not None:
                         od = our_d[c]
@@ -434,7 +463,7 @@ class Planner(object):
         self.my_gold = my_gold
         take, gain_by = opp[0], opp[1]
         takes = opp[3] if len(opp) > 3 else [take]
-        self.nvar = float(len(takes))
+        self.wvar = tuple(opp[4]) if len(opp) > 4 else tuple(1.0 / len(takes) for _ in takes)
         opp_total = gain_by[H] if H < len(gain_by) else gain_by[-1]
         opp_half = gain_by[t_half] if 1 <= t_half < len(gain_by) else 0
         # The opponent's gold at half time and at the end, as the model says;
@@ -473,6 +502,12 @@ class Planner(object):
             kopp.append(tuple(tk.get(sea.centre, INF) for tk in takes))
         self.kcell, self.kval, self.kopp, self.specials = kcell, kval, kopp, specials
         self.kidx = dict((c, k) for k, c in enumerate(kcell))
+        # Per key: the earliest and latest predicted take, and the weight of
+        # the predictions that take it at all (fast paths of the search).
+        wv = self.wvar
+        self.kmin = [min(t) for t in kopp]
+        self.kmax = [max(t) for t in kopp]
+        self.klat = [sum(w for x, w in zip(t, wv) if x < INF) for t in kopp]
         odist = None
         if sit.opp_alive and sea.opp >= 0:
             odist = self.paths.dist(sea.opp, sit.opp_shield)
@@ -493,6 +528,7 @@ class Planner(object):
             gpow.append(gpow[-1] * GAMMA)
         self.gpow = gpow
         self.orders = {}
+        self.deadline = sit.deadline
 
     def order(self, cell, sh):
         """Gold keys by distance from cell: [(d, k)], nearest first."""
@@ -513,22 +549,21 @@ class Planner(object):
         gone), takes it later (taking it denies it), or never does; a cell it
         could reach before us also survives only LAM per turn of its lead.
         """
-        alive = later = 0
-        for x in self.kopp[k]:
+        alive = later = 0.0
+        for x, wv in zip(self.kopp[k], self.wvar):
             if x > t2:
-                alive += 1
+                alive += wv
                 if x < INF:
-                    later += 1
-        if not alive:
+                    later += wv
+        if alive <= 0.0:
             return 0.0, 0.0
         a = self.ka[k]
-        n = self.nvar
         if t2 < a:
             i = a - t2 - 1
             w = self.mu[i] if i < len(self.mu) else 0.0
-            return v * alive / n, v * (later + (alive - later) * w) / n
+            return v * alive, v * (later + (alive - later) * w)
         i = t2 - a + 1
-        ev = v * self.lam[i] * alive / n if i < len(self.lam) else 0.0
+        ev = v * self.lam[i] * alive if i < len(self.lam) else 0.0
         return ev, ev
 
     def gone(self, k, t2):
@@ -550,6 +585,39 @@ class Planner(object):
             stolen = den
             if self.ka[k] <= self.t_half:
                 stolen_h = den
+        return (score, t, cell, sh, mask, g, stolen, stolen_h, tv, None, -1)
+
+    def path_root(self, steps, sh0, gone=0, tv=None):
+        """A start node after our first moves ``steps`` (the cell after each
+        move), with the gold on them taken; ``gone``: a mask of keys the
+        opponent took meanwhile (skipped, worth nothing); ``tv``: the treasure's
+        value when the search has seen it appear."""
+        sea = self.sit.sea
+        if tv is None:
+            tv = self.sit.tv if self.t_half == 0 else -1
+        score = g = stolen = stolen_h = 0.0
+        mask, sh, cell, t = gone, sh0, sea.me, 0
+        kidx, kval, gpow, rho = self.kidx, self.kval, self.gpow, self.rho
+        for c in steps:
+            t += 1
+            if c == cell:
+                continue
+            cell = c
+            k = kidx.get(c, -1)
+            if k < 0 or (mask >> k) & 1:
+                continue
+            v = kval[k] if k != self.centre_key else (tv if t > self.t_half > 0 else 0)
+            if v > 0:
+                ev, den = self.value(k, t, v)
+                score += (ev + rho * den) * gpow[t]
+                g += ev
+                stolen += den
+                if self.ka[k] <= self.t_half:
+                    stolen_h += den
+                mask |= 1 << k
+            elif k in self.kshield:
+                mask |= 1 << k
+                sh = True
         return (score, t, cell, sh, mask, g, stolen, stolen_h, tv, None, -1)
 
     def key_of(self, cell):
@@ -644,18 +712,25 @@ class Planner(object):
         specials, centre_key, kshield = self.specials, self.centre_key, self.kshield
         gpow, vmax, lam, mu, rho = self.gpow, self.vmax, self.lam, self.mu, self.rho
         nlam, nmu = len(lam), len(mu)
-        nvar = self.nvar
+        wvar = self.wvar
+        kmin, kmax, klat = self.kmin, self.kmax, self.klat
         future_treasure = self.future_treasure
         paths = self.paths
-        buckets = [[] for _ in range(H + 2)]
         t0 = root[1]
+        # Routes are planned PLAN_H moves ahead at most: the far future is a guess
+        # anyway, and the beam's cost grows with its length.
+        H = min(H, t0 + PLAN_H)
+        buckets = [[] for _ in range(H + 2)]
         buckets[t0].append(root)
         best = None
         firsts = {}
+        deadline = self.deadline
         for t in range(t0, H + 1):
             bucket = buckets[t]
             if not bucket:
                 continue
+            if deadline is not None and best is not None and perf_counter() > deadline:
+                break  # out of time: the best route found so far
             buckets[t] = None
             if len(bucket) > 1:
                 bucket.sort(key=lambda x: -x[0])
@@ -682,37 +757,40 @@ class Planner(object):
                         firsts[fk] = Plan(fs, fd, node, half_end)
                 # Children: the best `branch` gold cells by expected value per turn.
                 heap = []
+                full = False
                 for d, k in self.order(cell, sh):
                     if d >= INF:
                         break
                     t2 = t + d
                     if t2 > H:
                         break
-                    if len(heap) >= branch and vmax <= heap[0][0] * d:
+                    if full and vmax <= heap[0][0] * d:
                         break
-                    if d == 0 or (mask >> k) & 1:
+                    if d == 0 or (mask >> k) & 1 or t2 >= kmax[k]:
                         continue
-                    alive = later = 0
-                    for x in kopp[k]:
-                        if x > t2:
-                            alive += 1
-                            if x < INF:
-                                later += 1
-                    if not alive:
-                        continue
+                    if t2 < kmin[k]:
+                        alive, later = 1.0, klat[k]
+                    else:
+                        alive = later = 0.0
+                        for x, wv in zip(kopp[k], wvar):
+                            if x > t2:
+                                alive += wv
+                                if x < INF:
+                                    later += wv
                     v = kval[k]
                     a = ka[k]
                     if t2 < a:
-                        ev = v * alive / nvar
+                        ev = v * alive
                         i = a - t2 - 1
                         w = mu[i] if i < nmu else 0.0
-                        den = v * (later + (alive - later) * w) / nvar
+                        den = v * (later + (alive - later) * w)
                     else:
                         i = t2 - a + 1
-                        ev = den = v * lam[i] * alive / nvar if i < nlam else 0.0
+                        ev = den = v * lam[i] * alive if i < nlam else 0.0
                     r = ev / d
-                    if len(heap) < branch:
+                    if not full:
                         heappush(heap, (r, k, t2, ev, den))
+                        full = len(heap) >= branch
                     elif r > heap[0][0]:
                         heapreplace(heap, (r, k, t2, ev, den))
                 cands = heap
@@ -925,10 +1003,18 @@ def choose_move(sit):
     if not OPP_MODEL:
         opp = ({}, opp[1], opp[2])
     elif VARIANTS > 1 and sit.opp_alive:
-        takes = [opp[0]]
-        for v in range(1, VARIANTS):
-            takes.append(predict_opponent(sit, H, t_half, t_pred, {}, None, v)[0])
-        opp = (opp[0], opp[1], opp[2], takes)
+        # Several plausible opponents, weighted by how well each has predicted
+        # its moves so far.
+        preds = [opp] + [predict_opponent(sit, H, t_half, t_pred, {}, None, v)
+                         for v in range(1, VARIANTS)]
+        hits = sit.vhits
+        w = [(hits[i] + 1.0) ** VAR_POW for i in range(VARIANTS)]
+        tw = sum(w)
+        w = [x / tw for x in w]
+        gain_by = [sum(w[i] * preds[i][1][t] for i in range(VARIANTS)) for t in range(H + 1)]
+        best_i = max(range(VARIANTS), key=lambda i: (w[i], -i))
+        sit.vnext = [p[2][1] if len(p[2]) > 1 else oppc for p in preds]
+        opp = (preds[best_i][0], gain_by, preds[best_i][2], [p[0] for p in preds], w)
     planner = Planner(sit, H, t_half, my_gold, opp_gold, opp, sh)
     top, firsts = planner.search(planner.root(me, 0, sh), WIDTH1)
     evader = False
@@ -955,41 +1041,6 @@ def choose_move(sit):
             continue
         options.append(v)
 
-    # Where may the opponent be after this move?  `enter` = how likely it is
-    # to come into our reach, learnt from the turns it could (prior 1/2).
-    q = {}
-    if sit.opp_alive and oppc >= 0:
-        dests = [oppc]
-        for v in sea.nbr[oppc]:
-            if grid[v] == REEF and not sit.opp_shield:
-                continue
-            dests.append(v)
-        reach = set(sea.nbr[me])
-        reach.add(me)
-        inside = [d for d in dests if d in reach]
-        if inside:
-            ob = sit.ob
-            i = 4 if opp_gold > my_gold else 0
-            if my_gold > opp_gold:
-                # Ramming: count on it only as much as it has come near before.
-                enter = (ob[1] + ob[5] + RAM_PRIOR) / (ob[0] + ob[4] + 1.0)
-            else:
-                enter = (ob[i + 1] + ENTER_PRIOR) / (ob[i] + 2.0 * ENTER_PRIOR)
-            hit = (ob[3] + 1.0) / (ob[2] + 2.0)
-            if len(inside) == len(dests):
-                enter = 1.0
-            weights = {}
-            for d in inside:
-                weights[d] = 1.0 + (3.0 * hit if d == predicted else 0.0)
-            total = sum(weights.values())
-            for d in inside:
-                q[d] = enter * weights[d] / total
-    if my_gold > opp_gold:
-        u_coll = 1.0
-    elif my_gold < opp_gold:
-        u_coll = 0.0
-    else:
-        u_coll = 0.5 if my_gold > 0 else 0.0  # a 0-0 draw scores nothing
     scale = SCALE0 + SCALE1 * H ** 0.5
 
     # Routes: the best ones from the boat (one per first stop) and from each
@@ -1031,24 +1082,182 @@ def choose_move(sit):
                        [planner.kcell[k] for k in aseq[:ROLL_STOPS]])
     d_anchor = ANCHOR_MIX * d_anchor + (1.0 - ANCHOR_MIX) * anchor.diff
 
+    # Tactics: the next turn (two when the boats are close, when the half-time
+    # check is two moves away, or at the very end) as a simultaneous game.
+    ob = sit.ob
+    if opp_gold > my_gold:
+        lam = max(LAM_LEAD, (ob[5] + 1.0) / (ob[4] + 2.0))
+    elif opp_gold == my_gold:
+        lam = LAM_TIE
+    else:
+        lam = LAM_TRAIL
+    depth = 1
+    if sit.opp_alive and oppc >= 0:
+        near = sit.paths.dist(me, True)[oppc] <= NEAR
+        if near or t_half == 2 or H == 2:
+            depth = 2
+    tac = Tactics(sit, planner, pool, anchor, d_anchor, scale, opp, lam)
+    scores = tac.choose(depth)
     best_move, best_u = me, None
-    for c, (plan, _) in zip(options, values):
-        if c == me:
-            p = q.get(me, 0.0)
-        else:
-            p = q.get(c, 0.0)
-            if c == oppc:
-                p += q.get(me, 0.0)
-        if p > 1.0:
-            p = 1.0
-        u_plan = sigmoid_win(d_anchor + (plan.score - anchor.score), scale)
-        u_plan += 0.0005 * (plan.score - anchor.score)
+    for c, u in scores:
         if c == me and sit.stall:
-            u_plan -= STALL * sit.stall
-        u = p * u_coll + (1.0 - p) * u_plan
+            u -= STALL * sit.stall
+        if DEBUG:
+            import sys
+            sys.stderr.write("  opt %s u=%.3f\n" % (sea.rc(c), u))
         if best_u is None or u > best_u + 1e-12:
             best_move, best_u = c, u
     return best_move, predicted
+
+
+def opp_moves(sit):
+    """The opponent's possible destinations this turn (stay first)."""
+    sea = sit.sea
+    o = sea.opp
+    if not sit.opp_alive or o < 0:
+        return [o]
+    out = [o]
+    for v in sea.nbr[o]:
+        if sea.grid[v] == REEF and not sit.opp_shield:
+            continue
+        out.append(v)
+    return out
+
+
+class Tactics(object):
+    """The next turn(s) as a game of simultaneous moves, resolved exactly.
+
+    Every pair (our move, its move) is played with the rules: a collision or
+    a swap freezes the gold (a win when we lead, a loss when we trail), gold
+    it takes is gone from our routes, and the half-time gap is exact when the
+    check falls inside the search.  After the searched moves, a position is
+    worth the best of our candidate routes re-timed from there, as a chance
+    of winning.  Its moves are weighed by a mix of the worst case (it sees our
+    move) and the model's prediction, the mix set by what a collision would
+    mean to it and by how it has behaved so far.
+    """
+
+    def __init__(self, sit, planner, pool, anchor, d_anchor, scale, opp, lam):
+        self.sit, self.pl, self.pool = sit, planner, pool
+        self.anchor_score, self.d_anchor, self.scale = anchor.score, d_anchor, scale
+        self.gain_by, self.pos_at = opp[1], opp[2]
+        self.lam = lam
+        self.cache = {}
+        self.hit = (sit.ob[3] + 1.0) / (sit.ob[2] + 2.0)
+
+    def exact(self, mine, theirs):
+        if mine > theirs:
+            return 1.0 + 0.0005 * (mine - theirs)
+        if mine < theirs:
+            return 0.0005 * (mine - theirs)
+        return 0.5 if mine > 0 else 0.0
+
+    def leaf(self, steps, sh, gone, tv, opp_gain, t):
+        """Our chance after our moves ``steps`` (it took ``opp_gain`` meanwhile)."""
+        key = (tuple(steps), gone, tv)
+        hit = self.cache.get(key)
+        if hit is None:
+            pl = self.pl
+            root = pl.path_root(steps, self.sit.sea.shield, gone, tv)
+            best = None
+            for seq in self.pool:
+                plan = pl.retime(root, seq)
+                if best is None or plan.score > best.score:
+                    best = plan
+            hit = self.cache[key] = best.score
+        gb = self.gain_by
+        predicted = gb[t] if t < len(gb) else gb[-1]
+        d = self.d_anchor + (hit - self.anchor_score) - (opp_gain - predicted)
+        return sigmoid_win(d, self.scale) + 0.0005 * (hit - self.anchor_score)
+
+    def value(self, steps, me, opp, sh, osh, mine, theirs, gone, tv, opp_gain, depth):
+        """Our chance at (me, opp) after ``steps``: max over our move of the
+        weighed mix over its moves (``depth`` more turns searched)."""
+        sit = self.sit
+        sea, grid = sit.sea, sit.sea.grid
+        pl = self.pl
+        t = len(steps)
+        H, t_half = sea.k, sit.t_half
+        mine_opts = [me] + [v for v in sea.nbr[me]
+                            if (sh or grid[v] != REEF) and not (v == opp and not sit.opp_alive)]
+        theirs_opts = [opp]
+        if sit.opp_alive:
+            theirs_opts += [v for v in sea.nbr[opp] if osh or grid[v] != REEF]
+        pred = self.pos_at[t + 1] if t + 1 < len(self.pos_at) else opp
+        best = None
+        taken_mask = pl.path_root(steps, sea.shield, gone, tv)[4]
+        for a in mine_opts:
+            vals = []
+            for b in theirs_opts:
+                if sit.opp_alive and (a == b or (a == opp and b == me)):
+                    vals.append(self.exact(mine, theirs))
+                    continue
+                na = mine + self.cell_gain(a, me, taken_mask, t + 1, tv)
+                ng = gone
+                og = opp_gain
+                if b != opp and sit.opp_alive:
+                    k = pl.kidx.get(b, -1)
+                    if k >= 0 and not ((taken_mask | gone) >> k) & 1 and k != pl.centre_key:
+                        if k not in pl.kshield:
+                            og += pl.kval[k]
+                        ng = gone | (1 << k)
+                    elif k == pl.centre_key and t + 1 > t_half > 0 and tv > 0 \
+                            and not ((taken_mask | gone) >> k) & 1:
+                        og += tv
+                        ng = gone | (1 << k)
+                nt = theirs + (og - opp_gain)
+                ntv = tv
+                if t + 1 == t_half:
+                    gap = na - nt
+                    if gap > 20 or gap < -20:
+                        vals.append(self.exact(na, nt))
+                        continue
+                    ntv = 3 * abs(gap) // 4
+                if t + 1 >= H:
+                    vals.append(self.exact(na, nt))
+                    continue
+                nsteps = steps + [a]
+                if depth > 1:
+                    nsh = sh or grid[a] == SHIELD
+                    nosh = osh or grid[b] == SHIELD
+                    v = self.value(nsteps, a, b, nsh, nosh, na, nt, ng, ntv, og, depth - 1)
+                else:
+                    v = self.leaf(nsteps, sh, ng, ntv, og, t + 1)
+                vals.append(v)
+            if len(vals) == 1:
+                u = vals[0]
+            else:
+                w_pred = self.hit if pred in theirs_opts else 0.0
+                rest = (1.0 - w_pred) / len(theirs_opts)
+                ev = sum(v * (rest + (w_pred if b == pred else 0.0))
+                         for v, b in zip(vals, theirs_opts))
+                u = self.lam * min(vals) + (1.0 - self.lam) * ev
+            if t == 0:
+                self.scores.append((a, u))
+            if best is None or u > best:
+                best = u
+        return best
+
+    def cell_gain(self, a, prev, taken_mask, t, tv):
+        """Gold we collect by moving from prev to a at move t."""
+        if a == prev:
+            return 0
+        pl = self.pl
+        k = pl.kidx.get(a, -1)
+        if k < 0 or (taken_mask >> k) & 1 or k in pl.kshield:
+            return 0
+        if k == pl.centre_key:
+            return tv if (t > self.sit.t_half > 0 and tv > 0) else 0
+        return pl.kval[k]
+
+    def choose(self, depth):
+        sit = self.sit
+        sea = sit.sea
+        self.scores = []
+        tv = sit.tv if sit.t_half == 0 else -1
+        self.value([], sea.me, sea.opp, sea.shield, sit.opp_shield, sea.gold, sit.opp_gold,
+                   0, tv, 0, depth)
+        return self.scores
 
 
 # --------------------------------------------------------------------------
@@ -1136,20 +1345,22 @@ def start_value(sit, z, opp_at, H):
 # Entry point
 # --------------------------------------------------------------------------
 
-def decide(map_text, state_text):
-    """One turn: (MOVE.OUT text, STATE.OUT text)."""
+def decide(map_text, state_text, start=None):
+    """One turn: (MOVE.OUT text, STATE.OUT text).  ``start``: when the run
+    began (perf_counter), for the planning budget; None = now."""
+    deadline = (perf_counter() if start is None else start) + BUDGET
     sea = Sea(map_text)
     st = parse_state(state_text)
     if sea.me < 0:
         # Placement.  STATE.OUT present at a placement turn = re-ask (R12).
-        sit = Situation(sea, {"k": [sea.k], "os": [0], "sh": []})
+        sit = Situation(sea, {"k": [sea.k], "os": [0], "sh": []}, deadline)
         tried = [z for z in st.get("tries", []) if 0 <= z < sea.n] if state_text else []
         z = choose_start(sit, tried)
         new = {"k": [sea.k], "tries": tried + [z], "os": [0], "tv": [-1],
                "sh": [u for u, v in enumerate(sea.grid) if v == SHIELD]}
         i, j = sea.rc(z)
         return "%d %d\n" % (i, j), format_state(new)
-    sit = Situation(sea, st)
+    sit = Situation(sea, st, deadline)
     move, predicted = choose_move(sit)
     i, j = sea.rc(move)
     return "%d %d\n" % (i, j), format_state(sit.new_state(move, predicted))

@@ -3,7 +3,8 @@
 * :mod:`judge.checkbot.situations`: the hand-made game states (pure);
 * :mod:`judge.checkbot.diagnose`: from one run's facts to findings with likely causes (pure);
 * :mod:`judge.checkbot.trials`: one run per situation through the real sandbox;
-* :mod:`judge.checkbot.report`: the table, the explanations, the JSON.
+* :mod:`judge.checkbot.report`: counts, the summary line, the JSON (the table and the
+  explanations are :mod:`judge.views.checkreport`'s).
 """
 
 from judge.checkbot.diagnose import ADVICE, ERROR, WARNING, Finding, RunFacts, diagnose

@@ -1,23 +1,17 @@
-"""``judge check-bot``'s output: a table of situations, then each problem in words, or JSON."""
+"""``judge check-bot``'s results as values: counts, the summary line, the limits line, the JSON.
+
+The table and the explanations in colour are :mod:`judge.views.checkreport`'s.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
-
 from judge.bots import BotSpec
-from judge.checkbot.diagnose import ADVICE, CAUSE_NAMES, ERROR, WARNING, patterns
+from judge.checkbot.diagnose import ADVICE, ERROR, WARNING, patterns
 from judge.checkbot.trials import SituationResult, passed
 from judge.sandbox import Limits
 from judge.sandbox.verdicts import fmt_bytes
-
-_STYLE = {ERROR: "bold red", WARNING: "yellow", ADVICE: "cyan", None: "green"}
-_MARK = {ERROR: "✗", WARNING: "!", ADVICE: "i"}
-_SHIFTS = {"zero_based", "swapped", "zero_based_swapped", "one_too_many"}
 
 
 def counts(results: list[SituationResult]) -> dict[str, int]:
@@ -28,7 +22,7 @@ def counts(results: list[SituationResult]) -> dict[str, int]:
     return out
 
 
-def _limit_line(results: list[SituationResult], limits: Limits) -> str:
+def limit_line(results: list[SituationResult], limits: Limits) -> str:
     if not results:
         return ""
     slow = max(results, key=lambda r: r.facts.wall_s)
@@ -59,89 +53,6 @@ def summary_line(bot: BotSpec, results: list[SituationResult], strict: bool) -> 
     if strict and c[WARNING]:
         return f"{bot.name} follows the protocol but has warnings (--strict){extras}"
     return f"{bot.name} follows the protocol in all {len(results)} situations{extras}"
-
-
-def print_report(
-    console: Console,
-    bot: BotSpec,
-    results: list[SituationResult],
-    limits: Limits,
-    strict: bool,
-    show_input: bool,
-) -> None:
-    table = Table(title=Text(f"check-bot {bot.name} ({bot.source})"))
-    table.add_column("situation")
-    table.add_column("result")
-    table.add_column("answer")
-    table.add_column("time ms", justify="right")
-    table.add_column("MiB", justify="right")
-    for r in results:
-        lvl = r.level
-        label = lvl or "ok"
-        answer = (
-            r.raw if r.raw is not None else ("-" if r.facts.verdict == "OK" else r.facts.verdict)
-        )
-        table.add_row(
-            r.situation.title,
-            f"[{_STYLE[lvl]}]{label}[/]",
-            escape(answer.replace("\r", "\\r")),
-            f"{r.facts.wall_s * 1000:.0f}",
-            f"{r.facts.peak_memory_bytes / 2**20:.1f}",
-        )
-    console.print(table)
-    told: set[tuple[str, str | None]] = set()
-    for r in results:
-        if not r.findings:
-            continue
-        console.print(
-            f"[bold]{escape(r.situation.title)}[/]: {escape(r.situation.purpose)}", highlight=False
-        )
-        for f in r.findings:
-            console.print(
-                f"  [{_STYLE[f.level]}]{_MARK[f.level]} {f.level}:[/] {escape(f.reason)}",
-                highlight=False,
-            )
-            if f.cause:
-                label = "hint" if f.level == ADVICE else "likely cause"
-                key = (f.tag, f.cause) if f.tag not in CAUSE_NAMES else (f.tag, None)
-                if key in told:  # said in full above: a short reminder is enough
-                    if f.tag in _SHIFTS:  # keep the evidence, drop the advice
-                        short = f.cause.split(". ")[0]
-                    else:
-                        short = CAUSE_NAMES.get(f.tag, "the same")
-                    console.print(f"      {label}: {escape(short)} (as above)", highlight=False)
-                else:
-                    told.add(key)
-                    console.print(f"      {label}: {escape(f.cause)}", highlight=False)
-        if show_input and r.level == ERROR:
-            console.print("      MAP.INP given:", highlight=False)
-            for line in r.map_inp.splitlines():
-                console.print(f"        {escape(line)}", highlight=False)
-            err = r.facts.stderr.decode("utf-8", "replace").strip()
-            if err:
-                console.print("      its error output (end):", highlight=False)
-                for line in err.splitlines()[-8:]:
-                    console.print(f"        {escape(line)}", highlight=False)
-    found = patterns([r.findings for r in results])
-    if found:
-        name, n, of = found[0]
-        also = (
-            "; also " + ", ".join(f"{x} ({k})" for x, k, _ in found[1:3]) if len(found) > 1 else ""
-        )
-        console.print(
-            f"[bold]most likely:[/] {escape(name)} (fits {n} of the {of} situations with "
-            f"errors{escape(also)})",
-            highlight=False,
-        )
-    console.print(_limit_line(results, limits), markup=False)
-    ok = passed(results, strict)
-    style = "bold green" if ok else "bold red"
-    console.print(f"[{style}]{escape(summary_line(bot, results, strict))}[/]", highlight=False)
-    if not ok and not show_input:
-        console.print(
-            "(--show-input prints the MAP.INP of each failing situation, to reproduce it)",
-            highlight=False,
-        )
 
 
 def as_json(

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from judge.bots import BotError, resolve_bot
-from judge.checkbot.report import as_json, print_report
+from judge.checkbot.report import as_json
 from judge.checkbot.trials import CheckAborted, SituationResult, check_bot, passed
 from judge.sandbox import Limits, Sandbox
 
@@ -132,6 +132,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(as_json(bot, results, limits, args.strict, isolation), indent=2))
     else:
+        from judge.views.checkreport import print_report
+
         print_report(Console(), bot, results, limits, args.strict, args.show_input)
     sys.stdout.flush()
     return 0 if passed(results, args.strict) else 1

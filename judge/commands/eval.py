@@ -36,8 +36,6 @@ from judge.evaluate import (
     evaluate,
     parse_sizes,
     parse_turns,
-    render,
-    sprt_line,
 )
 from judge.names import distinct_names
 from judge.pentanomial import Sprt
@@ -330,6 +328,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
+        from judge.views.evalreport import render, sprt_line
+
         console = Console()
         for item in render(summary):
             console.print(item)

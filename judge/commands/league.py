@@ -104,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
     from judge.league.store import StoreError
     from judge.sandbox import CoreSpecError, Limits, Sandbox
     from judge.tournament.config import ConfigError
+    from judge.views.html import write_index_html
 
     err, console = Console(stderr=True), Console()
     try:
@@ -147,6 +148,8 @@ def run(args: argparse.Namespace) -> int:
 
             report = league.run(args.resume, stop, progress)
         board = league.write_outputs()
+        rows, pairs = league.page(board)
+        write_index_html(out, rows, pairs, title="Ocean Treasure league")
     except LeagueError as exc:
         return _fail(err, str(exc), 2)
     finally:

@@ -34,7 +34,8 @@ Play one round per --map between BOT_A (seat 0) and BOT_B (seat 1) over the
 file protocol, and write result.json, replays and logs to the output folder.
 
 BOT is a bot's name or a path: a folder holding a bot.yaml, or an executable
-file (a .exe runs through wine where the judge is not on Windows).  A name is
+file (a Windows .exe runs through wine, sandboxed like a native program; a
+32-bit or broken .exe is refused before the round).  A name is
 looked up in each --bots-dir, then bots/ of the current folder, then the
 bundled bots (greedy, greedy_c, random, reference, template), so they work
 from any folder.  MAP is a path, or a name looked up the same way in

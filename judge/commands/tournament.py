@@ -5,16 +5,13 @@ from __future__ import annotations
 import argparse
 import functools
 import shlex
-import signal
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
 
 from judge.commands.cores_option import add_cores_argument
+from judge.commands.signals import exit_code, stop_on_signals
 from judge.tournament.config import DEFAULT_CONFIG, ConfigError, load_config
 from judge.tournament.play import (
     INDEX_HTML,
@@ -98,26 +95,6 @@ def _fail(console: Console, msg: str, code: int) -> int:
     return code
 
 
-def standings_table(rows: list[dict[str, Any]], title: str = "standings") -> Table:
-    """The standings with R18's four columns (points, rounds won, gold, name) and the rest."""
-    table = Table(title=title, title_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("team")
-    for col in ("points", "rounds won", "draws", "losses", "gold"):
-        table.add_column(col, justify="right")
-    for r in rows:
-        table.add_row(
-            str(r["rank"]),
-            Text(r["team"]),
-            str(r["points"]),
-            str(r["rounds_won"]),
-            str(r["draws"]),
-            str(r["losses"]),
-            str(r["gold"]),
-        )
-    return table
-
-
 def _resume_hint(args: argparse.Namespace, out: Path) -> str:
     parts = ["judge", "tournament", str(args.config), "--out", str(out), "--resume"]
     if args.jobs:
@@ -128,6 +105,9 @@ def _resume_hint(args: argparse.Namespace, out: Path) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from judge.sandbox import Sandbox
+    from judge.views.tournament import RunView, write_index
+
     err = Console(stderr=True)
     console = Console()
     if args.jobs is not None and args.jobs < 1:
@@ -138,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
         return _fail(err, str(exc), 2)
     out: Path = args.out if args.out is not None else cfg.output
     jobs = args.jobs or cfg.jobs
-    from judge.sandbox import CoreSpecError, Sandbox
+    from judge.sandbox import CoreSpecError
     from judge.sandbox.cores import plan_cores, usable_cores
 
     cores = args.cores if args.cores is not None else cfg.cores
@@ -146,10 +126,16 @@ def run(args: argparse.Namespace) -> int:
         plan_cores(cores, *usable_cores())
     except CoreSpecError as exc:
         return _fail(err, str(exc), 2)
-    factory = functools.partial(Sandbox, cores=cores)
-    runner = Runner(cfg, out, jobs, factory, console=console, progress=not args.quiet)
+    view = RunView(console, progress=not args.quiet)
+    runner = Runner(cfg, out, jobs, functools.partial(Sandbox, cores=cores), events=view)
+
+    def first_signal(name: str) -> None:
+        runner.request_stop(name)
+        view.stopping(name)
+
     try:
-        report = runner.run(resume=args.resume)
+        with stop_on_signals(first_signal):
+            report = runner.run(resume=args.resume)
     except TournamentError as exc:
         return _fail(err, str(exc), exc.code)
     except KeyboardInterrupt:
@@ -159,12 +145,19 @@ def run(args: argparse.Namespace) -> int:
             f"--resume:\n  {_resume_hint(args, out)}",
             130,
         )
+    if report.complete:
+        try:
+            write_index(out, runner.schedule, report.standings)
+        except Exception as exc:  # noqa: BLE001 - the standings are out; the page is a view
+            view.warning(f"{INDEX_HTML} not written: {type(exc).__name__}: {exc}")
     return _report(console, err, args, out, report)
 
 
 def _report(
     console: Console, err: Console, args: argparse.Namespace, out: Path, report: RunReport
 ) -> int:
+    from judge.views.tournament import standings_table
+
     done = report.done_before + report.played
     title = (
         "standings" if report.complete else f"standings so far ({done} of {report.total} rounds)"
@@ -186,15 +179,8 @@ def _report(
             f"ledger): {report.failure}\n{hint}",
             report.failure_code,
         )
-    code = _signal_code(report.interrupted_by)
+    code = exit_code(report.interrupted_by)
     why = report.interrupted_by or "an interruption"
     return _fail(
         err, f"stopped by {why}: {done} of {report.total} rounds are in the ledger; {hint}", code
     )
-
-
-def _signal_code(name: str | None) -> int:
-    try:
-        return 128 + int(signal.Signals[name]) if name else 130
-    except KeyError:
-        return 130

@@ -292,7 +292,7 @@ class League:
         ]
 
     def write_outputs(self) -> list[dict[str, Any]]:
-        """leaderboard.json, leaderboard.csv and index.html (linking the latest pairs' replays)."""
+        """leaderboard.json and leaderboard.csv (the command adds index.html: :meth:`page`)."""
         board = self.leaderboard()
         retired = [
             {
@@ -311,12 +311,12 @@ class League:
         writer.writeheader()
         writer.writerows(board)
         atomic.write_text(self.out / LEADERBOARD_CSV, buf.getvalue())
-        self._write_html(board)
         return board
 
-    def _write_html(self, board: list[dict[str, Any]]) -> None:
-        from judge.views.html import write_index_html
-
+    def page(
+        self, board: list[dict[str, Any]]
+    ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
+        """What index.html shows: the leaderboard's rows and the latest pairs' folders."""
         names = {r.id: r.name for r in self.store.bots()}
         latest = self.store.pairs("WHERE applied = 1")[-HTML_PAIRS:][::-1]
         matches = []
@@ -326,7 +326,7 @@ class League:
             if (self.out / folder).is_dir():
                 matches.append({"dir": str(folder), "title": f"pair {p.id}: {a} vs {b}"})
         shown = [{k: ("-" if v is None else v) for k, v in row.items() if k != "rank"} for row in board]  # fmt: skip
-        write_index_html(self.out, shown, matches, title="Ocean Treasure league")
+        return shown, matches
 
 
 def _flip(outcome: str) -> str:

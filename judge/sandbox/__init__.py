@@ -1,14 +1,17 @@
 """Run one untrusted bot program under the contest limits (issue 3; rulings R10, R15-R17).
 
-Knows nothing of the game.  Usage::
+Usage::
 
-    with Sandbox() as sb, sb.seat("alice", Path("bots/alice")) as seat:
-        run = seat.run_turn([str(seat.program_dir / "bot")], {"MAP.INP": data}, ["MOVE.OUT"], Limits())
-        run.result.verdict, run.outputs["MOVE.OUT"], run.discarded
+    with Sandbox() as sb, sb.seat("alice", Path("bots/alice"), keep="NOTES", keep_bytes=2**20) as seat:
+        run = seat.run_turn([str(seat.program_dir / "bot")], {"IN.TXT": data}, ["OUT.TXT"], Limits())
+        run.result.verdict, run.outputs["OUT.TXT"], run.discarded
+
+Knows nothing of the game: file names, the keep file and its size cap are the
+caller's (the referee passes the protocol's MAP.INP, MOVE.OUT and STATE.OUT).
 
 One run, in order:
 
-1. the seat's work folder is emptied except the keep file (STATE.OUT) and the
+1. the seat's work folder is emptied except the keep file (if any) and the
    inputs are written;
 2. the exec helper (``wrapper.c``, compiled once) joins a fresh cgroup,
    becomes a child subreaper, forks; the child enters the seat's namespaces,

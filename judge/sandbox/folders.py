@@ -158,7 +158,7 @@ class Cleaner:
 
 
 def _keep_refusal(name: str, st: os.stat_result, keep_bytes: int) -> str | None:
-    """Why the keep file (STATE.OUT) cannot be kept, in plain words (None: keep it)."""
+    """Why the keep file cannot be kept, in plain words (None: keep it)."""
     mode = st.st_mode
     if stat.S_ISLNK(mode):
         return f"{name} was a symbolic link: discarded (never followed)"
@@ -232,7 +232,7 @@ def write_inputs(
     """Create each input file afresh (the folder was just emptied; never through a link).
 
     ``owner`` (uid, gid) hands the files to the seat's uid, so a program that opens
-    MAP.INP for reading and writing (Pascal's default file mode, C's "r+") works.
+    an input for reading and writing (Pascal's default file mode, C's "r+") works.
     """
     dfd = os.open(folder, _OPEN_DIR)
     try:

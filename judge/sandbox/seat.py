@@ -3,7 +3,7 @@
 Layout of a seat (as root; ``U`` = the seat's uid/gid)::
 
     <root>/seat-<name>-<rand>/   root:U   0750   only this seat can even enter
-        work/                    U:U      0700   cwd and HOME: MAP.INP, MOVE.OUT, STATE.OUT
+        work/                    U:U      0700   cwd and HOME: inputs, outputs, the keep file
         prog/                    root:U   0750   private read-only copy of the bot's folder
         tmp/                     U:U      0700   the seat's /tmp (in its filesystem view)
         trash/                   root     0700   cleaning happens here
@@ -92,7 +92,7 @@ class Seat:
         root: str,
         name: str,
         program_dir: Path | None,
-        keep: str,
+        keep: str | None,
         keep_bytes: int,
         on_close: Callable[[Seat], None],
         wine: WineSupport | None = None,
@@ -101,7 +101,7 @@ class Seat:
         if not isinstance(name, str) or not name:
             raise ValueError(f"seat name must be a non-empty string, not {name!r}")
         self.name = name
-        self.keep = check_name(keep, "keep file name")
+        self.keep = check_name(keep, "keep file name") if keep is not None else None
         if not isinstance(keep_bytes, int) or keep_bytes < 0:
             raise ValueError(f"keep_bytes must be a non-negative integer, not {keep_bytes!r}")
         self.keep_bytes = keep_bytes
@@ -289,6 +289,7 @@ class Seat:
         except BaseException as exc:
             wine.close()
             self._wine = None
+            remove_tree(wine.dir)  # the next attempt starts from nothing
             if isinstance(exc, OSError):
                 raise SandboxError(f"seat {self.name!r}: cannot prepare wine: {exc}") from exc
             raise
@@ -405,6 +406,18 @@ class Seat:
         self, argv: list[str], inputs: dict[str, bytes], outputs: list[str], limits: Limits
     ) -> TurnRun:
         discarded: list[str] = []
+        windows = self._wine is not None and windows_target(argv) is not None
+        if windows:
+            assert self._wine is not None
+            if self._wine.needs_restart():  # before the inputs: the restart cleans the folder
+                try:
+                    discarded.append(self._wine.restart_note())
+                    self._wine.stop()
+                    self._wine.reset_if_needed()
+                    self._start_wine_server()
+                except (OSError, SandboxError) as exc:
+                    return self._ie(f"cannot restart wine: {exc}", tuple(discarded))
+            argv = self._wine.argv(argv)
         try:
             self._clean(keep=True, report=discarded)
             uid, gid = self.uid, self.gid
@@ -414,18 +427,6 @@ class Seat:
             return self._ie(
                 f"cannot prepare the folder of seat {self.name!r}: {exc}", tuple(discarded)
             )
-        windows = self._wine is not None and windows_target(argv) is not None
-        if windows:
-            assert self._wine is not None
-            if self._wine.needs_restart():
-                try:
-                    discarded.append(self._wine.restart_note())
-                    self._wine.stop()
-                    self._wine.reset_if_needed()
-                    self._start_wine_server()
-                except (OSError, SandboxError) as exc:
-                    return self._ie(f"cannot restart wine: {exc}", tuple(discarded))
-            argv = self._wine.argv(argv)
         # The core is taken before the clock starts and given back once the tree is gone:
         # a run never waits for a core during its time, nor shares one with another run.
         core = self._cores.acquire() if self._cores is not None else None
@@ -495,7 +496,7 @@ class Seat:
         return raw, cg
 
     def reset(self) -> None:
-        """New round: remove the keep file too (R15: STATE.OUT starts absent)."""
+        """New round: remove the keep file too (it starts absent: the referee's ruling R15)."""
         with self._lock:
             if self._closed:
                 raise RuntimeError(f"seat {self.name!r} is closed")

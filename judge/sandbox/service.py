@@ -137,10 +137,15 @@ class Sandbox:
         self,
         name: str,
         program_dir: Path | None,
-        keep: str = "STATE.OUT",
-        keep_bytes: int = 1 * 2**20,
+        keep: str | None = None,
+        keep_bytes: int = 0,
     ) -> Seat:
-        """A new seat: own uid (as root), own folders, private copy of ``program_dir``."""
+        """A new seat: own uid (as root), own folders, private copy of ``program_dir``.
+
+        ``keep`` names the one file the program may leave in its folder between
+        runs (at most ``keep_bytes``); without it the folder is emptied after
+        every run.  The caller decides: the sandbox knows nothing of the game's files.
+        """
         with self._lock:
             if self._closed:
                 raise RuntimeError("the sandbox is closed")

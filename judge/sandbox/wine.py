@@ -55,6 +55,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from judge.sandbox.cgroups import pid_alive
 from judge.sandbox.cores import BOT_NICE, pin_tree
 from judge.sandbox.folders import remove_tree
 from judge.sandbox.supervise import KILL_GRACE_S, Spawn, _command
@@ -375,6 +376,7 @@ def ensure_template(install: WineInstall, cache: str | None = None) -> Template:
         fcntl.flock(lock_fd, fcntl.LOCK_EX)
         if os.path.isdir(final):  # another judge built it meanwhile
             return done
+        _prune(root)
         work = os.path.join(root, f".build-{os.getpid()}-{secrets.token_hex(3)}")
         os.mkdir(work, 0o700)
         try:
@@ -394,6 +396,23 @@ def ensure_template(install: WineInstall, cache: str | None = None) -> Template:
     finally:
         fcntl.flock(lock_fd, fcntl.LOCK_UN)
         os.close(lock_fd)
+
+
+def _prune(root: str) -> None:
+    """Before a build (under the lock): remove builds left by judges that died, and
+    templates of other wine versions (about 700 MiB each; seats made from them
+    keep their own hard links)."""
+    for name in os.listdir(root):
+        path = os.path.join(root, name)
+        if name.startswith(".build-"):
+            try:
+                pid = int(name.split("-")[1])
+            except (IndexError, ValueError):
+                continue
+            if not pid_alive(pid):
+                remove_tree(path)
+        elif re.fullmatch(r"[0-9a-f]{16}", name) and os.path.isdir(path):
+            remove_tree(path)
 
 
 def link_tree(src: str, dst: str, symlinks: bool = False) -> None:
@@ -586,8 +605,8 @@ class WineSeat:
         if not os.path.lexists(self.server_exe):
             try:
                 os.link(template.server, self.server_exe)
-            except OSError:
-                shutil.copy2(template.server, self.server_exe)
+            except OSError:  # another filesystem, or a normal user and root's template
+                shutil.copyfile(self.install.server, self.server_exe)
                 os.chmod(self.server_exe, 0o711)
         if self.uid is not None and self.gid is not None:
             os.chown(self.prefix, self.uid, self.gid)

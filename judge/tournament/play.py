@@ -33,31 +33,17 @@ Why it is built this way:
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import dataclasses
 import io
 import shutil
-import signal
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import FrameType
-from typing import Any
-
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
+from typing import Any, Protocol
 
 from judge import atomic
 from judge.match import round_seed, write_result
@@ -196,8 +182,52 @@ def open_for_resume(cfg: TournamentConfig, out: Path) -> Ledger:
     return ledger
 
 
+def _programs(sandbox: Any) -> str:
+    """The budget every round in flight shares, described ('' for a stand-in sandbox)."""
+    cores = getattr(sandbox, "cores", None)
+    return cores.describe() if cores is not None else ""
+
+
+@dataclass(frozen=True)
+class RunStart:
+    """What a run is about to do, for whoever shows it (the header of ``judge tournament``)."""
+
+    cfg: TournamentConfig
+    matches: int
+    total: int  # rounds in the tournament
+    done_before: int  # rounds already in the ledger
+    jobs: int
+    isolation: str  # the sandbox's protections, described
+    out: Path
+    #: how many programs run at once and on which cores (the sandbox's core budget)
+    programs: str = ""
+
+
+class RunEvents(Protocol):
+    """What a run tells as it goes; the command draws it (a progress bar), tests keep it quiet.
+
+    Every method is called in the thread that called :meth:`Runner.run`.
+    """
+
+    def starting(self, run: RunStart) -> None:
+        """The sandbox is up and rounds are about to be played."""
+
+    def round_recorded(self, slot: RoundSlot, result: RoundResult) -> None:
+        """A round is in the ledger (``result`` in seat order, ``result.seats`` set)."""
+
+    def failed(self, message: str) -> None:
+        """The judge failed: no new round starts."""
+
+    def finished(self) -> None:
+        """No round is in flight any more (after ``starting``)."""
+
+
 class Runner:
-    """One run of a tournament (a start or a resume) into the folder ``out``."""
+    """One run of a tournament (a start or a resume) into the folder ``out``.
+
+    It shows nothing itself: it calls ``events`` (:class:`RunEvents`), and
+    the command that made it handles signals (:meth:`request_stop`).
+    """
 
     def __init__(
         self,
@@ -205,16 +235,14 @@ class Runner:
         out: Path,
         jobs: int,
         sandbox_factory: Callable[[], AbstractContextManager[Any]],
-        console: Console | None = None,
-        progress: bool = True,
+        events: RunEvents | None = None,
         executor_for: Callable[[Sandbox, int], Executor] = ThreadExecutor,
     ):
         self.cfg, self.out, self.jobs = cfg, out, max(1, jobs)
         self.sandbox_factory = sandbox_factory
         #: how rounds are played (``jobs`` at a time): threads here, a cluster elsewhere
         self.executor_for = executor_for
-        self.console = console or Console()
-        self.show_progress = progress
+        self.events: RunEvents = events if events is not None else _Quiet()
         self.schedule = schedule_for(cfg)
         self.pairing_of = {p.folder: p for p in self.schedule}
         self.stop = threading.Event()
@@ -224,33 +252,13 @@ class Runner:
 
     # ------------------------------------------------------------- signals
     def request_stop(self, why: str) -> None:
-        """Stop starting rounds and turns (what a first SIGINT/SIGTERM does)."""
+        """Stop starting rounds and turns (what a first SIGINT/SIGTERM does); ``why``: its name.
+
+        Callable from a signal handler: it only sets values.
+        """
         if self._signal is None:
             self._signal = why
         self.stop.set()
-
-    def _on_signal(self, signum: int, frame: FrameType | None) -> None:
-        name = signal.Signals(signum).name
-        if self._signal is not None:
-            raise KeyboardInterrupt(name)  # second signal: stop waiting
-        self.request_stop(name)
-        self.console.print(
-            f"[bold yellow]{name}: stopping: no new round starts; rounds in flight stop at "
-            "their next turn (a second signal stops waiting)[/]",
-            highlight=False,
-        )
-
-    @contextlib.contextmanager
-    def _signals(self) -> Iterator[None]:
-        if threading.current_thread() is not threading.main_thread():
-            yield
-            return
-        old = {s: signal.signal(s, self._on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
-        try:
-            yield
-        finally:
-            for s, h in old.items():
-                signal.signal(s, h)
 
     # ---------------------------------------------------------------- run
     def run(self, resume: bool) -> RunReport:
@@ -265,8 +273,7 @@ class Runner:
         else:
             check_fresh_folder(self.out)
         try:
-            with self._signals():
-                report = self._run()
+            report = self._run()
         finally:
             if self._ledger is not None:
                 self._ledger.close()
@@ -291,17 +298,30 @@ class Runner:
             except (OSError, RuntimeError) as exc:
                 raise TournamentError(f"cannot set up the sandbox: {exc}", 3) from None
             with sandbox_cm as sandbox:
-                if self.show_progress:
-                    self._header(sandbox, report)
-                self._preflight(sandbox)
-                ledger = self._ledger
-                if ledger is None:
-                    self.out.mkdir(parents=True, exist_ok=True)
-                    ledger = self._ledger = Ledger.create(
-                        self.out / LEDGER_FILE, self.cfg.config_hash(), self.cfg.fingerprint()
+                self.events.starting(
+                    RunStart(
+                        self.cfg,
+                        len(self.schedule),
+                        report.total,
+                        report.done_before,
+                        self.jobs,
+                        sandbox.isolation.describe(),
+                        self.out,
+                        _programs(sandbox),
                     )
-                self._tidy(todo, recorded)
-                self._play(todo, sandbox, ledger, recorded, report)
+                )
+                try:
+                    self._preflight(sandbox)
+                    ledger = self._ledger
+                    if ledger is None:
+                        self.out.mkdir(parents=True, exist_ok=True)
+                        ledger = self._ledger = Ledger.create(
+                            self.out / LEDGER_FILE, self.cfg.config_hash(), self.cfg.fingerprint()
+                        )
+                    self._tidy(todo, recorded)
+                    self._play(todo, sandbox, ledger, recorded, report)
+                finally:
+                    self.events.finished()
         else:
             self._tidy(todo, recorded)
         rows = standings(
@@ -311,13 +331,6 @@ class Runner:
         report.interrupted_by = self._signal if not report.complete else None
         if report.complete:
             write_standings(self.out, rows)
-            try:
-                write_index(self.out, self.schedule, rows)
-            except Exception as exc:  # noqa: BLE001 - the standings are out; the page is a view
-                self.console.print(
-                    f"[yellow]warning:[/] {INDEX_HTML} not written: {type(exc).__name__}: {exc}",
-                    highlight=False,
-                )
         return report
 
     def _tidy(self, todo: Sequence[RoundSlot], recorded: dict[str, dict[int, LedgerRound]]) -> None:
@@ -328,33 +341,6 @@ class Runner:
                 shutil.rmtree(leftover)
         for p in self.schedule:
             write_match_result(self.out, self.cfg, p, recorded[p.folder])
-
-    def _header(self, sandbox: Any, report: RunReport) -> None:
-        c = self.console
-        todo = report.total - report.done_before
-        c.print(
-            f"tournament: {len(self.cfg.teams)} teams, {len(self.schedule)} matches, "
-            f"{report.total} rounds; seed {self.cfg.seed}",
-            highlight=False,
-        )
-        for t in self.cfg.teams:
-            c.print(f"  {t.name}: bot {t.bot.source}, map {t.map_spec}", markup=False)
-        c.print(f"  organisers' map: {self.cfg.organiser_label}", markup=False)
-        c.print(
-            f"limits: {self.cfg.time_limit:g} s, {self.cfg.memory_limit_mb} MiB per run; "
-            f"{self.jobs} round(s) at a time",
-            highlight=False,
-        )
-        cores = getattr(sandbox, "cores", None)  # the budget every round in flight shares
-        if cores is not None:
-            c.print(f"programs: {cores.describe()}", markup=False)
-        c.print(f"isolation: {sandbox.isolation.describe()}", markup=False)
-        if report.done_before:
-            c.print(
-                f"resuming: {report.done_before} rounds already in the ledger, {todo} to play",
-                highlight=False,
-            )
-        c.print(f"output: {self.out}", markup=False)
 
     def _preflight(self, sandbox: Any) -> None:
         """Check that every team's seat can run its program, before any round is played.
@@ -414,20 +400,6 @@ class Runner:
         write_match_result(self.out, self.cfg, self.pairing_of[slot.match], recorded[slot.match])
         return lr
 
-    def _progress(self) -> Progress:
-        return Progress(
-            TextColumn("[bold]{task.description}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("rounds"),
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-            console=self.console,
-            disable=not self.show_progress,
-            transient=False,
-        )
-
     def _play(
         self,
         todo: Sequence[RoundSlot],
@@ -437,57 +409,43 @@ class Runner:
         report: RunReport,
     ) -> None:
         slot_of = {f"{s.match}/{s.index}": s for s in todo}
-        with self._progress() as progress:
-            bar = progress.add_task("tournament", total=report.total, completed=report.done_before)
 
-            def done(d: RoundDone) -> None:
-                slot = slot_of[d.task.key]
-                if self._signal is not None or d.status is RoundStatus.STOPPED:
-                    # Stopped by a signal: a terminal's Ctrl-C also reaches the sandbox's
-                    # helpers, which kill their bot; a round that ended after that would
-                    # hold a void move that was not the bot's.  Resume replays it.
-                    return
-                if d.result is None:
-                    why = d.error or d.status.value
-                    self._fail(report, f"round {slot.index} of {slot.match}: {why}", d.exit_code)
-                    return
-                self._record(slot, d.result, ledger, recorded)
-                report.played += 1
-                progress.advance(bar)
-                if self.show_progress:
-                    progress.console.print(self._round_line(slot, d.result), markup=False)
+        def done(d: RoundDone) -> None:
+            slot = slot_of[d.task.key]
+            if self._signal is not None or d.status is RoundStatus.STOPPED:
+                # Stopped by a signal: a terminal's Ctrl-C also reaches the sandbox's
+                # helpers, which kill their bot; a round that ended after that would
+                # hold a void move that was not the bot's.  Resume replays it.
+                return
+            if d.result is None:
+                why = d.error or d.status.value
+                self._fail(report, f"round {slot.index} of {slot.match}: {why}", d.exit_code)
+                return
+            lr = self._record(slot, d.result, ledger, recorded)
+            report.played += 1
+            self.events.round_recorded(slot, lr.result)
 
-            executor = self.executor_for(sandbox, self.jobs)
-            executor.play((self._task(s) for s in todo), self.stop, done)
+        executor = self.executor_for(sandbox, self.jobs)
+        executor.play((self._task(s) for s in todo), self.stop, done)
 
     def _fail(self, report: RunReport, message: str, code: int) -> None:
         if report.failure is None:
             report.failure, report.failure_code = message, code
-            self.console.print(
-                f"[bold red]judge failure:[/] {escape(message)}; stopping", highlight=False
-            )
+            self.events.failed(message)
         self.stop.set()
 
-    @staticmethod
-    def _round_line(slot: RoundSlot, rr: RoundResult) -> str:
-        who = "draw" if rr.winner is None else f"{slot.seats[rr.winner]} wins"
-        return (
-            f"{slot.match} round {slot.index} ({rr.map_label}): {who}, gold "
-            f"{slot.seats[0]} {rr.gold[0]} - {rr.gold[1]} {slot.seats[1]}, points "
-            f"{rr.points[0]}-{rr.points[1]}"
-        )
 
+class _Quiet:
+    """Events nobody shows (tests, library use)."""
 
-def write_index(out: Path, schedule: Sequence[Pairing], rows: list[dict[str, Any]]) -> None:
-    """The tournament's index.html (standings and links to every round's HTML replay).
+    def starting(self, run: RunStart) -> None:
+        pass
 
-    The page is the views' (:func:`judge.views.html.write_index_html`); it adds
-    its own rank column, so ``rank`` is left out of the rows given to it.
-    """
-    from judge.views.html import write_index_html
+    def round_recorded(self, slot: RoundSlot, result: RoundResult) -> None:
+        pass
 
-    write_index_html(
-        out,
-        [{k: v for k, v in row.items() if k != "rank"} for row in rows],
-        [{"dir": p.folder, "title": f"{p.teams[0]} vs {p.teams[1]}"} for p in schedule],
-    )
+    def failed(self, message: str) -> None:
+        pass
+
+    def finished(self) -> None:
+        pass

@@ -22,7 +22,6 @@ from judge.evaluate import (
     EvalError,
     parse_sizes,
     parse_turns,
-    percentile,
     plan_maps,
     play_rounds,
     round_specs,
@@ -30,6 +29,7 @@ from judge.evaluate import (
     wilson_interval,
 )
 from judge.sandbox import Limits
+from judge.stats import percentile
 from tests.referee.fakes import FakeSandbox, spec
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -367,6 +367,7 @@ def main() -> None:
     ap.add_argument("--by", default="opp", help="group the table by: opp, label, rows, k")
     ap.add_argument("--seats", type=int, default=2, help="2: both seat orders; 1: one per map")
     ap.add_argument("--show-losses", action="store_true")
+    ap.add_argument("--json", default="", help="also write every round to this file")
     a = ap.parse_args()
     todo = cases(a.opponents.split(","), a.rounds, a.seed, a.maps, a.seats)
     t0 = time.time()
@@ -378,6 +379,11 @@ def main() -> None:
     else:
         rows = [run_case(c) for c in todo]
     print(f"{len(rows)} rounds in {time.time() - t0:.0f}s ({a.maps} maps, seed {a.seed})")
+    if a.json:
+        import json
+
+        with open(a.json, "w") as fh:
+            json.dump(rows, fh)
     table(rows, "opp", a.show_losses)
     if a.by != "opp":
         table(rows, a.by)

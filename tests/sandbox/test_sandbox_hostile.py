@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from sandbox_support import FIXTURES, IS_ROOT, procs_of_uid, tree_digest
+from sandbox_support import FIXTURES, IS_ROOT, KEEP_STATE, procs_of_uid, tree_digest
 
 from judge.sandbox import Limits, Sandbox, TurnRun, Verdict
 
@@ -112,7 +112,7 @@ def _sha(path: Path) -> str:
 def _run_case(sb: Sandbox, case: Case, cbin: Path | None, common: dict[str, Any]) -> Outcome:
     prog_src = cbin if case.c else FIXTURES
     assert prog_src is not None
-    with sb.seat(case.name, prog_src) as seat:
+    with sb.seat(case.name, prog_src, **KEEP_STATE) as seat:
         assert seat.program_dir is not None
         argv = [str(seat.program_dir / case.argv[0]), *case.argv[1:]]
         inputs = {"MAP.INP": b"5 5 10\n0 0 0 0\n0 0\n"}
@@ -159,7 +159,7 @@ def world(sandbox: Sandbox, request: pytest.FixtureRequest) -> Iterator[World]:
     abstract.listen(8)
     abstract.setblocking(False)
     tmp_name = f"oj-escape-{secrets.token_hex(4)}"
-    victim = sandbox.seat("victim", FIXTURES)
+    victim = sandbox.seat("victim", FIXTURES, **KEEP_STATE)
     try:
         vrun = victim.run_turn(
             ["/bin/sh", "-c", "echo victim-secret > STATE.OUT"], {}, [], Limits(time_s=10)
@@ -378,7 +378,7 @@ def test_nothing_outside_changed(world: World) -> None:
 
 
 def test_sandbox_still_works_after_the_storm(sandbox: Sandbox, world: World) -> None:
-    with sandbox.seat("after", FIXTURES) as seat:
+    with sandbox.seat("after", FIXTURES, **KEEP_STATE) as seat:
         assert seat.program_dir is not None
         run = seat.run_turn([str(seat.program_dir / "ok.py")], {}, ["MOVE.OUT"], Limits())
         assert run.result.verdict is V.OK, run.result.message

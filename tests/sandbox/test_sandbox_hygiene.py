@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from sandbox_support import FIXTURES, IS_ROOT, procs_of_uid
+from sandbox_support import FIXTURES, IS_ROOT, KEEP_STATE, procs_of_uid
 
 from judge.sandbox import Limits, Sandbox, Seat, TurnRun, Verdict
 
@@ -33,7 +33,7 @@ def _turn(
 
 def test_turn_after_turn(sandbox: Sandbox) -> None:
     """MOVE.OUT and litter of earlier turns are gone, STATE.OUT is kept, /tmp is emptied."""
-    with sandbox.seat("turns", FIXTURES) as seat:
+    with sandbox.seat("turns", FIXTURES, **KEEP_STATE) as seat:
         assert seat.program_dir is not None
         argv = [str(seat.program_dir / "turns.py")]
         seen = []
@@ -59,7 +59,7 @@ def test_turn_after_turn(sandbox: Sandbox) -> None:
 
 
 def test_hard_to_clean_folder(sandbox: Sandbox) -> None:
-    with sandbox.seat("mess", FIXTURES) as seat:
+    with sandbox.seat("mess", FIXTURES, **KEEP_STATE) as seat:
         assert seat.program_dir is not None
         run = _turn(seat, [str(seat.program_dir / "mess.py")])
         assert run.result.verdict is Verdict.OK, run.result.message
@@ -92,7 +92,7 @@ def test_outputs_read_capped_and_returned_whatever_the_verdict(sandbox: Sandbox)
 
 
 def test_bad_names_and_types(sandbox: Sandbox) -> None:
-    with sandbox.seat("names", None) as seat:
+    with sandbox.seat("names", None, **KEEP_STATE) as seat:
         for bad in ("", ".", "..", "a/b", "x\0y"):
             with pytest.raises(ValueError, match="plain file name"):
                 _turn(seat, [SH, "-c", "true"], inputs={bad: b""})
@@ -164,7 +164,7 @@ def test_environment_stdin_and_limits(sandbox: Sandbox) -> None:
 
 def test_seat_root_under_tmp(tmp_path: Path) -> None:
     """A caller may put the seats under /tmp: the view then keeps /tmp read-only but still works."""
-    with Sandbox(tmp_path / "seats") as sb, sb.seat("under-tmp", FIXTURES) as seat:
+    with Sandbox(tmp_path / "seats") as sb, sb.seat("under-tmp", FIXTURES, **KEEP_STATE) as seat:
         assert seat.program_dir is not None
         argv = [str(seat.program_dir / "turns.py")]
         for expected_state in (None, "1"):

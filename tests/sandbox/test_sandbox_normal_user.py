@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -21,9 +20,7 @@ from sandbox_support import FIXTURES, needs_root
 
 import judge
 from judge.sandbox.probe import P_NETWORK, P_SIGNAL, P_UID
-
-NOBODY = 65534
-SYSTEM_PYTHON = "/usr/bin/python3"
+from tests.nobody import SYSTEM_PYTHON, leftovers, run_as_nobody
 
 SCRIPT = r"""
 import json, sys
@@ -67,31 +64,8 @@ def test_normal_user_runs_with_what_is_available() -> None:
         pytest.skip(f"{SYSTEM_PYTHON} is missing")
     work = Path(tempfile.mkdtemp(prefix="oj-normal-user-"))
     try:
-        os.chmod(work, 0o755)
         _copy_package(work)
-        (work / "run.py").write_text(SCRIPT)
-        tmp = work / "tmp"
-        tmp.mkdir()
-        os.chown(tmp, NOBODY, NOBODY)
-        for dirpath, dirnames, _filenames in os.walk(work):
-            for name in dirnames:
-                os.chmod(os.path.join(dirpath, name), 0o755)
-        proc = subprocess.run(
-            [SYSTEM_PYTHON, str(work / "run.py"), str(work / "fixtures")],
-            user=NOBODY,
-            group=NOBODY,
-            extra_groups=[],
-            cwd=str(tmp),
-            capture_output=True,
-            timeout=120,
-            env={
-                "PATH": "/usr/local/bin:/usr/bin:/bin",
-                "PYTHONPATH": str(work),
-                "HOME": "/nonexistent",
-                "TMPDIR": str(tmp),
-                "LANG": "C.UTF-8",
-            },
-        )
+        proc = run_as_nobody(work, SCRIPT, str(work / "fixtures"))
         assert proc.returncode == 0, proc.stderr.decode()[-3000:]
         out = json.loads(proc.stdout)
         iso = out["isolation"]
@@ -102,13 +76,7 @@ def test_normal_user_runs_with_what_is_available() -> None:
         assert "still running" not in out["tle"]["message"], "the main process was the one killed"
         assert out["mle"]["verdict"] == "MLE", out["mle"]
         assert out["daemon"]["verdict"] == "TLE" and "still running" in out["daemon"]["message"]
-        left = [
-            p.pid
-            for p in psutil.process_iter(["uids", "cmdline"])
-            if p.info["uids"]
-            and p.info["uids"].real == NOBODY
-            and any(str(work) in a for a in (p.info["cmdline"] or []))
-        ]
+        left = leftovers(work)
         assert left == [], f"processes left behind: {left}"
         assert not os.path.exists(out["root"]), "the sandbox root was not removed"
     finally:

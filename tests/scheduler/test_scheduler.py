@@ -217,7 +217,7 @@ def test_the_tournament_and_eval_take_any_executor(tmp_path: Path) -> None:
     from judge.evaluate import plan_maps, play_rounds, round_specs
     from judge.sandbox import Limits
     from judge.tournament.play import Runner
-    from tests.tournament._helpers import fake_bots, make_config, quiet_console, read_standings
+    from tests.tournament._helpers import fake_bots, make_config, read_standings
 
     cfg = make_config(tmp_path / "cfg", 3)
     made: list[Inline] = []
@@ -235,8 +235,6 @@ def test_the_tournament_and_eval_take_any_executor(tmp_path: Path) -> None:
             out,
             2,
             lambda: FakeSandbox(fake_bots(cfg.team_names)),
-            console=quiet_console(),
-            progress=False,
             executor_for=executor_for,  # type: ignore[arg-type]
         ).run(resume=False)
     assert len(made[0].played) == 9

@@ -7,7 +7,6 @@ sandbox with the bundled bots and a short K.
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 import threading
@@ -16,11 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from rich.console import Console
 
 from judge.tournament.config import TournamentConfig, load_config
 from judge.tournament.ledger import LEDGER_FILE, Ledger
 from judge.tournament.play import Runner, RunReport
+from judge.views.tournament import write_index
 from tests.referee.fakes import FakeBot, FakeSandbox
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -169,10 +168,6 @@ class StopAfter:
         return wrapped
 
 
-def quiet_console() -> Console:
-    return Console(file=io.StringIO(), width=120)
-
-
 def run_fake(
     cfg: TournamentConfig,
     out: Path,
@@ -183,12 +178,13 @@ def run_fake(
 ) -> RunReport:
     """Play the tournament on the fake sandbox (deterministic fake bots)."""
     bots = bots if bots is not None else fake_bots(cfg.team_names)
-    runner = Runner(
-        cfg, out, jobs, lambda: FakeSandbox(bots), console=quiet_console(), progress=False
-    )
+    runner = Runner(cfg, out, jobs, lambda: FakeSandbox(bots))
     if hook is not None:
         hook(runner)
-    return runner.run(resume=resume)
+    report = runner.run(resume=resume)
+    if report.complete:  # as `judge tournament` does once the standings are out
+        write_index(out, runner.schedule, report.standings)
+    return report
 
 
 def ledger_rows(out: Path) -> list[tuple[Any, ...]]:

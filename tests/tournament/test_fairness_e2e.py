@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from judge.cli import main
+from judge.sandbox.cores import plan_cores, usable_cores
 from judge.tournament.config import ConfigError, load_config
 
 from ._helpers import ROOT, config_dict, make_burner, write_config
@@ -34,12 +35,14 @@ def _verdicts(out: Path) -> list[str]:
     return found
 
 
-def _tournament(tmp: Path, cpu_s: float, limit: float, jobs: int | None) -> list[str]:
+def _tournament(
+    tmp: Path, cpu_s: float, limit: float, jobs: int | None, quiet: bool = True
+) -> list[str]:
     bots = [str(make_burner(tmp / f"bot{i}", cpu_s)) for i in range(3)]
     data = config_dict(3, bots=bots, turns=2, time_limit=limit)
     del data["jobs"]  # the default: one round per core
     cfg = write_config(tmp, data)
-    argv = ["tournament", str(cfg), "--out", str(tmp / "out"), "--quiet"]
+    argv = ["tournament", str(cfg), "--out", str(tmp / "out")] + (["--quiet"] if quiet else [])
     if jobs is not None:
         argv += ["--jobs", str(jobs)]
     assert main(argv) == 0
@@ -49,9 +52,14 @@ def _tournament(tmp: Path, cpu_s: float, limit: float, jobs: int | None) -> list
 
 
 @pytest.mark.parametrize("jobs", [4])
-def test_cpu_heavy_bots_get_only_ok_fast(tmp_path: Path, jobs: int | None) -> None:
-    verdicts = _tournament(tmp_path, 0.3, 0.5, jobs)
+def test_cpu_heavy_bots_get_only_ok_fast(
+    tmp_path: Path, jobs: int | None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    verdicts = _tournament(tmp_path, 0.3, 0.5, jobs, quiet=False)
     assert set(verdicts) == {"OK"}, {v: verdicts.count(v) for v in set(verdicts)}
+    # The header says how many programs run at once (the cores, whatever --jobs says).
+    n = len(plan_cores(None, *usable_cores()).bots)
+    assert f"programs: at most {n} at once, one per core" in capsys.readouterr().out
 
 
 @pytest.mark.slow

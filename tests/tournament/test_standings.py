@@ -6,9 +6,9 @@ import io
 
 from rich.console import Console
 
-from judge.commands.tournament import standings_table
 from judge.records import RoundResult
 from judge.tournament.standings import COLUMNS, standings
+from judge.views.tournament import standings_table
 from tests.records_support import a_result
 
 

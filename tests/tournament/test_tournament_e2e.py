@@ -29,7 +29,7 @@ from judge.tournament.config import load_config
 from judge.tournament.ledger import LEDGER_FILE
 from judge.tournament.play import Runner
 
-from ._helpers import ROOT, config_dict, ledger_rows, quiet_console, read_standings, write_config
+from ._helpers import ROOT, config_dict, ledger_rows, read_standings, write_config
 
 THREE_BOTS = ["greedy", "random", "greedy_c"]
 #: Generous: results are compared across runs, and a run slowed past the limit by a busy
@@ -337,7 +337,7 @@ def test_a_teams_program_cannot_read_the_other_teams_files(
     assert "LEAKED" in control.stderr and "SECRET-VICTIM-PROGRAM" in control.stderr
 
     out = tmp_path / "t"
-    report = Runner(cfg, out, 2, sandbox, console=quiet_console(), progress=False).run(resume=False)
+    report = Runner(cfg, out, 2, sandbox).run(resume=False)
     assert report.complete
     logs = sorted(out.glob("*/round-*/Spy/stderr.log"))
     assert len(logs) == 3

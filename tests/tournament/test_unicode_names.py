@@ -14,10 +14,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from judge.commands.tournament import standings_table
 from judge.names import folder_name
 from judge.tournament.config import load_config
 from judge.tournament.play import schedule_for
+from judge.views.tournament import standings_table
 
 from ._helpers import config_dict, read_standings, run_fake, write_config
 

@@ -9,7 +9,11 @@ stderr.
 
 from __future__ import annotations
 
+import json
 import os
+import shutil
+import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,12 +21,16 @@ from pathlib import Path
 import psutil
 import pytest
 
+import judge
 from judge.sandbox import Limits, Sandbox, TurnRun, Verdict
 from judge.sandbox.wine import _WINE_LINE
+from tests.nobody import leftovers, run_as_nobody
 
 from .conftest import Exes
 
 V = Verdict
+#: For runs that end by themselves: a busy machine must not turn them into TLE.
+ROOMY = Limits(time_s=10.0)
 IS_ROOT = os.geteuid() == 0
 
 
@@ -54,7 +62,7 @@ class Case:
 
 
 CASES = [
-    Case("ok", V.OK, ("exited normally",)),
+    Case("ok", V.OK, ("exited normally",), 2.0),  # the contest limit, on turn 1
     Case("noisy", V.OK),
     Case("loop", V.TLE, ("time limit 0.5 s exceeded",), 0.5),
     Case("alloc", V.MLE, ("memory limit 256 MiB exceeded",)),
@@ -62,7 +70,7 @@ CASES = [
     Case("stack", V.RE, ("Windows exception 0xC00000FD", "stack overflow")),
     Case("div", V.RE, ("Windows exception 0xC0000094", "integer divide by zero")),
     Case("exit3", V.RE, ("exited with code 3",)),
-    Case("child", V.TLE, ("processes it started were still running",), 1.0),
+    Case("child", V.TLE, ("processes it started were still running",), 3.0),
     Case("", V.RE, ("0xC0000135", "libstdc++-6.dll", "-static"), program="dynamic"),
 ]
 
@@ -136,7 +144,7 @@ def test_z_drive_shows_only_the_private_view(wine_sandbox: Sandbox, exes: Exes) 
     sb = wine_sandbox
     with sb.seat("victim", exes.hostile) as victim, sb.seat("writer", exes.hostile) as seat:
         assert seat.program_dir is not None and victim.program_dir is not None
-        victim.run_turn([str(victim.program_dir / "hostile.exe")], {"MAP.INP": b"x"}, [], Limits())
+        victim.run_turn([str(victim.program_dir / "hostile.exe")], {"MAP.INP": b"x"}, [], ROOMY)
         template = sb.wine.template().prefix
         wine_dir = Path(seat.base) / "wine"
         denied = [
@@ -165,7 +173,7 @@ def test_z_drive_shows_only_the_private_view(wine_sandbox: Sandbox, exes: Exes) 
             [str(seat.program_dir / "hostile.exe"), "write"],
             {"MAP.INP": b"x", "TARGETS.INP": targets},
             ["MOVE.OUT"],
-            Limits(),
+            ROOMY,
         )
         assert run.result.verdict is V.OK, run.result.message
         report = (run.outputs["MOVE.OUT"] or b"").decode().replace("\r", "")
@@ -180,7 +188,7 @@ def test_z_drive_shows_only_the_private_view(wine_sandbox: Sandbox, exes: Exes) 
         assert not {n for n in set(os.listdir("/tmp")) - host_tmp if n.startswith("x.txt")}
         # and the next turn runs as before
         again = seat.run_turn(
-            [str(seat.program_dir / "hostile.exe")], {"MAP.INP": b"x"}, ["MOVE.OUT"], Limits()
+            [str(seat.program_dir / "hostile.exe")], {"MAP.INP": b"x"}, ["MOVE.OUT"], ROOMY
         )
         assert again.result.verdict is V.OK and again.discarded == ()
 
@@ -198,12 +206,13 @@ def test_a_tampered_prefix_is_made_afresh_outside_the_programs_time(
             [exe, "rename"],
             {"MAP.INP": b"x", "TARGETS.INP": targets.encode()},
             ["MOVE.OUT"],
-            Limits(),
+            ROOMY,
         )
         assert b"MOVED" in (run.outputs["MOVE.OUT"] or b""), run.outputs
         server = [p.pid for p in procs_of(seat.uid)]
-        nxt = seat.run_turn([exe], {"MAP.INP": b"x"}, ["MOVE.OUT"], Limits())
+        nxt = seat.run_turn([exe, "echo"], {"MAP.INP": b"5 5 9\n"}, ["MOVE.OUT"], ROOMY)
         assert nxt.result.verdict is V.OK, nxt.result.message
+        assert nxt.outputs["MOVE.OUT"] == b"5 5 9\n"  # its input survived the remaking
         assert any("made afresh" in d for d in nxt.discarded), nxt.discarded
         assert (prefix / "drive_c").is_dir() and not (prefix / "moved").exists()
         assert [p.pid for p in procs_of(seat.uid)] != server  # a new wineserver
@@ -226,8 +235,57 @@ def test_the_seats_wineserver_outlives_a_kill_and_cannot_be_inspected(
         assert os.stat(f"/proc/{server.pid}/mem").st_uid == 0  # not dumpable
         # its /proc entry is root's now: hidden from the seat, unreadable if it were not
         peek = seat.run_turn(
-            ["/bin/sh", "-c", f"cat /proc/{server.pid}/maps"], {"MAP.INP": b"x"}, [], Limits()
+            ["/bin/sh", "-c", f"cat /proc/{server.pid}/maps"], {"MAP.INP": b"x"}, [], ROOMY
         )
         assert peek.result.verdict is V.RE, peek.result.message
         assert b"No such file" in peek.result.stderr_tail, peek.result.stderr_tail
         assert [p.pid for p in procs_of(seat.uid)] == [server.pid]
+        # killed anyway (it shares the uid): started afresh before the next run, on the judge's time
+        seat.run_turn(["/bin/sh", "-c", "kill -9 -1"], {"MAP.INP": b"x"}, [], ROOMY)
+        deadline = time.monotonic() + 5  # its parent (the server's exec helper) reaps it
+        while procs_of(seat.uid) and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert procs_of(seat.uid) == []
+        again = seat.run_turn([exe, "echo"], {"MAP.INP": b"7\n"}, ["MOVE.OUT"], ROOMY)
+        assert again.result.verdict is V.OK and again.outputs["MOVE.OUT"] == b"7\n"
+        assert any("wineserver had stopped" in d for d in again.discarded), again.discarded
+        assert len(procs_of(seat.uid)) == 1
+
+
+NORMAL_USER_SCRIPT = r"""
+import json, sys
+from pathlib import Path
+from judge.sandbox import Limits, Sandbox
+out = {}
+with Sandbox() as sb, sb.seat("nobody", Path(sys.argv[1])) as seat:
+    exe = str(seat.program_dir / "hostile.exe")
+    for mode, time_s in (("ok", 10.0), ("av", 10.0), ("child", 1.0)):
+        r = seat.run_turn([exe, mode], {"MAP.INP": b"m"}, ["MOVE.OUT"], Limits(time_s=time_s))
+        out[mode] = {"verdict": r.result.verdict.value, "message": r.result.message}
+print(json.dumps(out))
+"""
+
+
+@pytest.mark.skipif(not IS_ROOT, reason="switching to another user needs root")
+def test_a_normal_user_runs_exes_with_what_is_available(wine_sandbox: Sandbox, exes: Exes) -> None:
+    """As a normal user (no uid, no view) an .exe still gets its verdicts and leaves
+    nothing behind; the user reads the root-built template (symlinks, never copies)."""
+    work = Path(tempfile.mkdtemp(prefix="oj-nobody-exe-"))
+    try:
+        _run_as_nobody(work, exes)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def _run_as_nobody(work: Path, exes: Exes) -> None:
+    shutil.copytree(Path(judge.__file__).resolve().parent, work / "judge")
+    shutil.copytree(Path(psutil.__file__).resolve().parent, work / "psutil")
+    shutil.copytree(exes.hostile, work / "prog")
+    proc = run_as_nobody(work, NORMAL_USER_SCRIPT, str(work / "prog"))
+    assert proc.returncode == 0, proc.stderr.decode()[-3000:]
+    out = json.loads(proc.stdout)
+    assert out["ok"]["verdict"] == "OK", out
+    assert out["av"]["verdict"] == "RE" and "0xC0000005" in out["av"]["message"], out
+    assert out["child"]["verdict"] == "TLE" and "still running" in out["child"]["message"], out
+    left = leftovers(work)
+    assert left == [], f"processes left behind: {left}"

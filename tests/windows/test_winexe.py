@@ -6,12 +6,13 @@ built by MinGW go through the same code in the other tests of this folder.)
 
 from __future__ import annotations
 
+import os
 import struct
 from pathlib import Path
 
 import pytest
 
-from judge.sandbox.wine import WineInstall, crash_words, refusal, windows_target
+from judge.sandbox.wine import WineInstall, _prune, crash_words, refusal, windows_target
 from judge.sandbox.winexe import ExeKind, inspect_bytes, is_windows_name
 
 WINE64 = WineInstall("/usr/lib/wine/wine64", None, "/usr/lib/wine/wineserver64", "wine-8.0")
@@ -154,3 +155,14 @@ def test_missing_dlls_are_named() -> None:
     assert words.startswith("Windows status 0xC0000135")
     assert "libgcc_s_seh-1.dll, libstdc++-6.dll" in words and "-static" in words
     assert crash_words([b"0024:fixme:ntdll:something not implemented"]) is None
+
+
+def test_template_cache_prunes_dead_builds_and_other_wine_versions(tmp_path: Path) -> None:
+    """Before a new template is built: half-made builds of dead judges and templates of
+    other wine versions go (700 MiB each); a live build and anything else stay."""
+    live = f".build-{os.getpid()}-aa"
+    for name in (".build-999999999-bb", live, "0123456789abcdef", "notes"):
+        (tmp_path / name).mkdir()
+    (tmp_path / ".lock").write_text("")
+    _prune(str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == [live, ".lock", "notes"]

@@ -1,0 +1,158 @@
+"""``judge tournament`` on the terminal and on the web: the run as it goes, standings, index.html.
+
+:class:`RunView` is the :class:`~judge.tournament.play.RunEvents` the command
+gives the runner: a header, a progress bar, a line per recorded round and the
+judge's failures.  Team names and paths are text, never markup.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TaskID,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from judge.records import RoundResult
+from judge.tournament.pairings import Pairing, RoundSlot
+from judge.tournament.play import RunStart
+
+
+def standings_table(rows: list[dict[str, Any]], title: str = "standings") -> Table:
+    """The standings with R18's four columns (points, rounds won, gold, name) and the rest."""
+    table = Table(title=title, title_justify="left")
+    table.add_column("#", justify="right")
+    table.add_column("team")
+    for col in ("points", "rounds won", "draws", "losses", "gold"):
+        table.add_column(col, justify="right")
+    for r in rows:
+        table.add_row(
+            str(r["rank"]),
+            Text(r["team"]),
+            str(r["points"]),
+            str(r["rounds_won"]),
+            str(r["draws"]),
+            str(r["losses"]),
+            str(r["gold"]),
+        )
+    return table
+
+
+def round_line(slot: RoundSlot, rr: RoundResult) -> str:
+    """One recorded round in words (``rr`` in seat order)."""
+    who = "draw" if rr.winner is None else f"{slot.seats[rr.winner]} wins"
+    return (
+        f"{slot.match} round {slot.index} ({rr.map_label}): {who}, gold "
+        f"{slot.seats[0]} {rr.gold[0]} - {rr.gold[1]} {slot.seats[1]}, points "
+        f"{rr.points[0]}-{rr.points[1]}"
+    )
+
+
+class RunView:
+    """The run on a console: the header, a progress bar and a line per round (unless quiet)."""
+
+    def __init__(self, console: Console, progress: bool = True):
+        self.console = console
+        self.show = progress
+        self._progress: Progress | None = None
+        self._bar: TaskID | None = None
+
+    def starting(self, run: RunStart) -> None:
+        if self.show:
+            self._header(run)
+        self._progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("rounds"),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            console=self.console,
+            disable=not self.show,
+            transient=False,
+        )
+        self._progress.start()
+        self._bar = self._progress.add_task(
+            "tournament", total=run.total, completed=run.done_before
+        )
+
+    def round_recorded(self, slot: RoundSlot, result: RoundResult) -> None:
+        if self._progress is not None and self._bar is not None:
+            self._progress.advance(self._bar)
+        if self.show:
+            self.console.print(round_line(slot, result), markup=False)
+
+    def failed(self, message: str) -> None:
+        self.console.print(
+            f"[bold red]judge failure:[/] {escape(message)}; stopping", highlight=False
+        )
+
+    def finished(self) -> None:
+        if self._progress is not None:
+            self._progress.stop()
+            self._progress = None
+
+    def stopping(self, signal_name: str) -> None:
+        """A first SIGINT/SIGTERM: what happens now, and how to stop waiting."""
+        self.console.print(
+            f"[bold yellow]{signal_name}: stopping: no new round starts; rounds in flight stop "
+            "at their next turn (a second signal stops waiting)[/]",
+            highlight=False,
+        )
+
+    def warning(self, message: str) -> None:
+        self.console.print(f"[yellow]warning:[/] {escape(message)}", highlight=False)
+
+    def _header(self, run: RunStart) -> None:
+        c, cfg = self.console, run.cfg
+        todo = run.total - run.done_before
+        c.print(
+            f"tournament: {len(cfg.teams)} teams, {run.matches} matches, "
+            f"{run.total} rounds; seed {cfg.seed}",
+            highlight=False,
+        )
+        for t in cfg.teams:
+            c.print(f"  {t.name}: bot {t.bot.source}, map {t.map_spec}", markup=False)
+        c.print(f"  organisers' map: {cfg.organiser_label}", markup=False)
+        c.print(
+            f"limits: {cfg.time_limit:g} s, {cfg.memory_limit_mb} MiB per run; "
+            f"{run.jobs} round(s) at a time",
+            highlight=False,
+        )
+        if run.programs:
+            c.print(f"programs: {run.programs}", markup=False)
+        c.print(f"isolation: {run.isolation}", markup=False)
+        if run.done_before:
+            c.print(
+                f"resuming: {run.done_before} rounds already in the ledger, {todo} to play",
+                highlight=False,
+            )
+        c.print(f"output: {run.out}", markup=False)
+
+
+def write_index(out: Path, schedule: Sequence[Pairing], rows: list[dict[str, Any]]) -> Path:
+    """The tournament's index.html (standings and links to every round's HTML replay).
+
+    The page is :func:`judge.views.html.write_index_html`'s; it adds its own
+    rank column, so ``rank`` is left out of the rows given to it.
+    """
+    from judge.views.html import write_index_html
+
+    return write_index_html(
+        out,
+        [{k: v for k, v in row.items() if k != "rank"} for row in rows],
+        [{"dir": p.folder, "title": f"{p.teams[0]} vs {p.teams[1]}"} for p in schedule],
+    )
