@@ -43,6 +43,7 @@ from typing import Any
 import yaml
 
 from judge import bundled, programs
+from judge.errors import JudgeError
 from judge.sandbox.wine import find_wine, refusal, windows_target
 
 BOT_FILE = "bot.yaml"
@@ -60,7 +61,7 @@ _CRLF_MESSAGE = (
 _BUILD_KEYS = {"command", "output", "sources"}
 
 
-class BotError(ValueError):
+class BotError(JudgeError, ValueError):
     """A bot that cannot be run; the message names the bot and the fix."""
 
 

@@ -1,36 +1,55 @@
 """Command-line entry point: ``judge <command> ...``.
 
 Each command lives in its own module under :mod:`judge.commands` and exposes
-``HELP`` (one line), ``add_arguments(parser)`` and ``run(args) -> int``.  This
-module only dispatches, so adding a command is one line in ``COMMANDS``.
+``HELP`` (one line), ``DESCRIPTION``, ``add_arguments(parser)`` and
+``run(args) -> int``.  This module only dispatches, so adding a command is one
+line in ``COMMANDS``.
+
+The command modules are imported here, plainly; they import what they need
+(rich, the sandbox, the referee) inside ``run``, so ``judge --version`` and
+``judge --help`` start without loading any of it (``benchmarks/startup.py``
+measures it).
+
+A command fails one way: it raises a :class:`~judge.errors.JudgeError` (or
+returns :func:`~judge.commands.options.fail`), and the user gets
+``judge COMMAND: message`` on stderr and the error's exit status, never a
+traceback.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Sequence
 from types import ModuleType
 
 from judge import __version__
+from judge.commands import (
+    check_bot,
+    genmap,
+    league,
+    match,
+    replay,
+    sandbox_info,
+    tournament,
+    validate,
+)
+from judge.commands import eval as eval_
+from judge.commands.options import fail
+from judge.errors import JudgeError
 
-#: (command name, module path).  Order is the order shown by ``judge --help``.
-COMMANDS: list[tuple[str, str]] = [
-    ("match", "judge.commands.match"),
-    ("tournament", "judge.commands.tournament"),
-    ("validate", "judge.commands.validate"),
-    ("genmap", "judge.commands.genmap"),
-    ("eval", "judge.commands.eval"),
-    ("league", "judge.commands.league"),
-    ("check-bot", "judge.commands.check_bot"),
-    ("replay", "judge.commands.replay"),
-    ("sandbox-info", "judge.commands.sandbox_info"),
+#: (command name, module).  Order is the order shown by ``judge --help``.
+COMMANDS: list[tuple[str, ModuleType]] = [
+    ("match", match),
+    ("tournament", tournament),
+    ("validate", validate),
+    ("genmap", genmap),
+    ("eval", eval_),
+    ("league", league),
+    ("check-bot", check_bot),
+    ("replay", replay),
+    ("sandbox-info", sandbox_info),
 ]
-
-
-def _load(module: str) -> ModuleType:
-    return importlib.import_module(module)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -41,8 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"judge {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, module_path in COMMANDS:
-        module = _load(module_path)
+    for name, module in COMMANDS:
         p = sub.add_parser(
             name,
             help=module.HELP,
@@ -63,6 +81,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args._run(args))
+    except JudgeError as exc:
+        return fail(args.command, str(exc), exc.exit_code)
     except KeyboardInterrupt:
         print("judge: interrupted", file=sys.stderr)
         return 130

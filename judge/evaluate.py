@@ -64,7 +64,6 @@ from judge.stats import percentile
 
 #: z for a two-sided 95 % interval (the 0.975 quantile of the standard normal).
 Z95 = 1.959963984540054
-DEFAULT_SIZES = "5,9,15"
 #: K values drawn from when --turns is not given: every even value the rules allow.
 ALL_TURNS = tuple(range(MIN_TURNS, MAX_TURNS + 1, 2))
 
@@ -734,16 +733,19 @@ def evaluate(
     on_done: Callable[[EvalRound], None] | None = None,
     keep_out: bool = True,
     tracker: PairTracker | None = None,
+    stop: threading.Event | None = None,
 ) -> dict[str, Any]:
     """Plan, play and summarise (the one call a benchmark needs).
 
     ``tracker`` (made here unless given, so a progress display can read the
     LLR) sees every round as it finishes; with an SPRT it stops the play once
-    the test decides.
+    the test decides.  ``stop`` (a caller's, e.g. set by a signal) stops it too:
+    no new round starts, rounds in flight stop at their next turn, and the
+    summary is of the rounds that finished.
     """
     plans = req.plans()
     tracker = tracker if tracker is not None else PairTracker(req.sprt)
-    stop = threading.Event()
+    stop = stop if stop is not None else threading.Event()
 
     def done(o: EvalRound) -> None:
         if tracker.add(o):

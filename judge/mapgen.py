@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 
+from judge.errors import JudgeError
 from judge.maps import (
     MAX_GOLD_CELL,
     MAX_SIZE,
@@ -26,11 +27,10 @@ from judge.maps import (
     format_map,
     validate_text,
 )
+from judge.settings import AXIS_CHOICES
 
-AXIS_CHOICES = ("row", "col")
 
-
-class GenerateError(ValueError):
+class GenerateError(JudgeError, ValueError):
     """A request the generator refuses (names the bad parameter)."""
 
 

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judge import bundled
+from judge.errors import JudgeError
 
 #: Cell codes.  Gold is the number itself (0 = empty water).
 REEF = -1
@@ -36,7 +37,7 @@ MIN_START_CELLS = 2
 AXES = ("row", "col", "diag", "antidiag")
 
 
-class MapError(ValueError):
+class MapError(JudgeError, ValueError):
     """A map that cannot be used; ``problems`` names every broken limit."""
 
     def __init__(self, source: str, problems: list[str]):

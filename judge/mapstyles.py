@@ -29,9 +29,9 @@ from collections.abc import Callable
 
 from judge.mapgen import AXIS_CHOICES, GenerateError, check_request, generate_map
 from judge.maps import MAX_GOLD_CELL, REEF, SHIELD, TOTAL_GOLD, GameMap, format_map, validate_text
+from judge.settings import STYLES
 
 #: Every style, the classic one first (the default).
-STYLES = ("classic", "open", "corridors", "islands", "reefs", "sparse", "walled")
 
 #: Water cells a map needs besides reefs: 20 full gold cells, 2 shields, the centre and two
 #: more cells to start on.  A style never puts more reefs than the size leaves room for.

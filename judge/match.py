@@ -8,6 +8,7 @@ are (ruling R18): points, then rounds won, then total gold.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,11 +51,13 @@ def play_match(
     turns: int | None = None,
     sequential: bool = False,
     observer_for: Callable[[int, RoundPlan], RoundObserver | None] | None = None,
+    stop: threading.Event | None = None,
 ) -> MatchResult:
     """Play every round in order; ``result.json`` is rewritten (atomically) after each one.
 
     Until the last round is in, result.json says ``"complete": false``, so a match
-    that was interrupted never passes for a finished shorter one.
+    that was interrupted never passes for a finished shorter one.  ``stop`` is
+    handed to every round (:class:`~judge.referee.RoundStopped` once it is set).
     """
     result = MatchResult(
         (names[0], names[1]),
@@ -82,6 +85,7 @@ def play_match(
             out_dir / f"round-{idx}",
             replay_rel=f"round-{idx}/replay.jsonl",
             observer=observer,
+            stop=stop,
         )
         result.rounds.append(rr)
         write_result(out_dir, result)

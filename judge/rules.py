@@ -19,6 +19,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from judge.errors import JudgeError
 from judge.maps import REEF, SHIELD, GameMap
 
 Pos = tuple[int, int]
@@ -26,6 +27,10 @@ Pos = tuple[int, int]
 Move = Pos | None
 
 NO_POS = -1
+
+
+class NoRoomToStart(JudgeError, ValueError):
+    """A map (played with ``--allow-invalid-map``) without two empty cells to place the boats on."""
 
 
 class EndReason(str, enum.Enum):
@@ -318,7 +323,7 @@ class Game:
         randomised = (not valid[0], not valid[1])
         if not valid[0] and not valid[1]:
             if len(cells) < 2:
-                raise ValueError("the map has fewer than 2 empty cells to start on")
+                raise NoRoomToStart("the map has fewer than 2 empty cells to start on")
             picks = rng.sample(cells, 2)
             chosen = [picks[0], picks[1]]
         else:
@@ -326,7 +331,7 @@ class Game:
                 if chosen[s] is None:
                     others = [c for c in cells if c != chosen[1 - s]]
                     if not others:
-                        raise ValueError("the map has no second empty cell to start on")
+                        raise NoRoomToStart("the map has no second empty cell to start on")
                     chosen[s] = rng.choice(others)
         events = tuple(
             Event(EventKind.RANDOM_PLACED if randomised[s] else EventKind.PLACED, s, chosen[s])

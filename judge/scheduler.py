@@ -35,7 +35,7 @@ from judge.bots import BotSpec
 from judge.errors import JudgeError
 from judge.records import RoundResult
 from judge.referee import RoundAborted, RoundConfig, RoundStopped, play_round
-from judge.sandbox import Sandbox
+from judge.sandbox import ProgramUnreachable, Sandbox
 
 #: How often the calling thread wakes up to look at ``stop`` while rounds are in flight.
 POLL_S = 0.2
@@ -109,9 +109,10 @@ def play_task(task: RoundTask, sandbox: Sandbox, stop: threading.Event | None = 
         return RoundDone(task, RoundStatus.STOPPED)
     except RoundAborted as exc:
         return RoundDone(task, RoundStatus.ABORTED, error=str(exc), exit_code=exc.exit_code)
-    except (JudgeError, ValueError) as exc:  # a bad input: a program its seat cannot run, a map
-        code = exc.exit_code if isinstance(exc, JudgeError) else 2
-        return RoundDone(task, RoundStatus.FAILED, error=str(exc), exit_code=code)
+    except JudgeError as exc:  # a bad input: a map without room to start on, a bot
+        return RoundDone(task, RoundStatus.FAILED, error=str(exc), exit_code=exc.exit_code)
+    except ProgramUnreachable as exc:  # the sandbox's own error (it imports nothing of ours)
+        return RoundDone(task, RoundStatus.FAILED, error=str(exc), exit_code=2)
     except Exception as exc:  # noqa: BLE001 - reported with its type; the caller stops
         return RoundDone(
             task, RoundStatus.FAILED, error=f"{type(exc).__name__}: {exc}", exit_code=3

@@ -3,17 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
-from rich.console import Console
-from rich.markup import escape
-
-from judge.bots import BotError, resolve_bot
-from judge.checkbot.report import as_json
-from judge.checkbot.trials import CheckAborted, SituationResult, check_bot, passed
-from judge.sandbox import Limits, Sandbox
+from judge.commands.options import add_limit_options, fail, limits_from
 
 HELP = "run a bot through a battery of situations and explain protocol mistakes"
 DESCRIPTION = """\
@@ -66,19 +59,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print the MAP.INP (and error output) of each failing situation",
     )
-    p.add_argument(
-        "--time-limit",
-        type=float,
-        default=2.0,
-        metavar="S",
-        help="seconds per run (default 2, the contest's)",
-    )
-    p.add_argument(
-        "--memory-limit",
-        type=int,
-        default=512,
-        metavar="MB",
-        help="peak memory per run in MiB (default 512, the contest's)",
+    add_limit_options(
+        p,
+        time_help="seconds per run (default 2, the contest's)",
+        memory_help="peak memory per run in MiB (default 512, the contest's)",
     )
     p.add_argument(
         "--bots-dir",
@@ -90,31 +74,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _fail(console: Console, msg: str, code: int) -> int:
-    console.print(f"[bold red]judge check-bot:[/] {escape(msg)}", highlight=False)
-    return code
-
-
 def run(args: argparse.Namespace) -> int:
+    import json
+
+    from rich.console import Console
+
+    from judge.bots import resolve_bot
+    from judge.checkbot.report import as_json
+    from judge.checkbot.trials import SituationResult, check_bot, passed
+    from judge.sandbox import ProgramUnreachable, Sandbox, SandboxError
+    from judge.views.checkreport import print_report
+
     err = Console(stderr=True)
-    if not 0 < args.time_limit <= 60:
-        return _fail(
-            err,
-            f"--time-limit {args.time_limit}: give seconds from 0 to 60 "
-            "(check-bot always measures against a limit)",
-            2,
-        )
-    if args.memory_limit < 16 or args.memory_limit > 16384:
-        return _fail(err, f"--memory-limit {args.memory_limit}: give MiB from 16 to 16384", 2)
-    try:
-        bot = resolve_bot(args.bot, args.bots_dir)
-    except BotError as exc:
-        return _fail(err, str(exc), 2)
-    limits = Limits(time_s=args.time_limit, memory_bytes=args.memory_limit * 2**20)
+    limits = limits_from(args, needs_time_limit="check-bot always measures against a limit")
+    bot = resolve_bot(args.bot, args.bots_dir)
     try:
         sandbox = Sandbox()
-    except (OSError, RuntimeError) as exc:
-        return _fail(err, f"cannot set up the sandbox: {exc}", 3)
+    except (OSError, SandboxError) as exc:
+        return fail("check-bot", f"cannot set up the sandbox: {exc}", 3)
     show = not args.json and err.is_terminal
 
     def progress(r: SituationResult) -> None:
@@ -123,17 +100,13 @@ def run(args: argparse.Namespace) -> int:
 
     with sandbox:
         isolation = sandbox.isolation.as_dict()
-        try:
+        try:  # a CheckAborted (exit 3) is a JudgeError: judge.cli says it
             results = check_bot(bot, sandbox, limits, on_result=progress)
-        except CheckAborted as exc:
-            return _fail(err, str(exc), 3)
-        except ValueError as exc:  # ProgramUnreachable: the seat cannot run the command at all
-            return _fail(err, str(exc), 2)
+        except ProgramUnreachable as exc:  # the sandbox's own error: it imports nothing of ours
+            return fail("check-bot", str(exc), 2)
     if args.json:
         print(json.dumps(as_json(bot, results, limits, args.strict, isolation), indent=2))
     else:
-        from judge.views.checkreport import print_report
-
         print_report(Console(), bot, results, limits, args.strict, args.show_input)
     sys.stdout.flush()
     return 0 if passed(results, args.strict) else 1

@@ -3,43 +3,23 @@
 from __future__ import annotations
 
 import argparse
-import json
-import math
-import os
-import secrets
 import sys
-import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.markup import escape
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
+from judge.commands.options import (
+    add_cores_option,
+    add_limit_options,
+    cores_line,
+    fail,
+    jobs_from,
+    limits_from,
 )
+from judge.settings import DEFAULT_SIZES
 
-from judge import atomic
-from judge.bots import BotError, resolve_bot
-from judge.commands.cores_option import add_cores_argument, cores_line
-from judge.evalbook import BOOK_FILE, format_book, load_book
-from judge.evaluate import (
-    DEFAULT_SIZES,
-    EvalError,
-    EvalRequest,
-    EvalRound,
-    PairTracker,
-    evaluate,
-    parse_sizes,
-    parse_turns,
-)
-from judge.names import distinct_names
-from judge.pentanomial import Sprt
-from judge.sandbox import CoreSpecError, Limits, Sandbox
+if TYPE_CHECKING:
+    from judge.evaluate import EvalRequest
+    from judge.pentanomial import Sprt
 
 #: More rounds than this would take days; refuse rather than hang.
 MAX_ROUNDS = 100_000
@@ -171,21 +151,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="print one JSON object instead of the tables (no progress bar)",
     )
-    p.add_argument(
-        "--time-limit",
-        type=float,
-        default=2.0,
-        metavar="S",
-        help="seconds per run (default 2; 0 lifts the limit)",
-    )
-    p.add_argument(
-        "--memory-limit",
-        type=int,
-        default=512,
-        metavar="MB",
-        help="peak memory per run in MiB (default 512)",
-    )
-    add_cores_argument(p)
+    add_limit_options(p, time_help="seconds per run (default 2; 0 lifts the limit)")
+    add_cores_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
         "--bots-dir",
@@ -197,13 +164,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _fail(console: Console, msg: str, code: int = 2) -> int:
-    console.print(f"[bold red]judge eval:[/] {escape(msg)}", highlight=False)
-    return code
-
-
 def _rounds(args: argparse.Namespace, sprt: Sprt | None) -> int:
     """How many rounds to play (or, with --sprt, at most)."""
+    from judge.evaluate import EvalError
+
     if sprt is None:
         if args.max_rounds is not None:
             raise EvalError("--max-rounds caps an --sprt test; without one, give --rounds")
@@ -223,6 +187,12 @@ def _rounds(args: argparse.Namespace, sprt: Sprt | None) -> int:
 
 def _request(args: argparse.Namespace) -> EvalRequest:
     """Check the options and resolve the bots (raises EvalError / BotError with the fix)."""
+    from judge.bots import resolve_bot
+    from judge.evalbook import load_book
+    from judge.evaluate import EvalError, EvalRequest, parse_sizes, parse_turns
+    from judge.names import distinct_names
+    from judge.pentanomial import Sprt
+
     sprt = None
     if args.sprt is not None:
         try:
@@ -232,13 +202,8 @@ def _request(args: argparse.Namespace) -> EvalRequest:
     elif (args.alpha, args.beta) != (0.05, 0.05):
         raise EvalError("--alpha and --beta set the error rates of --sprt; give --sprt too")
     rounds = _rounds(args, sprt)
-    if not math.isfinite(args.time_limit) or args.time_limit < 0 or args.time_limit > 60:
-        raise EvalError(f"--time-limit {args.time_limit}: give seconds from 0 (no limit) to 60")
-    if args.memory_limit < 16 or args.memory_limit > 16384:
-        raise EvalError(f"--memory-limit {args.memory_limit}: give MiB from 16 to 16384")
-    jobs = args.jobs if args.jobs is not None else (os.cpu_count() or 1)
-    if jobs < 1:
-        raise EvalError(f"--jobs {jobs}: give at least 1")
+    limits = limits_from(args)
+    jobs = jobs_from(args.jobs)
     book = None
     if args.book is not None:
         if args.sizes is not None or args.turns is not None:
@@ -252,10 +217,8 @@ def _request(args: argparse.Namespace) -> EvalRequest:
     sizes = parse_sizes(args.sizes if args.sizes is not None else DEFAULT_SIZES)
     turns = parse_turns(args.turns) if args.turns is not None else None
     bots = [resolve_bot(args.bot_a, args.bots_dir), resolve_bot(args.bot_b, args.bots_dir)]
-    limits = Limits(
-        time_s=None if args.time_limit == 0 else args.time_limit,
-        memory_bytes=args.memory_limit * 2**20,
-    )
+    import secrets
+
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     return EvalRequest(
         bots,
@@ -273,17 +236,27 @@ def _request(args: argparse.Namespace) -> EvalRequest:
 
 
 def run(args: argparse.Namespace) -> int:
+    import json
+    import tempfile
+    import threading
+
+    from rich.console import Console
+
+    from judge import atomic
+    from judge.commands.signals import exit_code, stop_on_signals
+    from judge.evalbook import BOOK_FILE, format_book
+    from judge.evaluate import PairTracker, evaluate
+    from judge.sandbox import CoreSpecError, Sandbox, SandboxError
+    from judge.views.evalreport import EvalProgress, render, sprt_line
+
     err = Console(stderr=True)
-    try:
-        req = _request(args)
-    except (EvalError, BotError) as exc:
-        return _fail(err, str(exc))
+    req = _request(args)
     try:
         sandbox = Sandbox(cores=args.cores)
     except CoreSpecError as exc:
-        return _fail(err, str(exc))
-    except (OSError, RuntimeError) as exc:
-        return _fail(err, f"cannot set up the sandbox: {exc}", 3)
+        return fail("eval", str(exc), 2)
+    except (OSError, SandboxError) as exc:
+        return fail("eval", f"cannot set up the sandbox: {exc}", 3)
     tmp: tempfile.TemporaryDirectory[str] | None = None
     if args.out is not None:
         out_dir: Path = args.out
@@ -292,7 +265,8 @@ def run(args: argparse.Namespace) -> int:
         tmp = tempfile.TemporaryDirectory(prefix="judge-eval-")
         out_dir = Path(tmp.name)
     total = 2 * req.n_maps
-    if not args.json and not args.quiet:
+    show = not (args.json or args.quiet)
+    if show:
         if req.sprt is not None:
             what = (
                 f"SPRT of Elo {req.sprt.elo0:g} against {req.sprt.elo1:g}, at most {total} rounds"
@@ -307,18 +281,20 @@ def run(args: argparse.Namespace) -> int:
             markup=False,
         )
         err.print(cores_line(sandbox), markup=False)
+    tracker = PairTracker(req.sprt)
+    stop = threading.Event()
     try:
-        with sandbox:
-            summary = _play(
-                req,
-                sandbox,
-                out_dir,
-                err,
-                show=not (args.json or args.quiet),
-                keep=args.out is not None,
-            )
-    except EvalError as exc:  # a round that cannot be played at all (a bot its seat cannot run)
-        return _fail(err, str(exc), exc.exit_code)
+        with sandbox, stop_on_signals(lambda name: stop.set()) as caught:
+            with EvalProgress(err, req, tracker, show) as progress:
+                summary = evaluate(
+                    req,
+                    sandbox,
+                    out_dir,
+                    on_done=progress.done,
+                    keep_out=args.out is not None,
+                    tracker=tracker,
+                    stop=stop,
+                )
     finally:
         if tmp is not None:
             tmp.cleanup()
@@ -328,8 +304,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary, indent=2))
     else:
-        from judge.views.evalreport import render, sprt_line
-
         console = Console()
         for item in render(summary):
             console.print(item)
@@ -339,41 +313,7 @@ def run(args: argparse.Namespace) -> int:
         if verdict is not None:
             console.print(verdict, markup=False, highlight=False)
     sys.stdout.flush()
+    if caught:
+        played = summary["rounds_played"]
+        return fail("eval", f"stopped by {caught[0]} after {played} rounds", exit_code(caught[0]))
     return 3 if summary["rounds_aborted"] else 0
-
-
-def _play(
-    req: EvalRequest, sandbox: Sandbox, out_dir: Path, err: Console, show: bool, keep: bool
-) -> dict[str, Any]:
-    """Run the evaluation with a live progress bar (on stderr, so stdout stays the table/JSON)."""
-    tracker = PairTracker(req.sprt)
-    if not show:
-        return evaluate(req, sandbox, out_dir, keep_out=keep, tracker=tracker)
-    tally: dict[str | None, int] = {"win": 0, "draw": 0, "loss": 0, None: 0}
-    progress = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[wdl]}"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        console=err,
-        transient=False,
-    )
-    task = progress.add_task("rounds", total=2 * req.n_maps, wdl="")
-    name = escape(req.names[0])
-
-    def done(o: EvalRound) -> None:
-        tally[o.outcome] += 1
-        wdl = f"{name} W {tally['win']} D {tally['draw']} L {tally['loss']}"
-        if tally[None]:
-            wdl += f" [red]abandoned {tally[None]}[/]"
-        if req.sprt is not None:
-            wdl += (
-                f"  LLR {tracker.llr:+.2f} in [{req.sprt.lower:.2f}, {req.sprt.upper:.2f}]"
-                f" after {tracker.penta.pairs} pairs"
-            )
-        progress.update(task, advance=1, wdl=wdl)
-
-    with progress:
-        return evaluate(req, sandbox, out_dir, on_done=done, keep_out=keep, tracker=tracker)

@@ -3,14 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import secrets
 import sys
 from pathlib import Path
 
-from judge import atomic
-from judge.mapgen import AXIS_CHOICES, GenerateError, generate_map
-from judge.maps import format_map
-from judge.mapstyles import STYLES, generate_styled
+from judge.commands.options import fail
+from judge.settings import AXIS_CHOICES, STYLES
 
 HELP = "generate a valid map (deterministic for a given seed)"
 DESCRIPTION = """\
@@ -82,6 +79,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import secrets
+
+    from judge import atomic
+    from judge.mapgen import GenerateError, generate_map
+    from judge.maps import format_map
+    from judge.mapstyles import generate_styled
+
     seed = args.seed
     if seed is None:
         seed = secrets.randbelow(2**31)
@@ -95,8 +99,7 @@ def run(args: argparse.Namespace) -> int:
                 args.rows, args.cols, args.turns, seed=seed, style=args.style, axis=args.axis
             )
     except GenerateError as exc:
-        print(f"judge genmap: refused: {exc}", file=sys.stderr)
-        return 2
+        return fail("genmap", f"refused: {exc}", 2)
     if args.seed is None:
         print(f"judge genmap: seed {seed} (--seed {seed} makes this map again)", file=sys.stderr)
     text = format_map(game_map)
@@ -105,13 +108,11 @@ def run(args: argparse.Namespace) -> int:
         return 0
     out = Path(args.output)
     if out.is_dir():
-        print(f"judge genmap: cannot write {out}: it is a folder", file=sys.stderr)
-        return 1
+        return fail("genmap", f"cannot write {out}: it is a folder", 1)
     try:
         atomic.write_text(out, text)  # temp file beside it, fsync, os.replace
     except OSError as exc:
-        print(f"judge genmap: cannot write {out}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+        return fail("genmap", f"cannot write {out}: {exc.strerror or exc}", 1)
     print(
         f"judge genmap: wrote {out} ({args.rows}x{args.cols}, K={args.turns}, "
         f"{args.style}, seed {seed})",

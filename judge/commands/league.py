@@ -3,17 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import signal
-import threading
 from pathlib import Path
-from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+from judge.commands.options import add_cores_option, cores_line, fail, jobs_from
 
-from judge.commands.cores_option import add_cores_argument, cores_line
+if TYPE_CHECKING:
+    from rich.table import Table
 
 HELP = "rate many bots in a persistent league (OpenSkill) and publish a leaderboard"
 DESCRIPTION = """\
@@ -66,17 +62,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, metavar="DIR", help="the league folder (default: 'output')")
     p.add_argument("--pairs", type=int, metavar="N", help="pairs to play in this run")
     p.add_argument("--jobs", "-j", type=int, metavar="N", help="rounds played at the same time")
-    add_cores_argument(p)
+    add_cores_option(p)
     p.add_argument("--resume", action="store_true", help="finish the stopped run")
     p.add_argument("--quiet", action="store_true", help="only the leaderboard and errors")
 
 
-def _fail(console: Console, msg: str, code: int) -> int:
-    console.print(f"[bold red]judge league:[/] {escape(msg)}", highlight=False)
-    return code
-
-
 def leaderboard_table(rows: list[dict[str, Any]], title: str) -> Table:
+    from rich.markup import escape
+    from rich.table import Table
+
     table = Table(title=title, title_justify="left")
     table.add_column("#", justify="right")
     table.add_column("bot")
@@ -97,50 +91,39 @@ def leaderboard_table(rows: list[dict[str, Any]], title: str) -> Table:
 
 
 def run(args: argparse.Namespace) -> int:
+    import threading
     from dataclasses import replace
 
-    from judge.league.config import load_league
-    from judge.league.run import League, LeagueError, SandboxPlayer
-    from judge.league.store import StoreError
-    from judge.sandbox import CoreSpecError, Limits, Sandbox
-    from judge.tournament.config import ConfigError
+    from rich.console import Console
+    from rich.markup import escape
+
+    from judge.commands.signals import exit_code, stop_on_signals
+    from judge.league.config import PAIRS, load_league
+    from judge.league.run import League, SandboxPlayer
+    from judge.sandbox import CoreSpecError, Limits, Sandbox, SandboxError
     from judge.views.html import write_index_html
 
     err, console = Console(stderr=True), Console()
-    try:
-        cfg = load_league(args.config)
-    except ConfigError as exc:
-        return _fail(err, str(exc), 2)
-    for opt, v in (("--pairs", args.pairs), ("--jobs", args.jobs)):
-        if v is not None and not 1 <= v <= 100_000:
-            return _fail(err, f"{opt} {v}: give a whole number from 1", 2)
+    cfg = load_league(args.config)
+    if args.pairs is not None and not PAIRS.holds(args.pairs):
+        return fail("league", f"--pairs {args.pairs}: give 1 to {PAIRS.high} pairs", 2)
     if args.pairs is not None:
         cfg = replace(cfg, pairs=args.pairs)
-    jobs = args.jobs or cfg.jobs
+    jobs = jobs_from(args.jobs, cfg.jobs)
     out: Path = args.out if args.out is not None else cfg.output
     try:
         sandbox = Sandbox(cores=args.cores)
     except CoreSpecError as exc:
-        return _fail(err, str(exc), 2)
-    except (OSError, RuntimeError) as exc:
-        return _fail(err, f"cannot set up the sandbox: {exc}", 3)
+        return fail("league", str(exc), 2)
+    except (OSError, SandboxError) as exc:
+        return fail("league", f"cannot set up the sandbox: {exc}", 3)
     if not args.quiet:
         err.print(cores_line(sandbox), markup=False)
     limits = Limits(time_s=cfg.time_limit, memory_bytes=cfg.memory_limit_mb * 2**20)
     stop = threading.Event()
-    caught: list[int] = []
-
-    def on_signal(signum: int, frame: FrameType | None) -> None:
-        caught.append(signum)
-        stop.set()
-
-    old = {s: signal.signal(s, on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+    league = League(cfg, out, SandboxPlayer(sandbox, limits, jobs))
     try:
-        league = League(cfg, out, SandboxPlayer(sandbox, limits, jobs))
-    except StoreError as exc:
-        return _fail(err, str(exc), 2)
-    try:
-        with sandbox:
+        with sandbox, stop_on_signals(lambda name: stop.set()) as caught:
 
             def progress(rep: Any) -> None:
                 if not args.quiet:
@@ -150,19 +133,15 @@ def run(args: argparse.Namespace) -> int:
         board = league.write_outputs()
         rows, pairs = league.page(board)
         write_index_html(out, rows, pairs, title="Ocean Treasure league")
-    except LeagueError as exc:
-        return _fail(err, str(exc), 2)
     finally:
         league.close()
-        for s, h in old.items():
-            signal.signal(s, h)
     for what, names in (("joined", report.joined), ("replaced", report.replaced), ("retired", report.retired)):  # fmt: skip
         if names and not args.quiet:
             err.print(f"{what}: {escape(', '.join(names))}", highlight=False)
     console.print(leaderboard_table(board, f"leaderboard ({escape(str(out))})"))
     if report.stopped:
-        code = 128 + (caught[0] if caught else signal.SIGINT)
-        return _fail(err, f"stopped after {report.rounds} rounds; finish with --resume", code)
+        code = exit_code(caught[0] if caught else None)
+        return fail("league", f"stopped after {report.rounds} rounds; finish with --resume", code)
     console.print(
         f"{report.pairs} pairs ({report.rounds} rounds) played; leaderboard.csv, "
         f"leaderboard.json and index.html in {escape(str(out))}",

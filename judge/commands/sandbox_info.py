@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import json
-import sys
-import time
+from typing import TYPE_CHECKING
 
-from judge.commands.cores_option import add_cores_argument, cores_line
-from judge.sandbox import CoreSpecError, Limits, Sandbox, SandboxError, Verdict
+from judge.commands.options import add_cores_option, cores_line, fail
+
+if TYPE_CHECKING:
+    from judge.sandbox import Sandbox
 
 HELP = "show which sandbox protections are on or off on this machine"
 DESCRIPTION = """\
@@ -27,7 +27,8 @@ It also says whether Windows .exe programs can run (through wine, 64-bit only
 or 32-bit too).  --self-test also runs a trivial program in a seat and prints
 its verdict and timing, to check that the sandbox works end to end.
 
-Exit status: 0 (1 if --self-test did not give OK), 3 if the sandbox cannot be set up."""
+Exit status: 0 (1 if --self-test did not give OK), 2 for --cores this process cannot
+use, 3 if the sandbox cannot be set up."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -50,10 +51,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-namespaces", action="store_true", help="do not use network/IPC/mount namespaces"
     )
-    add_cores_argument(parser)
+    add_cores_option(parser)
 
 
 def _self_test(sb: Sandbox) -> dict[str, object]:
+    import time
+
+    from judge.sandbox import Limits
+
     with sb.seat("self-test", None) as seat:
         t0 = time.perf_counter()
         run = seat.run_turn(
@@ -74,6 +79,10 @@ def _self_test(sb: Sandbox) -> dict[str, object]:
 
 
 def run(args: argparse.Namespace) -> int:
+    import json
+
+    from judge.sandbox import CoreSpecError, Sandbox, SandboxError, Verdict
+
     try:
         sb = Sandbox(
             cgroup=args.cgroup,
@@ -82,11 +91,9 @@ def run(args: argparse.Namespace) -> int:
             cores=args.cores,
         )
     except CoreSpecError as exc:
-        print(f"judge sandbox-info: {exc}", file=sys.stderr)
-        return 2
+        return fail("sandbox-info", str(exc), 2)
     except (OSError, SandboxError) as exc:
-        print(f"judge sandbox-info: cannot set up the sandbox: {exc}", file=sys.stderr)
-        return 3
+        return fail("sandbox-info", f"cannot set up the sandbox: {exc}", 3)
     with sb:
         test = _self_test(sb) if args.self_test else None
         if args.json:

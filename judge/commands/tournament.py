@@ -3,24 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import functools
-import shlex
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.markup import escape
+from judge.commands.options import add_cores_option, fail, jobs_from
+from judge.settings import DEFAULT_CONFIG
 
-from judge.commands.cores_option import add_cores_argument
-from judge.commands.signals import exit_code, stop_on_signals
-from judge.tournament.config import DEFAULT_CONFIG, ConfigError, load_config
-from judge.tournament.play import (
-    INDEX_HTML,
-    STANDINGS_CSV,
-    STANDINGS_JSON,
-    Runner,
-    RunReport,
-    TournamentError,
-)
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from judge.tournament.play import RunReport
 
 HELP = "play the round robin of a judge.yaml and publish standings"
 DESCRIPTION = """\
@@ -76,7 +68,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="rounds played at the same time (default: the configuration's 'jobs', "
         "else the number of cores)",
     )
-    add_cores_argument(p)
+    add_cores_option(p)
     p.add_argument(
         "--resume",
         action="store_true",
@@ -90,12 +82,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _fail(console: Console, msg: str, code: int) -> int:
-    console.print(f"[bold red]judge tournament:[/] {escape(msg)}", highlight=False)
-    return code
-
-
 def _resume_hint(args: argparse.Namespace, out: Path) -> str:
+    import shlex
+
     parts = ["judge", "tournament", str(args.config), "--out", str(out), "--resume"]
     if args.jobs:
         parts += ["--jobs", str(args.jobs)]
@@ -105,27 +94,28 @@ def _resume_hint(args: argparse.Namespace, out: Path) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from judge.sandbox import Sandbox
+    import functools
+
+    from rich.console import Console
+
+    from judge.commands.signals import stop_on_signals
+    from judge.sandbox import CoreSpecError, Sandbox
+    from judge.sandbox.cores import plan_cores, usable_cores
+    from judge.tournament.config import load_config
+    from judge.tournament.play import INDEX_HTML, Runner
     from judge.views.tournament import RunView, write_index
 
-    err = Console(stderr=True)
     console = Console()
-    if args.jobs is not None and args.jobs < 1:
-        return _fail(err, f"--jobs {args.jobs}: give 1 or more rounds at a time", 2)
-    try:
-        cfg = load_config(args.config)
-    except ConfigError as exc:
-        return _fail(err, str(exc), 2)
+    if args.jobs is not None:
+        jobs_from(args.jobs)
+    cfg = load_config(args.config)
     out: Path = args.out if args.out is not None else cfg.output
     jobs = args.jobs or cfg.jobs
-    from judge.sandbox import CoreSpecError
-    from judge.sandbox.cores import plan_cores, usable_cores
-
     cores = args.cores if args.cores is not None else cfg.cores
-    try:
+    try:  # refused before anything is written
         plan_cores(cores, *usable_cores())
     except CoreSpecError as exc:
-        return _fail(err, str(exc), 2)
+        return fail("tournament", str(exc), 2)
     view = RunView(console, progress=not args.quiet)
     runner = Runner(cfg, out, jobs, functools.partial(Sandbox, cores=cores), events=view)
 
@@ -136,11 +126,9 @@ def run(args: argparse.Namespace) -> int:
     try:
         with stop_on_signals(first_signal):
             report = runner.run(resume=args.resume)
-    except TournamentError as exc:
-        return _fail(err, str(exc), exc.code)
     except KeyboardInterrupt:
-        return _fail(
-            err,
+        return fail(
+            "tournament",
             f"stopped; the ledger keeps every finished round; resume with "
             f"--resume:\n  {_resume_hint(args, out)}",
             130,
@@ -150,12 +138,12 @@ def run(args: argparse.Namespace) -> int:
             write_index(out, runner.schedule, report.standings)
         except Exception as exc:  # noqa: BLE001 - the standings are out; the page is a view
             view.warning(f"{INDEX_HTML} not written: {type(exc).__name__}: {exc}")
-    return _report(console, err, args, out, report)
+    return _report(console, args, out, report)
 
 
-def _report(
-    console: Console, err: Console, args: argparse.Namespace, out: Path, report: RunReport
-) -> int:
+def _report(console: Console, args: argparse.Namespace, out: Path, report: RunReport) -> int:
+    from judge.commands.signals import exit_code
+    from judge.tournament.play import INDEX_HTML, STANDINGS_CSV, STANDINGS_JSON
     from judge.views.tournament import standings_table
 
     done = report.done_before + report.played
@@ -173,14 +161,16 @@ def _report(
         return 0
     hint = f"resume with --resume:\n  {_resume_hint(args, out)}"
     if report.failure is not None:
-        return _fail(
-            err,
+        return fail(
+            "tournament",
             f"stopped after a failure ({done} of {report.total} rounds in the "
             f"ledger): {report.failure}\n{hint}",
             report.failure_code,
         )
     code = exit_code(report.interrupted_by)
     why = report.interrupted_by or "an interruption"
-    return _fail(
-        err, f"stopped by {why}: {done} of {report.total} rounds are in the ledger; {hint}", code
+    return fail(
+        "tournament",
+        f"stopped by {why}: {done} of {report.total} rounds are in the ledger; {hint}",
+        code,
     )

@@ -5,15 +5,6 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from judge.maps import (
-    MapError,
-    parse_map_text,
-    read_text,
-    resolve_map_path,
-    symmetry_axes,
-    validate_text,
-)
-
 HELP = "check map files against every limit of the rules (§1)"
 DESCRIPTION = """\
 Check each map file against every limit of the rules (§1): odd sizes 5..15,
@@ -31,6 +22,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _locate(spec: str) -> Path:
     """The path as given; a name in maps/ only if no such path exists."""
+    from judge.maps import MapError, resolve_map_path
+
     p = Path(spec)
     if p.exists() or p.is_symlink():
         return p
@@ -42,6 +35,8 @@ def _locate(spec: str) -> Path:
 
 def check_one(spec: str) -> tuple[bool, list[str]]:
     """(valid, lines to print) for one map argument."""
+    from judge.maps import MapError, parse_map_text, read_text, symmetry_axes, validate_text
+
     path = _locate(spec)
     try:
         text = read_text(path)

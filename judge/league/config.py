@@ -25,7 +25,6 @@ file.  Relative paths are read from the file's folder.
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -34,8 +33,9 @@ from typing import Any
 import yaml
 
 from judge.bots import BotError, BotSpec, resolve_bot
-from judge.evaluate import DEFAULT_SIZES, EvalError, Size, parse_sizes, parse_turns
+from judge.evaluate import EvalError, Size, parse_sizes, parse_turns
 from judge.names import is_plain
+from judge.settings import DEFAULT_SIZES, JOBS, MEMORY_LIMIT_MB, TIME_LIMIT_S, Range
 from judge.tournament.config import ConfigError
 
 DEFAULT_OUTPUT = "matches/league"
@@ -103,11 +103,17 @@ def fingerprint(spec: BotSpec) -> str:
     return h.hexdigest()[:12]
 
 
-def _int(data: dict[str, Any], key: str, default: int, lo: int, hi: int, bad: list[str]) -> int:
+#: Pairs in one run, and pairs chosen at a time.
+PAIRS = Range(1, 100_000, integer=True)
+BATCH = Range(1, 256, integer=True)
+
+
+def _int(data: dict[str, Any], key: str, default: int, bounds: Range, bad: list[str]) -> int:
     v = data.get(key, default)
-    if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
-        bad.append(f"{key}: {v!r}; give a whole number from {lo} to {hi}")
+    if not bounds.holds(v):
+        bad.append(f"{key}: {v!r}; give a whole number from {bounds.low} to {bounds.high}")
         return default
+    assert isinstance(v, int)
     return v
 
 
@@ -194,20 +200,22 @@ def load_league(path: Path | str) -> LeagueConfig:
             turns = parse_turns(",".join(str(x) for x in raw_t) if isinstance(raw_t, list) else str(raw_t))  # fmt: skip
     except EvalError as exc:
         bad.append(str(exc).replace("--", "", 1))
-    t = data.get("time_limit", 2.0)
-    if isinstance(t, bool) or not isinstance(t, (int, float)) or not math.isfinite(t) or not 0 < t <= 60:  # fmt: skip
-        bad.append(f"time_limit: {t!r}; give seconds from 0 to 60 (not 0 in a league)")
-        t = 2.0
+    t: Any = data.get("time_limit", TIME_LIMIT_S.contest)
+    if not (TIME_LIMIT_S.holds(t) and t > 0):
+        bad.append(
+            f"time_limit: {t!r}; give seconds from 0 to {TIME_LIMIT_S.high:g} (not 0 in a league)"
+        )
+        t = TIME_LIMIT_S.contest
     policy = data.get("new_version", "fresh")
     if policy not in POLICIES:
         bad.append(f"new_version: {policy!r}; give fresh or inherit")
         policy = "fresh"
     bots_dir = folder / str(data.get("bots_dir", "bots"))
     cfg_bots = _bots(data, folder, bots_dir, str(policy), bad)
-    pairs = _int(data, "pairs", 50, 1, 100_000, bad)
-    batch = _int(data, "batch", 4, 1, 256, bad)
-    memory = _int(data, "memory_limit_mb", 512, 16, 16384, bad)
-    jobs = _int(data, "jobs", os.cpu_count() or 1, 1, 256, bad)
+    pairs = _int(data, "pairs", 50, PAIRS, bad)
+    batch = _int(data, "batch", 4, BATCH, bad)
+    memory = _int(data, "memory_limit_mb", 512, MEMORY_LIMIT_MB, bad)
+    jobs = _int(data, "jobs", os.cpu_count() or 1, JOBS, bad)
     if bad:
         raise ConfigError(source, bad)
     return LeagueConfig(

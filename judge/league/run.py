@@ -24,6 +24,7 @@ from typing import Any
 
 from judge import atomic
 from judge.bots import BotSpec
+from judge.errors import JudgeError
 from judge.evaluate import EvalRound, MapPlan, RoundSpec, plan_map, play_rounds
 from judge.league.config import LeagueConfig
 from judge.league.ratings import Entrant, Rater, Rating, choose_pairs, inherited
@@ -41,7 +42,7 @@ COLUMNS = ("rank", "bot", "version", "rating", "uncertainty", "conservative", "r
            "wins", "draws", "losses", "win_rate")  # fmt: skip
 
 
-class LeagueError(RuntimeError):
+class LeagueError(JudgeError, RuntimeError):
     """A league that cannot go on as asked (the message says what to do)."""
 
 

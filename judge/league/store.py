@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judge.errors import JudgeError
 from judge.evaluate import MapPlan
 from judge.league.ratings import Rating
 
@@ -81,7 +82,7 @@ CREATE TABLE rounds (
 """
 
 
-class StoreError(RuntimeError):
+class StoreError(JudgeError, RuntimeError):
     """The database cannot be used (of another schema, or not a league database)."""
 
 

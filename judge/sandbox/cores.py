@@ -44,7 +44,10 @@ BOT_WEIGHT = 9548
 
 
 class CoreSpecError(ValueError):
-    """A ``cores`` setting that cannot be used on this machine (the message says why)."""
+    """A ``cores`` setting that cannot be used on this machine (the message says why).
+
+    A ValueError, not a judge.errors class: the sandbox imports nothing of the
+    judge; the commands turn it into exit status 2."""
 
 
 def _read(path: str) -> str | None:

@@ -676,7 +676,8 @@ class WineSeat:
 
     # ---------------------------------------------------------- around each run
     def needs_restart(self) -> bool:
-        """Whether :meth:`start` must run again before the next run (and why not)."""
+        """Whether the server must be started afresh (after :meth:`reset_if_needed`)
+        before the next run: it stopped, or the program tampered with the prefix."""
         return self._needs_reset or self._needs_restart or not self.alive
 
     def restart_note(self) -> str:

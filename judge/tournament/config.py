@@ -31,6 +31,7 @@ import yaml
 
 from judge import bundled, names
 from judge.bots import BotError, BotSpec, bot_names, looks_like_path, resolve_bot
+from judge.errors import JudgeError
 from judge.mapgen import AXIS_CHOICES, GenerateError, generate_map
 from judge.maps import (
     MAX_SIZE,
@@ -45,8 +46,8 @@ from judge.maps import (
     read_text,
 )
 from judge.sandbox.cores import CoreSpecError, plan_cores, usable_cores
+from judge.settings import DEFAULT_CONFIG, JOBS, MEMORY_LIMIT_MB, TIME_LIMIT_S
 
-DEFAULT_CONFIG = "judge.yaml"
 DEFAULT_OUTPUT = "matches/tournament"
 
 #: Every key a configuration may hold, with a word on each (shown when a key is unknown).
@@ -68,13 +69,10 @@ TOP_KEYS: dict[str, str] = {
 TEAM_KEYS = ("name", "bot", "map")
 GENERATE_KEYS = ("rows", "cols", "turns", "seed", "danger", "axis")
 
-TIME_LIMIT_MAX = 60.0
-MEMORY_MB_RANGE = (16, 16384)
-JOBS_MAX = 256
 MAX_TEAMS = 64
 
 
-class ConfigError(ValueError):
+class ConfigError(JudgeError, ValueError):
     """A configuration that cannot be run; each problem names the key and the fix."""
 
     def __init__(self, source: str, problems: Sequence[str]):
@@ -319,7 +317,7 @@ def _check(
             "(or remove the key to use each map's own K)"
         )
 
-    time_limit = data.get("time_limit", 2.0)
+    time_limit: Any = data.get("time_limit", TIME_LIMIT_S.contest)
     if not _is_number(time_limit):
         problems.append(f"time_limit: {time_limit!r} is not a number; give seconds, e.g. 2.0")
     elif time_limit == 0:
@@ -327,26 +325,26 @@ def _check(
             "time_limit: 0 lifts the time limit, which a tournament never allows "
             "(every team must play under the same limit); give seconds, e.g. 2.0"
         )
-    elif not (0 < time_limit <= TIME_LIMIT_MAX):
+    elif not (time_limit > 0 and TIME_LIMIT_S.holds(time_limit)):
         problems.append(
             f"time_limit: {time_limit!r}; give seconds above 0 and at most "
-            f"{TIME_LIMIT_MAX:g} (the contest uses 2)"
+            f"{TIME_LIMIT_S.high:g} (the contest uses {TIME_LIMIT_S.contest:g})"
         )
 
-    memory = data.get("memory_limit_mb", 512)
-    lo, hi = MEMORY_MB_RANGE
-    if not _is_int(memory) or not (lo <= memory <= hi):
+    memory: Any = data.get("memory_limit_mb", MEMORY_LIMIT_MB.contest)
+    if not MEMORY_LIMIT_MB.holds(memory):
         problems.append(
-            f"memory_limit_mb: {memory!r}; give whole MiB from {lo} to {hi} (the contest uses 512)"
+            f"memory_limit_mb: {memory!r}; give whole MiB from {MEMORY_LIMIT_MB.low} to "
+            f"{MEMORY_LIMIT_MB.high} (the contest uses {MEMORY_LIMIT_MB.contest})"
         )
 
     jobs = data.get("jobs")
     if jobs is None:
         jobs = os.cpu_count() or 1
-    elif not _is_int(jobs) or not (1 <= jobs <= JOBS_MAX):
+    elif not JOBS.holds(jobs):
         problems.append(
             f"jobs: {jobs!r}; give the number of rounds to play at once, "
-            f"1 to {JOBS_MAX} (or remove it to use the number of cores)"
+            f"1 to {JOBS.high} (or remove it to use the number of cores)"
         )
 
     cores = data.get("cores")

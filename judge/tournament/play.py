@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from judge import atomic
+from judge.errors import JudgeError
 from judge.match import round_seed, write_result
 from judge.names import folder_name
 from judge.records import MatchResult, RoundResult
@@ -68,12 +69,12 @@ STANDINGS_CSV = "standings.csv"
 INDEX_HTML = "index.html"
 
 
-class TournamentError(RuntimeError):
-    """The tournament cannot start or go on; ``code`` is the exit status to give."""
+class TournamentError(JudgeError, RuntimeError):
+    """The tournament cannot start or go on; ``exit_code`` is the exit status to give."""
 
-    def __init__(self, message: str, code: int = 2):
+    def __init__(self, message: str, exit_code: int = 2):
         super().__init__(message)
-        self.code = code
+        self.exit_code = exit_code
 
 
 @dataclass

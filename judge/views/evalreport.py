@@ -10,9 +10,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from rich.console import Console
 from rich.markup import escape
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
+from judge.evaluate import EvalRequest, EvalRound, PairTracker
 from judge.pentanomial import SprtVerdict
 
 
@@ -156,3 +166,48 @@ def sprt_line(summary: dict[str, Any], names: Sequence[str]) -> str | None:
             f"(at most {t['elo0']:g}) ({where})"
         )
     return f"SPRT: inconclusive: the round cap came first ({where})"
+
+
+class EvalProgress:
+    """The progress bar of ``judge eval`` (on stderr: stdout stays the tables or the JSON).
+
+    A context manager; :meth:`done` is the ``on_done`` of :func:`judge.evaluate.evaluate`.
+    With ``show`` false it draws nothing.
+    """
+
+    def __init__(self, err: Console, req: EvalRequest, tracker: PairTracker, show: bool):
+        self.req, self.tracker = req, tracker
+        self.tally: dict[str | None, int] = {"win": 0, "draw": 0, "loss": 0, None: 0}
+        self.name = escape(req.names[0])
+        self.progress = Progress(
+            TextColumn("[bold]{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[wdl]}"),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=err,
+            transient=False,
+            disable=not show,
+        )
+        self.task = self.progress.add_task("rounds", total=2 * req.n_maps, wdl="")
+
+    def __enter__(self) -> EvalProgress:
+        self.progress.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.progress.stop()
+
+    def done(self, o: EvalRound) -> None:
+        t, sprt = self.tally, self.req.sprt
+        t[o.outcome] += 1
+        wdl = f"{self.name} W {t['win']} D {t['draw']} L {t['loss']}"
+        if t[None]:
+            wdl += f" [red]abandoned {t[None]}[/]"
+        if sprt is not None:
+            wdl += (
+                f"  LLR {self.tracker.llr:+.2f} in [{sprt.lower:.2f}, {sprt.upper:.2f}]"
+                f" after {self.tracker.penta.pairs} pairs"
+            )
+        self.progress.update(self.task, advance=1, wdl=wdl)

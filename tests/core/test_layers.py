@@ -32,8 +32,9 @@ LAYERS: list[tuple[str, ...]] = [
     ("judge.views",),  # presentation
     ("judge.commands", "judge.cli", "judge.__main__"),
 ]
-#: What the sandbox may import besides itself: nothing of the game.
-SANDBOX_MAY_IMPORT = ("judge", "judge.errors", "judge.atomic")
+#: What the sandbox may import besides itself: nothing of the judge at all (it runs alone,
+#: copied with the package's __init__, as a normal user: tests/sandbox/test_sandbox_normal_user.py).
+SANDBOX_MAY_IMPORT = ("judge",)
 #: The replay views work on a machine that cannot run bots.
 REPLAY_VIEWS = (
     "judge.views.replayfile",

@@ -108,3 +108,17 @@ def test_cores_in_the_configuration_is_checked_and_changes_no_result(tmp_path: P
     for bad, words in (("x", "core list"), (99, "give 1 to"), ([1], "a number of cores")):
         with pytest.raises(ConfigError, match=words):
             load_config(write_config(tmp_path / "c", config_dict(3, cores=bad)))
+
+
+def test_cores_this_machine_lacks_are_refused_before_anything_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    too_many = str(len(usable_cores()[0]) + 1)
+    cfg = write_config(tmp_path, config_dict(3))
+    out = tmp_path / "t"
+    assert main(["tournament", str(cfg), "--out", str(out), "--cores", too_many]) == 2
+    assert f"cores {too_many}: give 1 to" in capsys.readouterr().err and not out.exists()
+    match_out = tmp_path / "m"
+    argv = ["match", "greedy", "random", "--map", "m1", "--out", str(match_out)]
+    assert main([*argv, "--cores", "0-99"]) == 2
+    assert "not usable by this process" in capsys.readouterr().err

@@ -149,7 +149,7 @@ def test_a_non_empty_folder_is_refused_without_resume(tmp_path: Path) -> None:
     (out / "notes.txt").write_text("mine")
     with pytest.raises(TournamentError, match="--resume.*--out|--out") as info:
         run_fake(cfg, out)
-    assert info.value.code == 2
+    assert info.value.exit_code == 2
     assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
 
 

@@ -117,11 +117,11 @@ def _play(observer: Any, tmp_path: Path) -> Any:
 
 
 def test_match_watch_plugs_the_board_into_the_round(tmp_path: Path) -> None:
-    from judge.commands import match as match_cmd
     from judge.match import RoundPlan
+    from judge.views import matchview
 
     c = console()
-    make = match_cmd._observers(_match_args(watch=True), c, ["alpha", "beta"])
+    make = matchview.observers(_match_args(watch=True), c, ["alpha", "beta"])
     _play(make(1, RoundPlan(small_map(), "maps/small.txt")), tmp_path)
     out = out_of(c)
     assert "turn 1/20" in out and "turn 20/20" in out
@@ -130,28 +130,28 @@ def test_match_watch_plugs_the_board_into_the_round(tmp_path: Path) -> None:
 
 
 def test_match_without_watch_prints_only_the_progress_line(tmp_path: Path) -> None:
-    from judge.commands import match as match_cmd
     from judge.match import RoundPlan
+    from judge.views import matchview
 
     c = console()
-    make = match_cmd._observers(_match_args(), c, ["alpha", "beta"])
+    make = matchview.observers(_match_args(), c, ["alpha", "beta"])
     _play(make(1, RoundPlan(small_map(), "maps/small.txt")), tmp_path)
     out = out_of(c).strip()
     assert out.startswith("round 1 on maps/small.txt: alpha wins") and "turn 1/20" not in out
     assert "events:" not in out
-    assert match_cmd._observers(_match_args(quiet=True), c, ["a", "b"]) is None
+    assert matchview.observers(_match_args(quiet=True), c, ["a", "b"]) is None
 
 
 def test_match_step_option_reads_stdin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from judge.cli import build_parser
-    from judge.commands import match as match_cmd
     from judge.match import RoundPlan
+    from judge.views import matchview
 
     args = build_parser().parse_args(["match", "a", "b", "--map", "m1", "--step"])
     assert args.step and not args.watch
     monkeypatch.setattr("sys.stdin", io.StringIO("\nq\n"))
     c = console()
-    make = match_cmd._observers(args, c, ["alpha", "beta"])
+    make = matchview.observers(args, c, ["alpha", "beta"])
     _play(make(1, RoundPlan(small_map(), "maps/small.txt")), tmp_path)
     out = out_of(c)
     assert "turn 2/20" in out and "turn 3/20" not in out

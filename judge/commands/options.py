@@ -1,0 +1,103 @@
+"""What the commands share: the limit options, their checks, and the one way to fail.
+
+Kept cheap to import (argparse and :mod:`judge.settings` only): every command
+module imports it, and ``judge --help`` builds every command's options.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from judge.errors import UsageError
+from judge.settings import JOBS, MEMORY_LIMIT_MB, TIME_LIMIT_S
+
+if TYPE_CHECKING:
+    from judge.sandbox.types import Limits
+
+
+def add_limit_options(
+    p: argparse.ArgumentParser, time_help: str | None = None, memory_help: str | None = None
+) -> None:
+    """``--time-limit S`` and ``--memory-limit MB``, with the contest's values as defaults."""
+    p.add_argument(
+        "--time-limit",
+        type=float,
+        default=TIME_LIMIT_S.contest,
+        metavar="S",
+        help=time_help
+        or f"seconds per run (default {TIME_LIMIT_S.contest:g}; 0 lifts the limit, for debugging)",
+    )
+    p.add_argument(
+        "--memory-limit",
+        type=int,
+        default=MEMORY_LIMIT_MB.contest,
+        metavar="MB",
+        help=memory_help or f"peak memory per run in MiB (default {MEMORY_LIMIT_MB.contest})",
+    )
+
+
+def limits_from(args: argparse.Namespace, needs_time_limit: str | None = None) -> Limits:
+    """The run limits of the options, checked (a :class:`UsageError` names the option).
+
+    ``needs_time_limit``: why this command refuses 0 (no limit), said in the message.
+    """
+    from judge.sandbox.types import Limits
+
+    t, mb = args.time_limit, args.memory_limit
+    top = f"{TIME_LIMIT_S.high:g}"
+    if needs_time_limit is not None and not (t > 0 and TIME_LIMIT_S.holds(t)):
+        raise UsageError(f"--time-limit {t}: give seconds from 0 to {top} ({needs_time_limit})")
+    if not TIME_LIMIT_S.holds(t):
+        raise UsageError(f"--time-limit {t}: give seconds from 0 (no limit) to {top}")
+    if not MEMORY_LIMIT_MB.holds(mb):
+        raise UsageError(
+            f"--memory-limit {mb}: give MiB from {MEMORY_LIMIT_MB.low} to {MEMORY_LIMIT_MB.high}"
+        )
+    return Limits(time_s=None if t == 0 else t, memory_bytes=mb * 2**20)
+
+
+def jobs_from(value: int | None, default: int | None = None) -> int:
+    """``--jobs``: the value given, else ``default``, else one per core; checked."""
+    jobs = value if value is not None else default if default is not None else os.cpu_count() or 1
+    if not JOBS.holds(jobs):
+        raise UsageError(f"--jobs {jobs}: give 1 to {JOBS.high} rounds at a time")
+    return jobs
+
+
+CORES_HELP = (
+    "cores for the bots: a number (how many) or a list like 0,2-3 (one core alone: 3-3); "
+    "one program per core, so this is how many programs run at once "
+    "(default: every core this process may use, one kept for the judge from 3 on)"
+)
+
+
+def add_cores_option(p: argparse.ArgumentParser) -> None:
+    """``--cores N|LIST`` (issue 16): how many programs run at once decides whether a
+    CPU-bound bot gets its whole time limit, so every command that runs bots has it
+    (default None: the sandbox's automatic choice)."""
+    p.add_argument("--cores", metavar="N|LIST", default=None, help=CORES_HELP)
+
+
+def cores_line(sandbox: object) -> str:
+    """``programs: at most 2 at once, ...`` for a command's header."""
+    cores = getattr(sandbox, "cores", None)
+    return f"programs: {cores.describe()}" if cores is not None else ""
+
+
+def fail(command: str, message: str, code: int) -> int:
+    """Say why ``judge COMMAND`` failed, on stderr (the message is text, never markup).
+
+    Returns ``code`` so a command can ``return fail(...)``; :func:`judge.cli.main`
+    calls it for every :class:`~judge.errors.JudgeError` a command raises.
+    """
+    from rich.console import Console
+    from rich.markup import escape
+
+    err = Console(stderr=True)
+    # soft_wrap: a path or a command in the message must stay whole, to be copied
+    err.print(f"[bold red]judge {command}:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    sys.stderr.flush()
+    return code
