@@ -82,8 +82,8 @@ class RoundDone:
     isolation: Mapping[str, Any] | None = None
 
 
-def protections_off(isolation: Mapping[str, Any]) -> list[str]:
-    """The protections an ``Isolation.as_dict()`` says are off (a round's isolation record)."""
+def protections_off_in(isolation: Mapping[str, Any]) -> list[str]:
+    """The protections a round's isolation record (``Isolation.as_dict()``) says are off."""
     return [
         name for name, item in isolation.items() if not (isinstance(item, dict) and item.get("on"))
     ]
@@ -105,6 +105,12 @@ class Venue:
     sandbox: Sandbox | None = None
     #: what plays the rounds now, for a progress bar ("2 rounds at a time", "3 workers")
     status: Callable[[], str] = lambda: ""
+    #: protections off where the rounds are played (a cluster: its workers', when allowed)
+    protections_off: tuple[str, ...] = ()
+    #: how many programs run at once and on which cores (this machine's core budget)
+    programs: str = ""
+    #: the cluster's address or local:N; None = this machine
+    cluster: str | None = None
 
 
 class Executor(Protocol):

@@ -21,7 +21,7 @@ from typing import Any
 
 from judge import __version__
 from judge.cluster import INSTALL_HINT, ClusterError
-from judge.scheduler import Venue
+from judge.scheduler import Venue, protections_off_in
 
 #: How long to wait for the scheduler, and for a first worker.
 CONNECT_TIMEOUT_S = 20.0
@@ -128,6 +128,13 @@ class ClusterSession:
         lines += [f"  {info.describe(require_full)}" for _, info in sorted(self.infos.items())]
         return "\n".join(lines)
 
+    def protections_off(self) -> tuple[str, ...]:
+        """Every protection some worker has off (what rounds may be played without)."""
+        off: set[str] = set()
+        for info in self.infos.values():
+            off.update(protections_off_in(info.isolation or {}))
+        return tuple(sorted(off))
+
     def executor(self, jobs: int | None, require_full: bool) -> Any:
         """A :class:`~judge.cluster.executor.DaskExecutor` on this cluster (closed with it)."""
         from judge.cluster.executor import DaskExecutor
@@ -188,4 +195,6 @@ def cluster_venue(spec: str, jobs: int | None, require_full: bool) -> Iterator[V
             session.describe(require_full),
             None,
             session.status,
+            () if require_full else session.protections_off(),
+            cluster=spec,
         )

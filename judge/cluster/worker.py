@@ -36,7 +36,7 @@ from distributed import Event, WorkerPlugin, get_client, get_worker
 from judge import __version__
 from judge.bots import BotError, BotSpec
 from judge.cluster.bundles import BotRef, pack_folder, prepare, unpack
-from judge.scheduler import RoundDone, RoundStatus, RoundTask, play_task, protections_off
+from judge.scheduler import RoundDone, RoundStatus, RoundTask, play_task, protections_off_in
 
 PLUGIN_NAME = "ocean-judge"
 #: How often a round in flight looks at the judge's stop event (seconds).
@@ -87,7 +87,7 @@ class WorkerInfo:
         where = f"{self.address} ({self.host}, {self.threads} thread(s))"
         if self.error is not None:
             return f"{where}: NO SANDBOX: {self.error}"
-        off = protections_off(self.isolation or {})
+        off = protections_off_in(self.isolation or {})
         if not off:
             return f"{where}: all protections on"
         verdict = "its rounds are refused" if require_full else "played anyway (--unsandboxed)"
@@ -176,7 +176,7 @@ class WorkerState:
                 )
             )
         isolation = self.sandbox.isolation.as_dict()
-        off = protections_off(isolation)
+        off = protections_off_in(isolation)
         if job.require_full and off:
             return RemoteDone(
                 RoundDone(

@@ -9,7 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judge.commands.options import add_limit_options, fail, jobs_from, limits_from
+from judge.commands.options import (
+    add_cores_option,
+    add_limit_options,
+    cores_line,
+    fail,
+    jobs_from,
+    limits_from,
+)
 from judge.settings import DEFAULT_SIZES
 
 if TYPE_CHECKING:
@@ -62,8 +69,9 @@ DIR/book.txt, so another version of a bot can be evaluated on the same maps.
 
 The same --seed gives the same maps and, for deterministic bots, the same
 results.  Rounds run --jobs at a time (default: one per core); inside a round
-the two programs run one after the other, so with --jobs at most the number of
-cores each bot's timings are those of a program with a core to itself.
+the two programs run one after the other.  Every program runs on a core of
+its own (--cores; default: every core the judge may use), so at any --jobs
+each bot's timings are those of a program with a core to itself.
 
 Replays go to a temporary folder that is removed at the end, unless --out DIR
 keeps them (with eval.json, the --json object).
@@ -157,6 +165,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="print one JSON object instead of the tables (no progress bar)",
     )
     add_limit_options(p, time_help="seconds per run (default 2; 0 lifts the limit)")
+    add_cores_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.add_argument(
         "--cluster",
@@ -249,10 +258,11 @@ def _request(args: argparse.Namespace) -> EvalRequest:
 
 
 @contextlib.contextmanager
-def _venue(cluster: str | None, jobs: int) -> Iterator[Venue]:
-    """This machine's sandbox (``jobs`` threads), or the cluster's workers."""
+def _venue(cluster: str | None, jobs: int, cores: str | None) -> Iterator[Venue]:
+    """This machine's sandbox (``jobs`` threads, ``cores``), or the cluster's workers."""
+    from judge.errors import UsageError
     from judge.evaluate import EvalError
-    from judge.sandbox import Sandbox, SandboxError
+    from judge.sandbox import CoreSpecError, Sandbox, SandboxError
     from judge.scheduler import ThreadExecutor, Venue
 
     if cluster:
@@ -262,7 +272,9 @@ def _venue(cluster: str | None, jobs: int) -> Iterator[Venue]:
             yield venue
         return
     try:
-        sandbox = Sandbox()
+        sandbox = Sandbox(cores=cores)
+    except CoreSpecError as exc:
+        raise UsageError(str(exc)) from None
     except (OSError, SandboxError) as exc:
         raise EvalError(f"cannot set up the sandbox: {exc}", 3) from None
     with sandbox:
@@ -282,6 +294,8 @@ def _announce(req: EvalRequest, args: argparse.Namespace, err: Console, venue: V
     err.print(f"{req.names[0]} vs {req.names[1]}: {what}, {maps}, {venue.status()}", markup=False)
     if venue.sandbox is None:
         err.print(venue.isolation, markup=False)
+    else:
+        err.print(cores_line(venue.sandbox), markup=False)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -296,6 +310,7 @@ def run(args: argparse.Namespace) -> int:
     from judge.evalbook import BOOK_FILE, format_book
     from judge.evaluate import PairTracker, evaluate
     from judge.views.evalreport import EvalProgress, render, sprt_line
+    from judge.views.tables import print_item
 
     err = Console(stderr=True)
     req = _request(args)
@@ -310,7 +325,7 @@ def run(args: argparse.Namespace) -> int:
     tracker = PairTracker(req.sprt)
     stop = threading.Event()
     try:
-        with _venue(args.cluster, req.jobs) as venue:
+        with _venue(args.cluster, req.jobs, args.cores) as venue:
             if show:
                 _announce(req, args, err, venue)
             with stop_on_signals(lambda name: stop.set()) as caught:
@@ -338,7 +353,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         console = Console()
         for item in render(summary):
-            console.print(item)
+            print_item(console, item)
         if args.out is not None:
             console.print(f"replays, eval.json and {BOOK_FILE} in {out_dir}", markup=False)
         verdict = sprt_line(summary, req.names)

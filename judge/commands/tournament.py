@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judge.commands.options import fail, jobs_from
+from judge.commands.options import add_cores_option, fail, jobs_from
 from judge.settings import DEFAULT_CONFIG
 
 if TYPE_CHECKING:
@@ -27,20 +27,34 @@ run the same command with --resume to play only what is missing (same
 standings as an uninterrupted run).  All randomness derives from the
 configuration's seed; the results do not depend on --jobs.
 
+Every program runs on a core of its own (--cores, or 'cores' in the
+configuration; default: every core the judge may use), so --jobs only bounds
+the rounds in flight: a round whose seats find no free core waits before its
+clock starts, and a CPU-bound bot gets its whole time limit at any --jobs.
+
 The folder gets, per match, <A>-vs-<B>/result.json (as `judge match` writes
-it) and round-N/ folders, then standings.json, standings.csv and index.html.
+it; A and B are the teams' folder forms) and round-N/ folders, then
+standings.json (the standings, the seed, the date, the judge's version, the
+configuration's hash, each team's program hash and how isolated every run
+was), standings.csv and index.html.
+
+An official tournament runs untrusted programs: when any sandbox protection is
+off on this machine (not root, no cgroups...; see `judge sandbox-info`), it is
+refused unless --unsandboxed is given, and that choice is recorded in the
+ledger and in standings.json.
 
 --cluster ADDRESS plays the rounds on a Dask cluster (the 'cluster:' key of
 the configuration says the same): the scheduler at ADDRESS and its workers
 (see README, "Several machines"); --cluster local:N starts N worker
 processes on this machine for the run.  Each bot is sent to each worker once
-and built there; only this command writes the ledger and the folder.  Every
-worker must isolate the bots fully (root on Linux): a round sent to a worker
-with a protection off is refused, naming the worker, unless --unsandboxed.
+and built there; only this command writes the ledger and the folder.  There
+the isolation is each worker's: a round sent to a worker with a protection
+off is refused, naming the worker, unless --unsandboxed (each replay records
+the worker that played it and its protections).
 Needs the [cluster] extra (Dask distributed).
 
-Exit status: 0 all rounds played; 2 a refused configuration or folder (nothing
-is run); 3 the judge itself failed; 130/143 stopped by SIGINT/SIGTERM (resume
+Exit status: 0 all rounds played; 2 a refused configuration, folder or
+isolation (nothing is run); 3 the judge itself failed; 130/143 stopped by SIGINT/SIGTERM (resume
 with --resume).
 
 examples:
@@ -74,6 +88,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="rounds played at the same time (default: the configuration's 'jobs', "
         "else the number of cores)",
     )
+    add_cores_option(p)
     p.add_argument(
         "--resume",
         action="store_true",
@@ -90,8 +105,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--unsandboxed",
         action="store_true",
-        help="on a cluster: count rounds played by workers with some sandbox protection off "
-        "(not root...); without it they are refused, naming the worker",
+        help="play even if some sandbox protection is off on this machine, or on a "
+        "cluster's worker (not as root, no cgroups...); without it such a tournament, or "
+        "round, is refused. The choice is recorded in the ledger and in standings.json",
     )
     p.add_argument(
         "--quiet",
@@ -110,14 +126,19 @@ def _resume_hint(args: argparse.Namespace, out: Path) -> str:
         parts += ["--cluster", args.cluster]
     if args.unsandboxed:
         parts += ["--unsandboxed"]
+    if args.cores is not None:
+        parts += ["--cores", str(args.cores)]
     return " ".join(shlex.quote(p) for p in parts)
 
 
 def run(args: argparse.Namespace) -> int:
+    import functools
+
     from rich.console import Console
 
     from judge.commands.signals import stop_on_signals
-    from judge.sandbox import Sandbox
+    from judge.sandbox import CoreSpecError, Sandbox
+    from judge.sandbox.cores import plan_cores, usable_cores
     from judge.tournament.config import load_config
     from judge.tournament.play import INDEX_HTML, Runner
     from judge.views.tournament import RunView, write_index
@@ -128,6 +149,11 @@ def run(args: argparse.Namespace) -> int:
     cfg = load_config(args.config, build=False if args.cluster else None)
     out: Path = args.out if args.out is not None else cfg.output
     jobs = args.jobs or cfg.jobs
+    cores = args.cores if args.cores is not None else cfg.cores
+    try:  # refused before anything is written
+        plan_cores(cores, *usable_cores())
+    except CoreSpecError as exc:
+        return fail("tournament", str(exc), 2)
     view = RunView(console, progress=not args.quiet)
     cluster = args.cluster or cfg.cluster
     venue_for = None
@@ -142,7 +168,7 @@ def run(args: argparse.Namespace) -> int:
         cfg,
         out,
         jobs,
-        Sandbox,
+        functools.partial(Sandbox, cores=cores),
         events=view,
         venue_for=venue_for,
         unsandboxed=args.unsandboxed,
@@ -173,13 +199,14 @@ def run(args: argparse.Namespace) -> int:
 def _report(console: Console, args: argparse.Namespace, out: Path, report: RunReport) -> int:
     from judge.commands.signals import exit_code
     from judge.tournament.play import INDEX_HTML, STANDINGS_CSV, STANDINGS_JSON
+    from judge.views.tables import print_table
     from judge.views.tournament import standings_table
 
     done = report.done_before + report.played
     title = (
         "standings" if report.complete else f"standings so far ({done} of {report.total} rounds)"
     )
-    console.print(standings_table(report.standings, title))
+    print_table(console, standings_table(report.standings, title))
     if report.complete:
         console.print(
             f"{report.played} round(s) played in {report.elapsed_s:.1f} s; written to "

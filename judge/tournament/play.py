@@ -36,6 +36,7 @@ from __future__ import annotations
 import contextlib
 import csv
 import dataclasses
+import datetime as _dt
 import io
 import shutil
 import threading
@@ -46,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from judge import atomic
+from judge import __version__, atomic
 from judge.errors import JudgeError
 from judge.match import round_seed, write_result
 from judge.names import folder_name
@@ -60,7 +61,7 @@ from judge.scheduler import (
     RoundTask,
     ThreadExecutor,
     Venue,
-    protections_off,
+    protections_off_in,
 )
 from judge.tournament.config import TournamentConfig, diff_fingerprints
 from judge.tournament.ledger import LEDGER_FILE, Ledger, LedgerError, LedgerRound
@@ -139,19 +140,43 @@ def write_match_result(
     write_result(out / pairing.folder, result)
 
 
-def write_standings(out: Path, rows: list[dict[str, Any]]) -> None:
-    """standings.json (a list, best first) and standings.csv with the same columns.
+def write_standings(
+    out: Path, rows: list[dict[str, Any]], audit: dict[str, Any] | None = None
+) -> None:
+    """standings.json and standings.csv (the same rows, best first).
+
+    standings.json is an object: the audit record first (seed, date, judge version,
+    configuration hash, program hashes, isolation: see :meth:`Runner.audit`), then
+    ``standings``, the rows.
 
     The CSV starts with a UTF-8 byte order mark: without it a spreadsheet
     program (Excel) reads the file in the machine's legacy code page and shows
     ``Rồng Biển`` as ``Rá»“ng Biá»ƒn``; with it every program reads UTF-8.
     """
-    atomic.write_json(out / STANDINGS_JSON, rows)
+    atomic.write_json(out / STANDINGS_JSON, {**(audit or {}), "standings": rows})
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\r\n")
     writer.writeheader()
     writer.writerows(rows)
     atomic.write_bytes(out / STANDINGS_CSV, buf.getvalue().encode("utf-8-sig"))
+
+
+# ---------------------------------------------------------------- isolation
+def protections_off(isolation: Any) -> list[str]:
+    """The names of the sandbox protections that are off on this machine."""
+    return [name for name, on, _detail in isolation.items if not on]
+
+
+def isolation_refusal(off: Sequence[str], total: int) -> str:
+    """Why an official tournament does not start without full isolation, and the way out."""
+    return (
+        f"the bots cannot be fully isolated here: {len(off)} of {total} sandbox protections "
+        f"are OFF ({', '.join(off)}); an official tournament runs untrusted programs, so it "
+        "needs all of them: run the judge as root on Linux ('judge sandbox-info' says what "
+        "is missing and why). To run anyway (a practice round on a laptop), add "
+        "--unsandboxed: the ledger and standings.json then record that the run was not "
+        "isolated, and which protections were off"
+    )
 
 
 # ---------------------------------------------------------------- the runner
@@ -192,6 +217,12 @@ def open_for_resume(cfg: TournamentConfig, out: Path) -> Ledger:
     return ledger
 
 
+def _programs(sandbox: Any) -> str:
+    """The budget every round in flight shares, described ('' for a stand-in sandbox)."""
+    cores = getattr(sandbox, "cores", None)
+    return cores.describe() if cores is not None else ""
+
+
 @dataclass(frozen=True)
 class RunStart:
     """What a run is about to do, for whoever shows it (the header of ``judge tournament``)."""
@@ -203,6 +234,10 @@ class RunStart:
     jobs: int
     isolation: str  # the sandbox's protections, described (each worker's, on a cluster)
     out: Path
+    #: protections that are off (only with --unsandboxed: the run is recorded as not isolated)
+    protections_off: tuple[str, ...] = ()
+    #: how many programs run at once and on which cores (the sandbox's core budget)
+    programs: str = ""
     #: what plays the rounds now ("2 at a time", "3 workers, 6 threads"): asked again as
     #: rounds end, since a cluster's workers come and go
     status: Callable[[], str] = lambda: ""
@@ -246,6 +281,8 @@ class Runner:
         unsandboxed: bool = False,
     ):
         self.cfg, self.out, self.jobs = cfg, out, max(1, jobs)
+        #: play even when some sandbox protection is off (recorded in the ledger and standings)
+        self.unsandboxed = unsandboxed
         self.sandbox_factory = sandbox_factory
         #: how rounds are played (``jobs`` at a time): threads here, a cluster elsewhere
         self.executor_for = executor_for
@@ -305,6 +342,12 @@ class Runner:
         report = RunReport(total=len(slots), done_before=len(slots) - len(todo))
         if todo and not self.stop.is_set():
             with self._venue() as venue:
+                # An official run is isolated, or was allowed not to be (and says so); on a
+                # cluster each round is checked against its worker's isolation instead.
+                off = list(venue.protections_off)
+                if venue.sandbox is not None and off and not self.unsandboxed:
+                    total = len(venue.sandbox.isolation.items)
+                    raise TournamentError(isolation_refusal(off, total))
                 self.events.starting(
                     RunStart(
                         self.cfg,
@@ -314,6 +357,8 @@ class Runner:
                         self.jobs,
                         venue.isolation,
                         self.out,
+                        tuple(off),
+                        venue.programs,
                         venue.status,
                     )
                 )
@@ -326,6 +371,17 @@ class Runner:
                         ledger = self._ledger = Ledger.create(
                             self.out / LEDGER_FILE, self.cfg.config_hash(), self.cfg.fingerprint()
                         )
+                    ledger.record_run(
+                        {
+                            "judge_version": __version__,
+                            "unsandboxed": bool(off),
+                            "unsandboxed_option": self.unsandboxed,
+                            "protections_off": off,
+                            "programs": self.program_hashes(),
+                            "jobs": self.jobs,
+                            **({"cluster": venue.cluster} if venue.cluster else {}),
+                        }
+                    )
                     self._tidy(todo, recorded)
                     self._play(todo, venue, ledger, recorded, report)
                 finally:
@@ -338,8 +394,41 @@ class Runner:
         report.standings = rows
         report.interrupted_by = self._signal if not report.complete else None
         if report.complete:
-            write_standings(self.out, rows)
+            write_standings(self.out, rows, self.audit())
         return report
+
+    def program_hashes(self) -> dict[str, str]:
+        """Each team's program fingerprint (judge.programs.tree_hash of its files)."""
+        return {t.name: t.bot.digest for t in self.cfg.teams}
+
+    def audit(self) -> dict[str, Any]:
+        """What standings.json records so a result can be checked later: seed, dates, the
+        judge's version, the configuration's hash, each team's program hash and how
+        isolated the bots were in every run of the tournament (from the ledger)."""
+        runs = self._ledger.runs() if self._ledger is not None else []
+        off = sorted({p for r in runs for p in r.get("protections_off") or []})
+        changed = sorted(
+            {
+                team
+                for r in runs
+                for team, digest in (r.get("programs") or {}).items()
+                if digest != self.program_hashes().get(team)
+            }
+        )
+        return {
+            "seed": self.cfg.seed,
+            "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "started_at": self._ledger.created_at if self._ledger is not None else None,
+            "judge_version": __version__,
+            "config_hash": self.cfg.config_hash(),
+            "programs": {
+                t.name: {"bot": t.bot.source, "sha256": t.bot.digest} for t in self.cfg.teams
+            },
+            "programs_changed_between_runs": changed,
+            "unsandboxed": any(bool(r.get("unsandboxed")) for r in runs),
+            "protections_off": off,
+            "runs": runs,
+        }
 
     @contextlib.contextmanager
     def _venue(self) -> Iterator[Venue]:
@@ -362,6 +451,8 @@ class Runner:
                 sandbox.isolation.describe(),
                 sandbox,
                 lambda: f"{self.jobs} round(s) at a time",
+                tuple(protections_off(sandbox.isolation)),
+                _programs(sandbox),
             )
 
     def _tidy(self, todo: Sequence[RoundSlot], recorded: dict[str, dict[int, LedgerRound]]) -> None:
@@ -478,7 +569,7 @@ class Runner:
             return d.error or f"refused by worker {d.worker}"
         if d.worker is None or self.unsandboxed or d.isolation is None:
             return None
-        off = protections_off(d.isolation)
+        off = protections_off_in(d.isolation)
         if not off:
             return None
         return (
