@@ -54,7 +54,7 @@ def _request(args: argparse.Namespace, build: bool) -> EvalRequest:
     )
 
 
-def _bot_ms(summary: dict[str, Any], out: Path) -> float:
+def _bot_ms(out: Path) -> float:
     """Mean of a round's bot run time (both seats, summed), from the replays' records."""
     import json
 
@@ -63,9 +63,9 @@ def _bot_ms(summary: dict[str, Any], out: Path) -> float:
         ms = 0.0
         for line in replay.read_text(encoding="utf-8").splitlines()[1:]:
             rec = json.loads(line)
-            for attempt in rec.get("attempts") or [{"runs": rec.get("runs")}]:
-                for run in attempt.get("runs") or []:
-                    ms += (run or {}).get("wall_ms") or 0.0
+            # The placement turn lists every attempt (re-asks); the others are one attempt.
+            for attempt in rec.get("attempts") or [rec]:
+                ms += sum(w or 0.0 for w in attempt.get("wall_ms") or ())
         totals.append(ms)
     return statistics.fmean(totals) if totals else 0.0
 
@@ -74,7 +74,7 @@ def _figures(
     name: str, summary: dict[str, Any], out: Path, elapsed: float, slots: int
 ) -> dict[str, Any]:
     rounds = summary["rounds_played"]
-    bot = _bot_ms(summary, out)
+    bot = _bot_ms(out)
     slot_ms = elapsed * slots / rounds * 1000
     return {
         "name": name,
