@@ -99,6 +99,8 @@ def make_bundle(bot: BotSpec) -> tuple[BotRef, Bundle | None]:
     digest = programs.tree_hash(folder, skip)
     try:
         data, count = pack_folder(folder, skip)
+    except OSError as exc:
+        raise BotError(f"bot {bot.source!r}: cannot read its files in {folder}: {exc}") from None
     except ValueError as exc:
         raise BotError(
             f"bot {bot.source!r}: {exc}; every worker gets a copy of the bot's folder, so keep "

@@ -39,6 +39,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable
+from concurrent.futures import CancelledError
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -142,12 +143,15 @@ class DaskExecutor:
         old = self._published.pop(digest, None)
         if old is not None:
             old.release()
-        future = self.client.scatter(bundle.data, hash=False)
         try:
-            self.client.publish_dataset(future, name=dataset_name(digest), override=again)
-        except KeyError:  # another judge published the same files: theirs serve as well
-            future.release()
-            return
+            future = self.client.scatter(bundle.data, hash=False)
+            try:
+                self.client.publish_dataset(future, name=dataset_name(digest), override=again)
+            except KeyError:  # another judge published the same files: theirs serve as well
+                future.release()
+                return
+        except (OSError, CancelledError, TimeoutError) as exc:  # Dask's comms gave up
+            raise self._lost(exc) from None
         self._published[digest] = future
         self.traffic.bundles_published += 1
         self.traffic.bundle_bytes += len(bundle.data)
@@ -175,9 +179,20 @@ class DaskExecutor:
         key = f"ocean-round-{self.run}-{next(self._seq)}"
         self.traffic.rounds += 1
         self.traffic.task_bytes += len(pickle.dumps(job))
-        fut = self.client.submit(play_remote, job, key=key, pure=False, retries=0)
+        try:
+            fut = self.client.submit(play_remote, job, key=key, pure=False, retries=0)
+        except (OSError, CancelledError, TimeoutError) as exc:  # Dask's comms gave up
+            raise self._lost(exc) from None
         fut.add_done_callback(ended.put)
         return fut
+
+    def _lost(self, exc: BaseException) -> ClusterError:
+        return ClusterError(
+            f"lost contact with the Dask cluster at {self.address} ({type(exc).__name__}: "
+            f"{exc}); the rounds already finished are kept: start the scheduler and workers "
+            "again if they stopped, then run the same command with --resume",
+            3,
+        )
 
     def play(
         self,
@@ -231,7 +246,11 @@ class DaskExecutor:
         task = job.task
         try:
             if fut.status == "finished":
-                remote: RemoteDone = fut.result()
+                try:
+                    remote: RemoteDone = fut.result()
+                except (OSError, CancelledError, TimeoutError) as exc:  # gone with the scheduler
+                    self._check_connected(reconnecting=False)
+                    raise self._lost(exc) from None
                 if remote.missing is not None:
                     self._publish(remote.missing, again=True)
                     return None

@@ -173,9 +173,14 @@ def open_cluster(spec: str) -> Iterator[ClusterSession]:
     What goes wrong is said by the judge (ClusterError), once, in its words;
     Dask's log lines and tracebacks about reconnecting would bury it.
     """
-    log = logging.getLogger("distributed")
-    level = log.level
-    log.setLevel(logging.CRITICAL)
+    distributed_module()  # its loggers exist once it is imported
+    names = [
+        "distributed",
+        *(n for n in logging.root.manager.loggerDict if n.startswith("distributed.")),
+    ]
+    levels = {n: logging.getLogger(n).level for n in names}
+    for n in names:  # Dask gives some of its loggers their own level: each is set
+        logging.getLogger(n).setLevel(logging.CRITICAL + 1)
     try:
         session = ClusterSession(spec)
         try:
@@ -183,7 +188,8 @@ def open_cluster(spec: str) -> Iterator[ClusterSession]:
         finally:
             session.close()
     finally:
-        log.setLevel(level)
+        for n, level in levels.items():
+            logging.getLogger(n).setLevel(level)
 
 
 @contextlib.contextmanager
