@@ -351,11 +351,13 @@ class _Round:
         for s, run in enumerate(runs):
             if run is not None:
                 self.tallies[s].add(run)
-                err = run.result.stderr_tail.decode("utf-8", "replace")
+                # The bot's own paths, not the sandbox's, as its author knows them.
+                own = self.bots[s].own_paths
+                err = own(run.result.stderr_tail.decode("utf-8", "replace"), seats[s].program_dir)
                 if err or run.result.verdict is not Verdict.OK:
                     self.stderr[s].append(
                         f"--- turn {turn}: {run.result.verdict.value} "
-                        f"({run.result.message}) ---\n{err}"
+                        f"({own(run.result.message, seats[s].program_dir)}) ---\n{err}"
                     )
         return [read_run(run) for run in runs]
 

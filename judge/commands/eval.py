@@ -248,6 +248,7 @@ def run(args: argparse.Namespace) -> int:
     from judge.evaluate import PairTracker, evaluate
     from judge.sandbox import CoreSpecError, Sandbox, SandboxError
     from judge.views.evalreport import EvalProgress, render, sprt_line
+    from judge.views.tables import print_item
 
     err = Console(stderr=True)
     req = _request(args)
@@ -306,7 +307,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         console = Console()
         for item in render(summary):
-            console.print(item)
+            print_item(console, item)
         if args.out is not None:
             console.print(f"replays, eval.json and {BOOK_FILE} in {out_dir}", markup=False)
         verdict = sprt_line(summary, req.names)

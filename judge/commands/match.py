@@ -81,6 +81,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "(q + Enter stops watching; the match goes on); implies --watch",
     )
     p.add_argument(
+        "--speed",
+        type=float,
+        metavar="N",
+        help="with the board drawn, show N turns a second at most (default about 8 on a "
+        "terminal; 0 = as fast as the bots play); implies --watch",
+    )
+    p.add_argument(
         "--bots-dir",
         type=Path,
         action="append",
@@ -119,6 +126,10 @@ def run(args: argparse.Namespace) -> int:
         MIN_TURNS <= args.turns <= MAX_TURNS and args.turns % 2 == 0
     ):
         raise UsageError(f"--turns {args.turns}: K must be even, from {MIN_TURNS} to {MAX_TURNS}")
+    if args.speed is not None and not (0 <= args.speed <= 1000):  # also refuses nan
+        raise UsageError(
+            f"--speed {args.speed:g}: give turns a second from 0 (as fast as the bots) to 1000"
+        )
     limits = limits_from(args)
     bots = [resolve_bot(args.bot_a, args.bots_dir), resolve_bot(args.bot_b, args.bots_dir)]
     plans = []

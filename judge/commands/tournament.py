@@ -33,10 +33,18 @@ the rounds in flight: a round whose seats find no free core waits before its
 clock starts, and a CPU-bound bot gets its whole time limit at any --jobs.
 
 The folder gets, per match, <A>-vs-<B>/result.json (as `judge match` writes
-it) and round-N/ folders, then standings.json, standings.csv and index.html.
+it; A and B are the teams' folder forms) and round-N/ folders, then
+standings.json (the standings, the seed, the date, the judge's version, the
+configuration's hash, each team's program hash and how isolated every run
+was), standings.csv and index.html.
 
-Exit status: 0 all rounds played; 2 a refused configuration or folder (nothing
-is run); 3 the judge itself failed; 130/143 stopped by SIGINT/SIGTERM (resume
+An official tournament runs untrusted programs: when any sandbox protection is
+off on this machine (not root, no cgroups...; see `judge sandbox-info`), it is
+refused unless --unsandboxed is given, and that choice is recorded in the
+ledger and in standings.json.
+
+Exit status: 0 all rounds played; 2 a refused configuration, folder or
+isolation (nothing is run); 3 the judge itself failed; 130/143 stopped by SIGINT/SIGTERM (resume
 with --resume).
 
 examples:
@@ -76,6 +84,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "from its ledger (the configuration must be the same)",
     )
     p.add_argument(
+        "--unsandboxed",
+        action="store_true",
+        help="play even if some sandbox protection is off on this machine (not as root, "
+        "no cgroups...); without it such a tournament is refused. The choice is recorded "
+        "in the ledger and in standings.json",
+    )
+    p.add_argument(
         "--quiet",
         action="store_true",
         help="no progress bar or per-round lines; only the standings and errors",
@@ -88,6 +103,8 @@ def _resume_hint(args: argparse.Namespace, out: Path) -> str:
     parts = ["judge", "tournament", str(args.config), "--out", str(out), "--resume"]
     if args.jobs:
         parts += ["--jobs", str(args.jobs)]
+    if args.unsandboxed:
+        parts += ["--unsandboxed"]
     if args.cores is not None:
         parts += ["--cores", str(args.cores)]
     return " ".join(shlex.quote(p) for p in parts)
@@ -117,7 +134,14 @@ def run(args: argparse.Namespace) -> int:
     except CoreSpecError as exc:
         return fail("tournament", str(exc), 2)
     view = RunView(console, progress=not args.quiet)
-    runner = Runner(cfg, out, jobs, functools.partial(Sandbox, cores=cores), events=view)
+    runner = Runner(
+        cfg,
+        out,
+        jobs,
+        functools.partial(Sandbox, cores=cores),
+        events=view,
+        unsandboxed=args.unsandboxed,
+    )
 
     def first_signal(name: str) -> None:
         runner.request_stop(name)
@@ -144,13 +168,14 @@ def run(args: argparse.Namespace) -> int:
 def _report(console: Console, args: argparse.Namespace, out: Path, report: RunReport) -> int:
     from judge.commands.signals import exit_code
     from judge.tournament.play import INDEX_HTML, STANDINGS_CSV, STANDINGS_JSON
+    from judge.views.tables import print_table
     from judge.views.tournament import standings_table
 
     done = report.done_before + report.played
     title = (
         "standings" if report.complete else f"standings so far ({done} of {report.total} rounds)"
     )
-    console.print(standings_table(report.standings, title))
+    print_table(console, standings_table(report.standings, title))
     if report.complete:
         console.print(
             f"{report.played} round(s) played in {report.elapsed_s:.1f} s; written to "

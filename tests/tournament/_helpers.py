@@ -213,4 +213,6 @@ def ledger_rows(out: Path) -> list[tuple[Any, ...]]:
 
 
 def read_standings(out: Path) -> list[dict[str, Any]]:
-    return json.loads((out / "standings.json").read_text())
+    """The rows of standings.json (an object: the audit record, then ``standings``)."""
+    rows: list[dict[str, Any]] = json.loads((out / "standings.json").read_text())["standings"]
+    return rows
