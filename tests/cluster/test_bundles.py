@@ -115,3 +115,15 @@ def test_without_dask_the_error_says_what_to_install(
     err = capsys.readouterr().err
     assert code == 2
     assert "Dask distributed" in err and "[cluster]" in err
+
+
+def test_dask_is_imported_only_for_a_cluster() -> None:
+    import subprocess
+
+    code = (
+        "import sys, judge.cli, judge.cluster, judge.cluster.bundles, judge.cluster.session\n"
+        "judge.cli.build_parser()\n"
+        "print('distributed' in sys.modules, 'dask' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
