@@ -50,14 +50,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _self_test(sb: Sandbox) -> dict[str, object]:
     import time
 
+    from judge.protocol import MAP_INP, MOVE_OUT
     from judge.sandbox import Limits
 
     with sb.seat("self-test", None) as seat:
         t0 = time.perf_counter()
         run = seat.run_turn(
-            ["/bin/sh", "-c", "echo '1 1' > MOVE.OUT"],
-            {"MAP.INP": b"self test\n"},
-            ["MOVE.OUT"],
+            ["/bin/sh", "-c", f"echo '1 1' > {MOVE_OUT}"],
+            {MAP_INP: b"self test\n"},
+            [MOVE_OUT],
             Limits(time_s=10),
         )
         elapsed = time.perf_counter() - t0
@@ -67,7 +68,7 @@ def _self_test(sb: Sandbox) -> dict[str, object]:
         "message": r.message,
         "wall_ms": round(r.wall_s * 1000, 2),
         "turn_ms": round(elapsed * 1000, 2),
-        "move": (run.outputs.get("MOVE.OUT") or b"").decode(),
+        "move": (run.outputs.get(MOVE_OUT) or b"").decode(),
     }
 
 

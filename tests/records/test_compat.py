@@ -167,3 +167,14 @@ def test_a_0_1_0_ledger_gives_back_its_results_and_standings(tmp_path: Path) -> 
         assert [_without_added(lr.result.to_json(teams)) for lr in mine] == written["rounds"]
     rows = standings(["Alpha", "Beta", "Gamma"], (lr.result for lr in rounds))
     assert rows == json.loads((V010 / "tournament" / "standings.json").read_text())
+
+
+def test_seeds_are_those_of_0_1_0() -> None:
+    from judge.match import round_seed
+    from judge.tournament.pairings import match_seed
+
+    data = json.loads((V010 / "tournament" / "Beta-vs-Gamma" / "result.json").read_text())
+    assert match_seed(5, "Beta", "Gamma") == data["seed"]  # the tournament's seed was 5
+    assert [r["seed"] for r in data["rounds"]] == [round_seed(data["seed"], i) for i in (1, 2, 3)]
+    match = json.loads((V010 / "match" / "result.json").read_text())
+    assert [r["seed"] for r in match["rounds"]] == [round_seed(7, 1), round_seed(7, 2)]
