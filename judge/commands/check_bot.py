@@ -28,7 +28,12 @@ Each problem is said in plain words with its likely cause: 0-based
 coordinates, i and j swapped, the move printed on standard output instead of
 written to MOVE.OUT, a misnamed file (move.out), W expected instead of D,
 trailing text or missing newline handling, a crash (with the end of its error
-output), too slow or too big (a warning over half of a limit).
+output, the bot's own paths shown rather than the sandbox's), a data file of
+the bot opened by a bare name (the current folder is the team folder, not the
+program's), STATE.OUT read before it exists, too slow or too big (a warning
+over half of a limit).  A bot.yaml that is not YAML, a command naming a file
+the bot's folder does not have, or a script saved with Windows line endings
+is refused before anything runs, with that cause.
 
 Moving situations start without STATE.OUT (as after one was discarded):
 a bot must cope with that.

@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from judge.commands.options import add_limit_options, fail, limits_from
+from judge.commands.options import (
+    add_cores_option,
+    add_limit_options,
+    cores_line,
+    fail,
+    limits_from,
+)
 from judge.errors import UsageError
 
 HELP = "play a match (one round per --map) between two bots"
@@ -51,6 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="output folder (default: matches/<time>-<a>-vs-<b>/)",
     )
     add_limit_options(p)
+    add_cores_option(p)
     p.add_argument(
         "--sequential",
         action="store_true",
@@ -72,6 +79,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="with the board drawn, wait for Enter after each turn "
         "(q + Enter stops watching; the match goes on); implies --watch",
+    )
+    p.add_argument(
+        "--speed",
+        type=float,
+        metavar="N",
+        help="with the board drawn, show N turns a second at most (default about 8 on a "
+        "terminal; 0 = as fast as the bots play); implies --watch",
     )
     p.add_argument(
         "--bots-dir",
@@ -104,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     from judge.match import RoundPlan, play_match
     from judge.names import distinct_folders, distinct_names
     from judge.referee import RoundAborted, RoundStopped
-    from judge.sandbox import ProgramUnreachable, Sandbox, SandboxError
+    from judge.sandbox import CoreSpecError, ProgramUnreachable, Sandbox, SandboxError
     from judge.views.matchview import header, observers, result_line, summary
 
     console = Console()
@@ -112,6 +126,10 @@ def run(args: argparse.Namespace) -> int:
         MIN_TURNS <= args.turns <= MAX_TURNS and args.turns % 2 == 0
     ):
         raise UsageError(f"--turns {args.turns}: K must be even, from {MIN_TURNS} to {MAX_TURNS}")
+    if args.speed is not None and not (0 <= args.speed <= 1000):  # also refuses nan
+        raise UsageError(
+            f"--speed {args.speed:g}: give turns a second from 0 (as fast as the bots) to 1000"
+        )
     limits = limits_from(args)
     bots = [resolve_bot(args.bot_a, args.bots_dir), resolve_bot(args.bot_b, args.bots_dir)]
     plans = []
@@ -133,7 +151,9 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         return fail("match", problem, 2)
     try:
-        sandbox = Sandbox()
+        sandbox = Sandbox(cores=args.cores)
+    except CoreSpecError as exc:
+        return fail("match", str(exc), 2)
     except (OSError, SandboxError) as exc:
         return fail("match", f"cannot set up the sandbox: {exc}", 3)
     stop = threading.Event()
@@ -143,7 +163,17 @@ def run(args: argparse.Namespace) -> int:
     )
     with sandbox:
         if not args.quiet:
-            header(console, bots, names, plans, seed, limits, sandbox.isolation, out)
+            header(
+                console,
+                bots,
+                names,
+                plans,
+                seed,
+                limits,
+                sandbox.isolation,
+                out,
+                programs=cores_line(sandbox),
+            )
         try:
             with stop_on_signals(lambda name: stop.set()):
                 result = play_match(

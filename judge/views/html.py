@@ -223,6 +223,15 @@ def write_match_html(match_dir: Path | str, back_link: str | None = None) -> lis
     return written
 
 
+#: Column headers people read, for the keys of standings rows (others: '_' becomes a space).
+COLUMN_NAMES = {"rounds_won": "rounds won"}
+
+
+def column_name(key: str) -> str:
+    """A standings key as a column header: ``rounds_won`` -> ``rounds won``."""
+    return COLUMN_NAMES.get(key, key.replace("_", " "))
+
+
 def _rel(target: Path, base: Path) -> str:
     """A relative path with '/' (a link that still works when the whole folder is copied)."""
     return os.path.relpath(target, base).replace(os.sep, "/")
@@ -263,7 +272,7 @@ def write_index_html(
     cols = list(standings[0].keys()) if standings else []
     parts.append(
         '<table id="standings"><thead><tr><th>#</th>'
-        + "".join(f"<th>{esc(str(c))}</th>" for c in cols)
+        + "".join(f"<th>{esc(column_name(str(c)))}</th>" for c in cols)
         + "</tr></thead><tbody>"
     )
     for rank, row in enumerate(standings, start=1):
