@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judge.commands.options import (
+    add_bot_folder_options,
     add_cores_option,
     add_limit_options,
     cores_line,
     fail,
     jobs_from,
     limits_from,
+    open_sandbox,
 )
 from judge.settings import DEFAULT_SIZES
 
@@ -154,14 +156,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_limit_options(p, time_help="seconds per run (default 2; 0 lifts the limit)")
     add_cores_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument(
-        "--bots-dir",
-        type=Path,
-        action="append",
-        metavar="DIR",
-        help="a folder of your own bots, looked in before bots/ of the current folder and "
-        "the bundled bots (repeatable)",
-    )
+    add_bot_folder_options(p)
 
 
 def _rounds(args: argparse.Namespace, sprt: Sprt | None) -> int:
@@ -246,18 +241,12 @@ def run(args: argparse.Namespace) -> int:
     from judge.commands.signals import exit_code, stop_on_signals
     from judge.evalbook import BOOK_FILE, format_book
     from judge.evaluate import PairTracker, evaluate
-    from judge.sandbox import CoreSpecError, Sandbox, SandboxError
     from judge.views.evalreport import EvalProgress, render, sprt_line
     from judge.views.tables import print_item
 
     err = Console(stderr=True)
     req = _request(args)
-    try:
-        sandbox = Sandbox(cores=args.cores)
-    except CoreSpecError as exc:
-        return fail("eval", str(exc), 2)
-    except (OSError, SandboxError) as exc:
-        return fail("eval", f"cannot set up the sandbox: {exc}", 3)
+    sandbox = open_sandbox(cores=args.cores)
     tmp: tempfile.TemporaryDirectory[str] | None = None
     if args.out is not None:
         out_dir: Path = args.out

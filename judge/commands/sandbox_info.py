@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from judge.commands.options import add_cores_option, cores_line, fail
+from judge.commands.options import add_cores_option, cores_line, open_sandbox
 
 if TYPE_CHECKING:
     from judge.sandbox import Sandbox
@@ -82,19 +82,14 @@ def _self_test(sb: Sandbox) -> dict[str, object]:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from judge.sandbox import CoreSpecError, Sandbox, SandboxError, Verdict
+    from judge.sandbox import Verdict
 
-    try:
-        sb = Sandbox(
-            cgroup=args.cgroup,
-            helper=args.helper,
-            namespaces=not args.no_namespaces,
-            cores=args.cores,
-        )
-    except CoreSpecError as exc:
-        return fail("sandbox-info", str(exc), 2)
-    except (OSError, SandboxError) as exc:
-        return fail("sandbox-info", f"cannot set up the sandbox: {exc}", 3)
+    sb = open_sandbox(
+        cgroup=args.cgroup,
+        helper=args.helper,
+        namespaces=not args.no_namespaces,
+        cores=args.cores,
+    )
     with sb:
         test = _self_test(sb) if args.self_test else None
         if args.json:

@@ -21,18 +21,11 @@ from judge.tournament.pairings import match_teams
 from judge.tournament.standings import standings
 from judge.views.replayfile import load
 from tests.referee.fakes import FakeSandbox, scripted, spec
+from tests.referee.test_match_e2e import SEA as SCENARIO_SEA
 
 V010 = Path(__file__).resolve().parents[1] / "fixtures" / "v0.1.0"
 
-SEA = """7 7 12
-0 0 0 0 0 0 0
-0 D 0 S 0 D 0
-0 0 3 0 3 0 0
-0 0 0 0 0 0 0
-0 0 3 0 3 0 0
-0 D 0 0 0 D 0
-0 0 0 0 0 0 0
-"""
+SEA = SCENARIO_SEA.format(k=12)  # the sea the fixture's round was played on
 
 
 def _replay_fake_round(out: Path) -> RoundResult:

@@ -38,6 +38,8 @@ from judge.sandbox.cpuwait import (
 from judge.sandbox.supervise import RawRun, Tail, _extension
 from judge.sandbox.verdicts import decide
 
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
+
 # ------------------------------------------------------------------ plans
 
 

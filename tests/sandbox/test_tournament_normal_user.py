@@ -29,6 +29,8 @@ from sandbox_support import needs_root
 
 import judge
 
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
+
 NOBODY = 65534
 SYSTEM_PYTHON = "/usr/bin/python3"
 ROOT = Path(judge.__file__).resolve().parents[1]
