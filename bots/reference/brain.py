@@ -2,9 +2,12 @@
 
 ``decide(map_text, state_text) -> (move_text, new_state_text)`` reads one
 MAP.INP (and the STATE.OUT of the previous turn, or None) and returns what to
-write to MOVE.OUT and STATE.OUT.  No files, no clock, no randomness: the same
-inputs always give the same move.  Only ``heapq`` is imported, so the bot
-starts fast; it runs under any Python >= 3.8.
+write to MOVE.OUT and STATE.OUT.  No files, no randomness: the same inputs
+give the same move.  The clock is read only as a safety net: a planning budget
+(BUDGET seconds from the start of the run) after which the route search stops
+with the best route found so far; the searches are sized to end well before.
+Only ``heapq`` and ``time`` are imported, so the bot starts fast; it runs under
+any Python >= 3.8.
 
 Outline
 -------
@@ -14,24 +17,34 @@ Outline
   it took a shield when an S cell vanished without us standing on it; it has
   sunk when it stands on a reef without a shield (the only way it can sink
   while we still float).
-* Opponent model: a greedy collector (value / distance, less for gold we
-  reach first), simulated turn by turn over the turns left: when it would
-  take each gold cell and how much it would have at half time.
+* Opponent model: plausible collectors (greedy by value per step, less for
+  gold we reach first; nearest first; richest first; blind to us), each
+  simulated turn by turn over the turns left (when it would take each gold
+  cell, how much it would have at half time), weighted by how many of the
+  opponent's moves each has predicted so far this round (STATE.OUT keeps the
+  counts).
 * Planner: for each possible first move, a beam search over routes
-  (sequences of gold / shield / treasure cells), bucketed by arrival turn.  A
+  (sequences of gold / shield / treasure cells, PLAN_H moves ahead at most),
+  bucketed by arrival turn.  A
   cell is worth its gold if we arrive before the opponent's predicted arrival
   (less if the opponent could be there first), plus a share of it when that
   denies the opponent.  The half-time rule is exact inside the search: a route
   more than 20 ahead at turn K/2 wins at once, one more than 20 behind loses;
   otherwise the route knows the treasure (3/4 of the gap, at the centre, from
   turn K/2 + 1).
-* Tactics: every first move gets a collision probability from where the
-  opponent may go (learnt from how often it came into our reach so far).  A
-  collision freezes the gold: a win when we lead (so we ram), a loss when we
-  trail (so we keep clear), a draw when level.  The move with the best
-  expected result wins.
-* Placement: the 0-cell whose best route within K - 1 moves is richest; on a
-  re-ask, the same cell once more, then the best other cells.
+* Tactics: the next turn (two when the boats are close, when the half-time
+  check is two moves away, or at the very end) as a game of simultaneous
+  moves, every pair of moves resolved with the rules.  A collision or a swap
+  freezes the gold: a win when we lead (so we ram), a loss when we trail (so
+  we keep clear), a draw when level; gold the opponent takes leaves our
+  routes; the half-time gap is exact.  After the searched moves a position is
+  worth the best candidate route re-timed from there.  The opponent's moves
+  are weighed by a mix of the worst case and the model's prediction, moves
+  into our reach only as often as it has come into our reach so far.
+* Placement: the 0-cell whose best route within K - 1 moves is richest (given
+  where the opponent probably starts); of its mirror images the one farthest
+  from that start (bots that think alike name the same cell); on a re-ask,
+  the same cell once more, then the best other cells.
 """
 
 from heapq import heappush, heapreplace
@@ -59,8 +72,6 @@ HALF_W = 30.0        # value (in gold) of ending the round at half time
 HALF_S0 = 2.0        # uncertainty of the half-time gap: S0 + S1 * sqrt(turns to go)
 HALF_S1 = 1.0
 RACE_LOST = 0.5      # opponent model: gold we reach first looks this much
-PASSES = 1           # 2: the opponent model reacts to our first plan
-OPP_MODEL = 1        # 0: plan as if the opponent took nothing
 SCALE0 = 4.0         # uncertainty of the final gold difference: SCALE0 + SCALE1 * sqrt(turns)
 SCALE1 = 2.5
 ANCHOR_MIX = 0.5     # the outcome estimate: this share from the rollout, the rest from the plan
@@ -69,17 +80,12 @@ RAM_PRIOR = 0.15     # prior chance a ram finds the opponent (before any evidenc
 ENTER_PRIOR = 1.0    # prior counts of the opponent entering our reach (in, out)
 STALL = 0.02         # penalty per repeated stay while nothing changes
 POOL = 6             # routes from the boat tried on every first move
-HALF_RULE = 1        # 0: ignore the half-time rule (experiments)
 PLACE_CANDIDATES = 10
-SAME_START = 0
 INSIST = 1
-EVADE_MODEL = 0      # model an opponent that keeps out of our reach as such...
-PER_ROOT = 1         # ... with a prediction per first move
-EVADE_MIN = 3        # ... once seen this often near us
-EVADE_RATE = 0.15    # ... entering our reach at most this often
 OPP_STARTS = 1       # placement: the opponent's likely start cells considered
 PLACE_HORIZON = 30
 PLACE_WIDTH = 10
+TREASURE_RHO = 0.0    # denial weight of the treasure at least this (0: as any gold)
 PLAN_H = 40           # moves a route is planned ahead at most
 BUDGET = 0.40         # seconds of planning per turn (a safety net: the beam stops early)
 LAM_LEAD = 0.5       # tactics: weight of the worst case when the opponent leads (it may ram),
@@ -231,7 +237,7 @@ class Situation(object):
         self.k_total = k_total
         half = k_total // 2
         # Move index (1 = this turn) after which the half-time check happens.
-        self.t_half = sea.k - half if sea.k > half and HALF_RULE else 0
+        self.t_half = sea.k - half if sea.k > half else 0
         # Treasure: its value is on the centre on the first turn after half time.
         tv = first(st, "tv", -1)
         if self.t_half == 0 and tv < 0:
@@ -323,15 +329,13 @@ class Situation(object):
 # Opponent model
 # --------------------------------------------------------------------------
 
-def predict_opponent(sit, H, t_half, t_pred, our_take, our_at=None, variant=0):
+def predict_opponent(sit, H, t_half, t_pred, our_take, variant=0):
     """Simulate a greedy opponent for H moves.
 
     Returns (take, gain_by, pos_at): the move index at which it collects each
     cell, its cumulative gain after each move, and its position after each move.
-    ``our_take`` maps cells to the move at which our plan collects them;
-    ``our_at`` (our position after each move), when given, makes it keep out
-    of our reach, as a boat that avoids collisions does.  ``variant`` 1 and 2
-    to 4 are other plausible collectors (ties the other way and value first;
+    ``our_take`` maps cells to the move at which our plan collects them.
+    ``variant`` 1 to 4 are other plausible collectors (ties the other way and value first;
     nearest first; richest first; blind to us), so that the planner does not
     trust one guess too much.
     """
@@ -394,22 +398,6 @@ def predict_opponent(sit, H, t_half, t_pred, our_take, our_at=None, variant=0):
         want = dt[pos] - 1
         nxt = -1
         adj = paths.adj[1 if sh else 0][pos]
-        if our_at is not None:
-            u = our_at[t - 1] if t - 1 < len(our_at) else our_at[-1]
-            near = sea.nbr[u]
-            for v in adj:
-                if dt[v] == want and v != u and v not in near:
-                    if nxt < 0 or (v in vals and nxt not in vals):
-                        nxt = v
-            if nxt < 0 and (pos == u or pos in near):
-                best_d = INF
-                for v in adj:
-                    if v != u and v not in near and dt[v] < best_d:
-                        best_d, nxt = dt[v], v
-            if nxt < 0 and pos != u and pos not in near:
-                gain_by[t] = gain
-                pos_at[t] = pos
-                continue  # it waits out of our reach
         if nxt < 0:
             for v in adj:
                 if dt[v] == want:
@@ -476,6 +464,8 @@ class Planner(object):
         # anyway (the opponent cannot make up for it), less when gold is plenty.
         scarce = 2.0 * RATE * H / max(1.0, self.left + (15 if t_half > 0 else 0))
         self.rho = RHO + (RHO_MAX - RHO) * (scarce if scarce < 1.0 else 1.0)
+        # The treasure is fought over whatever the gold left: its denial may count more.
+        self.trho = max(self.rho, TREASURE_RHO)
         self.half_scale = HALF_S0 + HALF_S1 * (t_half if t_half > 0 else 0) ** 0.5
         self.future_treasure = t_half >= 1
         kcell, kval, kopp = [], [], []
@@ -609,7 +599,7 @@ class Planner(object):
             v = kval[k] if k != self.centre_key else (tv if t > self.t_half > 0 else 0)
             if v > 0:
                 ev, den = self.value(k, t, v)
-                score += (ev + rho * den) * gpow[t]
+                score += (ev + (self.trho if k == self.centre_key else rho) * den) * gpow[t]
                 g += ev
                 stolen += den
                 if self.ka[k] <= self.t_half:
@@ -691,7 +681,7 @@ class Planner(object):
             if v > 0:
                 ev, den = self.value(k, t2, v)
                 g = gpow[t2]
-                score += (ev + self.rho * den) * g
+                score += (ev + (self.trho if k == centre_key else self.rho) * den) * g
                 gain += ev
                 stolen += den
                 if ka[k] <= t_half:
@@ -711,6 +701,7 @@ class Planner(object):
         kcell, kval, kopp, ka = self.kcell, self.kval, self.kopp, self.ka
         specials, centre_key, kshield = self.specials, self.centre_key, self.kshield
         gpow, vmax, lam, mu, rho = self.gpow, self.vmax, self.lam, self.mu, self.rho
+        trho = self.trho
         nlam, nmu = len(lam), len(mu)
         wvar = self.wvar
         kmin, kmax, klat = self.kmin, self.kmax, self.klat
@@ -821,7 +812,7 @@ class Planner(object):
                     g = gpow[t2]
                     nsth = stolen_h + den if ka[k] <= t_half else stolen_h
                     ntv = t_cross if (crossing and t2 > t_half) else tv
-                    nscore = score + (ev + rho * den) * g
+                    nscore = score + (ev + (trho if k == centre_key else rho) * den) * g
                     if crossing and t2 > t_half:
                         nscore += hb
                     buckets[t2].append((nscore, t2, kcell[k],
@@ -838,42 +829,6 @@ class Planner(object):
             node = node[9]
         out.reverse()
         return out
-
-
-def our_positions(sit, cells, H, first=-1):
-    """Our position after each move 0..H following the plan's (cell, move) stops
-    (after a first move to ``first`` when given)."""
-    sea, paths = sit.sea, sit.paths
-    pos, sh = sea.me, sea.shield
-    out = [pos]
-    i = 0
-    t0 = 1
-    if first >= 0:
-        pos = first
-        sh = sh or sea.grid[pos] == SHIELD
-        out.append(pos)
-        t0 = 2
-    for t in range(t0, H + 1):
-        while i < len(cells) and (cells[i][0] == pos and cells[i][1] <= t):
-            i += 1
-        if i < len(cells) and cells[i][0] != pos:
-            nxt = step_towards(paths, pos, cells[i][0], sh, ())
-            if nxt >= 0:
-                pos = nxt
-                if sea.grid[pos] == SHIELD:
-                    sh = True
-        out.append(pos)
-    return out
-
-
-def plan_cells(node):
-    """The (cell, move index) list of a plan, first stop first (the root excluded)."""
-    out = []
-    while node is not None and node[9] is not None:
-        out.append((node[2], node[1]))
-        node = node[9]
-    out.reverse()
-    return out
 
 
 # --------------------------------------------------------------------------
@@ -1000,12 +955,10 @@ def choose_move(sit):
 
     t_pred = 3 * abs(my_gold - opp_gold) // 4
     opp = predict_opponent(sit, H, t_half, t_pred, {})
-    if not OPP_MODEL:
-        opp = ({}, opp[1], opp[2])
-    elif VARIANTS > 1 and sit.opp_alive:
+    if VARIANTS > 1 and sit.opp_alive:
         # Several plausible opponents, weighted by how well each has predicted
         # its moves so far.
-        preds = [opp] + [predict_opponent(sit, H, t_half, t_pred, {}, None, v)
+        preds = [opp] + [predict_opponent(sit, H, t_half, t_pred, {}, v)
                          for v in range(1, VARIANTS)]
         hits = sit.vhits
         w = [(hits[i] + 1.0) ** VAR_POW for i in range(VARIANTS)]
@@ -1017,18 +970,6 @@ def choose_move(sit):
         opp = (preds[best_i][0], gain_by, preds[best_i][2], [p[0] for p in preds], w)
     planner = Planner(sit, H, t_half, my_gold, opp_gold, opp, sh)
     top, firsts = planner.search(planner.root(me, 0, sh), WIDTH1)
-    evader = False
-    if EVADE_MODEL and sit.opp_alive and oppc >= 0 and top.node[9] is not None:
-        ob = sit.ob
-        n_obs, n_in = ob[0] + ob[4], ob[1] + ob[5]
-        if n_obs >= EVADE_MIN and n_in <= EVADE_RATE * n_obs:
-            # It keeps out of our reach: predict it against our planned path.
-            evader = True
-            top_cells = plan_cells(top.node)
-            path = our_positions(sit, top_cells, H)
-            opp = predict_opponent(sit, H, t_half, t_pred, {}, path)
-            planner = Planner(sit, H, t_half, my_gold, opp_gold, opp, sh)
-            top, firsts = planner.search(planner.root(me, 0, sh), WIDTH1)
     predicted = opp[2][1] if len(opp[2]) > 1 else oppc
 
     # Candidate first moves: stay, or an enterable neighbour (never a wreck,
@@ -1053,10 +994,6 @@ def choose_move(sit):
         nsh = sh or grid[c] == SHIELD
         gain = grid[c] if (grid[c] > 0 and c != me) else 0
         pl = planner
-        if evader and PER_ROOT:
-            path = our_positions(sit, top_cells, H, c)
-            pl = Planner(sit, H, t_half, my_gold, opp_gold,
-                         predict_opponent(sit, H, t_half, t_pred, {}, path), sh)
         planners.append(pl)
         roots.append(pl.root(c, 1, nsh, gain))
     pool = []
@@ -1081,6 +1018,11 @@ def choose_move(sit):
     d_anchor = rollout(sit, c, 1, sh or grid[c] == SHIELD, gain,
                        [planner.kcell[k] for k in aseq[:ROLL_STOPS]])
     d_anchor = ANCHOR_MIX * d_anchor + (1.0 - ANCHOR_MIX) * anchor.diff
+    if DEBUG:
+        import sys
+        sys.stderr.write("  plan %s score %.1f diff %.1f d_anchor %.1f half_end %s\n" % (
+            [sea.rc(planner.kcell[k]) for k in aseq[:6]], anchor.score, anchor.diff,
+            d_anchor, anchor.half_end))
 
     # Tactics: the next turn (two when the boats are close, when the half-time
     # check is two moves away, or at the very end) as a simultaneous game.
@@ -1143,7 +1085,15 @@ class Tactics(object):
         self.gain_by, self.pos_at = opp[1], opp[2]
         self.lam = lam
         self.cache = {}
-        self.hit = (sit.ob[3] + 1.0) / (sit.ob[2] + 2.0)
+        ob = sit.ob
+        self.hit = (ob[3] + 1.0) / (ob[2] + 2.0)
+        # How often it comes into our reach when it could (learnt this round).
+        if sit.sea.gold > sit.opp_gold:
+            # It trails: a ram attempt pays only as often as it has come near.
+            self.p_in = (ob[1] + ob[5] + RAM_PRIOR) / (ob[0] + ob[4] + 1.0)
+        else:
+            i = 4 if sit.opp_gold > sit.sea.gold else 0
+            self.p_in = (ob[i + 1] + ENTER_PRIOR) / (ob[i] + 2.0 * ENTER_PRIOR)
 
     def exact(self, mine, theirs):
         if mine > theirs:
@@ -1227,16 +1177,29 @@ class Tactics(object):
             if len(vals) == 1:
                 u = vals[0]
             else:
-                w_pred = self.hit if pred in theirs_opts else 0.0
-                rest = (1.0 - w_pred) / len(theirs_opts)
-                ev = sum(v * (rest + (w_pred if b == pred else 0.0))
-                         for v, b in zip(vals, theirs_opts))
+                ev = sum(v * w for v, w in zip(vals, self.weights(me, pred, theirs_opts)))
                 u = self.lam * min(vals) + (1.0 - self.lam) * ev
             if t == 0:
                 self.scores.append((a, u))
             if best is None or u > best:
                 best = u
         return best
+
+    def weights(self, me, pred, opts):
+        """How likely each of its moves is: the model's prediction first (as
+        often as it has been right), and a move into our reach only as often
+        as it has come into our reach when it could."""
+        w_pred = self.hit if pred in opts else 0.0
+        rest = (1.0 - w_pred) / len(opts)
+        w = [rest + (w_pred if b == pred else 0.0) for b in opts]
+        reach = self.sit.sea.nbr[me]
+        inside = [b == me or b in reach for b in opts]
+        m_in = sum(x for x, i in zip(w, inside) if i)
+        m_out = sum(x for x, i in zip(w, inside) if not i)
+        if m_in <= 0.0 or m_out <= 0.0:
+            return w
+        p_in = self.p_in
+        return [x * (p_in / m_in if i else (1.0 - p_in) / m_out) for x, i in zip(w, inside)]
 
     def cell_gain(self, a, prev, taken_mask, t, tv):
         """Gold we collect by moving from prev to a at move t."""
@@ -1299,10 +1262,8 @@ def choose_start(sit, tried):
     if tried:
         # It wants the cell we collided on; it will name another one now.
         likely = [tried[0]]
-        second = -1
     else:
         likely = [z for _, _, z in theirs[:OPP_STARTS]]
-        second = theirs[OPP_STARTS][2] if len(theirs) > OPP_STARTS else -1
     cands = [z for _, _, z in quick if z not in tried][:PLACE_CANDIDATES]
     for z in likely:
         if z not in cands and z not in tried:
@@ -1318,13 +1279,47 @@ def choose_start(sit, tried):
                 # Both name it: after the re-ask we insist and it names another
                 # cell, usually a near one (and a boat that keeps clear of ours
                 # leaves us the area): valued as if alone.
-                o = second if SAME_START else -1
+                o = -1
             total += start_value(sit, z, o, hor)
             n += 1
         scored.append((total / max(1, n), -z, z))
     scored.sort(reverse=True)
     idx = 1 if len(tried) >= 3 and len(scored) > 1 else 0
-    return scored[idx][2]
+    z = scored[idx][2]
+    if not tried:
+        # The map is symmetric: z's mirror images are as good.  Bots that keep
+        # the first of equal cells, or that think alike, name the same one:
+        # name the image farthest from the opponent's likely start (the last
+        # one when that does not decide), and skip a re-ask.
+        twins = [t for t in mirror_images(sea, z) if grid[t] == 0]
+        if len(twins) > 1:
+            od = paths.dist(likely[0], False) if likely else None
+            z = max(twins, key=lambda t: ((od[t] if od is not None else 0), t))
+    return z
+
+
+def mirror_images(sea, z):
+    """z and its images under every axis the map is symmetric about."""
+    grid, R, C = sea.grid, sea.rows, sea.cols
+    maps = [
+        lambda r, c: (R - 1 - r, c),
+        lambda r, c: (r, C - 1 - c),
+    ]
+    if R == C:
+        maps += [lambda r, c: (c, r), lambda r, c: (C - 1 - c, R - 1 - r)]
+    axes = []
+    for m in maps:
+        if all(grid[f] == grid[m(f // C, f % C)[0] * C + m(f // C, f % C)[1]]
+               for f in range(sea.n)):
+            axes.append(m)
+    out = [z]
+    for f in out:
+        for m in axes:
+            r, c = m(f // C, f % C)
+            g = r * C + c
+            if g not in out:
+                out.append(g)
+    return out
 
 
 def start_value(sit, z, opp_at, H):

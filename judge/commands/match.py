@@ -5,7 +5,13 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from judge.commands.options import add_limit_options, fail, limits_from
+from judge.commands.options import (
+    add_cores_option,
+    add_limit_options,
+    cores_line,
+    fail,
+    limits_from,
+)
 from judge.errors import UsageError
 
 HELP = "play a match (one round per --map) between two bots"
@@ -51,6 +57,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="output folder (default: matches/<time>-<a>-vs-<b>/)",
     )
     add_limit_options(p)
+    add_cores_option(p)
     p.add_argument(
         "--sequential",
         action="store_true",
@@ -111,7 +118,7 @@ def run(args: argparse.Namespace) -> int:
     from judge.match import RoundPlan, play_match
     from judge.names import distinct_folders, distinct_names
     from judge.referee import RoundAborted, RoundStopped
-    from judge.sandbox import ProgramUnreachable, Sandbox, SandboxError
+    from judge.sandbox import CoreSpecError, ProgramUnreachable, Sandbox, SandboxError
     from judge.views.matchview import header, observers, result_line, summary
 
     console = Console()
@@ -144,7 +151,9 @@ def run(args: argparse.Namespace) -> int:
     if problem:
         return fail("match", problem, 2)
     try:
-        sandbox = Sandbox()
+        sandbox = Sandbox(cores=args.cores)
+    except CoreSpecError as exc:
+        return fail("match", str(exc), 2)
     except (OSError, SandboxError) as exc:
         return fail("match", f"cannot set up the sandbox: {exc}", 3)
     stop = threading.Event()
@@ -154,7 +163,17 @@ def run(args: argparse.Namespace) -> int:
     )
     with sandbox:
         if not args.quiet:
-            header(console, bots, names, plans, seed, limits, sandbox.isolation, out)
+            header(
+                console,
+                bots,
+                names,
+                plans,
+                seed,
+                limits,
+                sandbox.isolation,
+                out,
+                programs=cores_line(sandbox),
+            )
         try:
             with stop_on_signals(lambda name: stop.set()):
                 result = play_match(

@@ -67,6 +67,26 @@ def jobs_from(value: int | None, default: int | None = None) -> int:
     return jobs
 
 
+CORES_HELP = (
+    "cores for the bots: a number (how many) or a list like 0,2-3 (one core alone: 3-3); "
+    "one program per core, so this is how many programs run at once "
+    "(default: every core this process may use, one kept for the judge from 3 on)"
+)
+
+
+def add_cores_option(p: argparse.ArgumentParser) -> None:
+    """``--cores N|LIST`` (issue 16): how many programs run at once decides whether a
+    CPU-bound bot gets its whole time limit, so every command that runs bots has it
+    (default None: the sandbox's automatic choice)."""
+    p.add_argument("--cores", metavar="N|LIST", default=None, help=CORES_HELP)
+
+
+def cores_line(sandbox: object) -> str:
+    """``programs: at most 2 at once, ...`` for a command's header."""
+    cores = getattr(sandbox, "cores", None)
+    return f"programs: {cores.describe()}" if cores is not None else ""
+
+
 def fail(command: str, message: str, code: int) -> int:
     """Say why ``judge COMMAND`` failed, on stderr (the message is text, never markup).
 

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judge.commands.options import fail, jobs_from
+from judge.commands.options import add_cores_option, fail, jobs_from
 from judge.settings import DEFAULT_CONFIG
 
 if TYPE_CHECKING:
@@ -26,6 +26,11 @@ once, so a stopped or killed tournament loses at most the rounds in flight:
 run the same command with --resume to play only what is missing (same
 standings as an uninterrupted run).  All randomness derives from the
 configuration's seed; the results do not depend on --jobs.
+
+Every program runs on a core of its own (--cores, or 'cores' in the
+configuration; default: every core the judge may use), so --jobs only bounds
+the rounds in flight: a round whose seats find no free core waits before its
+clock starts, and a CPU-bound bot gets its whole time limit at any --jobs.
 
 The folder gets, per match, <A>-vs-<B>/result.json (as `judge match` writes
 it; A and B are the teams' folder forms) and round-N/ folders, then
@@ -71,6 +76,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="rounds played at the same time (default: the configuration's 'jobs', "
         "else the number of cores)",
     )
+    add_cores_option(p)
     p.add_argument(
         "--resume",
         action="store_true",
@@ -99,14 +105,19 @@ def _resume_hint(args: argparse.Namespace, out: Path) -> str:
         parts += ["--jobs", str(args.jobs)]
     if args.unsandboxed:
         parts += ["--unsandboxed"]
+    if args.cores is not None:
+        parts += ["--cores", str(args.cores)]
     return " ".join(shlex.quote(p) for p in parts)
 
 
 def run(args: argparse.Namespace) -> int:
+    import functools
+
     from rich.console import Console
 
     from judge.commands.signals import stop_on_signals
-    from judge.sandbox import Sandbox
+    from judge.sandbox import CoreSpecError, Sandbox
+    from judge.sandbox.cores import plan_cores, usable_cores
     from judge.tournament.config import load_config
     from judge.tournament.play import INDEX_HTML, Runner
     from judge.views.tournament import RunView, write_index
@@ -117,8 +128,20 @@ def run(args: argparse.Namespace) -> int:
     cfg = load_config(args.config)
     out: Path = args.out if args.out is not None else cfg.output
     jobs = args.jobs or cfg.jobs
+    cores = args.cores if args.cores is not None else cfg.cores
+    try:  # refused before anything is written
+        plan_cores(cores, *usable_cores())
+    except CoreSpecError as exc:
+        return fail("tournament", str(exc), 2)
     view = RunView(console, progress=not args.quiet)
-    runner = Runner(cfg, out, jobs, Sandbox, events=view, unsandboxed=args.unsandboxed)
+    runner = Runner(
+        cfg,
+        out,
+        jobs,
+        functools.partial(Sandbox, cores=cores),
+        events=view,
+        unsandboxed=args.unsandboxed,
+    )
 
     def first_signal(name: str) -> None:
         runner.request_stop(name)

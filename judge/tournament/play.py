@@ -208,6 +208,12 @@ def open_for_resume(cfg: TournamentConfig, out: Path) -> Ledger:
     return ledger
 
 
+def _programs(sandbox: Any) -> str:
+    """The budget every round in flight shares, described ('' for a stand-in sandbox)."""
+    cores = getattr(sandbox, "cores", None)
+    return cores.describe() if cores is not None else ""
+
+
 @dataclass(frozen=True)
 class RunStart:
     """What a run is about to do, for whoever shows it (the header of ``judge tournament``)."""
@@ -221,6 +227,8 @@ class RunStart:
     out: Path
     #: protections that are off (only with --unsandboxed: the run is recorded as not isolated)
     protections_off: tuple[str, ...] = ()
+    #: how many programs run at once and on which cores (the sandbox's core budget)
+    programs: str = ""
 
 
 class RunEvents(Protocol):
@@ -335,6 +343,7 @@ class Runner:
                         sandbox.isolation.describe(),
                         self.out,
                         tuple(off),
+                        _programs(sandbox),
                     )
                 )
                 try:

@@ -80,7 +80,9 @@ def header(
     limits: Limits,
     isolation: Isolation,
     out: Path,
+    programs: str = "",
 ) -> None:
+    """The match's header; ``programs``: how many programs run at once, on which cores."""
     console.print(
         f"[bold]{escape(names[0])}[/] (seat 0, {escape(bots[0].source)}) vs "
         f"[bold]{escape(names[1])}[/] (seat 1, {escape(bots[1].source)})",
@@ -97,6 +99,8 @@ def header(
             f"limits: {limits.time_s:g} s, {limits.memory_bytes // 2**20} MiB per run",
             highlight=False,
         )
+    if programs:
+        console.print(Text(programs))
     iso = isolation
     off = [(n, d) for n, on, d in iso.items if not on]
     head = iso.describe().splitlines()[0]

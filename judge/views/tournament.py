@@ -140,6 +140,8 @@ class RunView:
             f"{run.jobs} round(s) at a time",
             highlight=False,
         )
+        if run.programs:
+            c.print(f"programs: {run.programs}", markup=False)
         c.print(f"isolation: {run.isolation}", markup=False)
         if run.done_before:
             c.print(

@@ -274,7 +274,7 @@ def _strip_timings(obj: Any) -> Any:
         return {
             k: _strip_timings(v)
             for k, v in obj.items()
-            if k not in ("stats", "wall_ms", "cpu_ms", "mem_mb")
+            if k not in ("stats", "wall_ms", "cpu_ms", "wait_ms", "mem_mb")
         }
     if isinstance(obj, list):
         return [_strip_timings(v) for v in obj]

@@ -81,9 +81,9 @@ class RefBot:
         self.state = None
 
     def turn(self, map_text: str) -> bytes:
-        t0 = time.perf_counter()
+        t0 = time.process_time()  # CPU time: wall time on a shared machine says little
         move, state = brain().decide(map_text, self.state)
-        self.times.append(time.perf_counter() - t0)
+        self.times.append(time.process_time() - t0)
         self.state = state
         return move.encode()
 

@@ -94,6 +94,27 @@ def test_placement_is_on_a_zero_cell_and_changes_on_a_reask(size: int, k: int, s
         assert named[2] != named[0]
 
 
+def test_placement_takes_the_mirror_image_that_a_plain_bot_does_not_name() -> None:
+    """On a symmetric map the best start has mirror images worth as much; the
+    reference names the one away from where other bots start (greedy here), so
+    that no re-ask is needed and neither side gets the worse cell."""
+    from judge.mapstyles import generate_styled
+
+    for seed in range(4):
+        game = Game(generate_styled(9, 11, 40, seed=seed, style="sparse"))
+        text = render_map_inp(game, 0)
+        ours = move_of(brain.decide(text, None)[0])
+        greedy = harness.make_bot("greedy")
+        greedy.new_round()
+        try:
+            theirs = parse_move_out(greedy.turn(text) or b"").target
+        finally:
+            greedy.close()
+        assert theirs is not None and ours != theirs, seed
+        images = {(10 - theirs[0], theirs[1]), (theirs[0], 12 - theirs[1])}
+        assert ours in images, (seed, ours, theirs)
+
+
 def test_placement_is_deterministic() -> None:
     game = Game(generate_map(11, 11, 30, seed=9))
     text = render_map_inp(game, 1)
@@ -234,6 +255,70 @@ def test_never_enters_a_wreck() -> None:
     st = placement_state(rows, 20)
     move, _ = brain.decide(map_inp(rows, 15, (2, 2), (2, 3), gold=10, shield=True), st)
     assert move_of(move) != (2, 3)
+
+
+def with_pile(rows: list[str], held: int) -> list[str]:
+    """Put the gold neither boat holds (100 - held - on the map) on the last cell, so
+    that the opponent's inferred gold is ``held`` minus ours."""
+    on_map = sum(int(t) for r in rows for t in r.split() if t.isdigit())
+    out = [r.split() for r in rows]
+    out[-1][-1] = str(100 - held - on_map)
+    return [" ".join(r) for r in out]
+
+
+FIVE_BETWEEN = ["0 0 0 0 0", "0 0 5 0 0", "S 0 0 0 S", "0 0 0 0 0", "0 0 0 0 0"]
+
+
+def test_last_turn_takes_the_gold_that_decides_the_round() -> None:
+    # Ahead 25 to 22, one turn left, a 5 between the boats: the opponent wins by
+    # taking it, so we go there too (we get it, or both sink with us ahead).
+    rows = with_pile(FIVE_BETWEEN, 47)
+    st = placement_state(rows, 20)
+    move, _ = brain.decide(map_inp(rows, 1, (2, 4), (2, 2), gold=25), st)
+    assert move_of(move) == (2, 3)
+
+
+def test_trailing_it_does_not_step_where_a_collision_would_lock_the_loss() -> None:
+    # Behind 22 to 25 with turns to go, the 5 between the boats is in the opponent's
+    # reach: taking it could sink both with us behind.
+    rows = with_pile(FIVE_BETWEEN, 47)
+    st = placement_state(rows, 20)
+    move, _ = brain.decide(map_inp(rows, 9, (2, 4), (2, 2), gold=22), st)
+    assert move_of(move) not in ((2, 3), (2, 2))
+
+
+def test_half_time_gap_over_20_is_taken_when_one_move_gets_it() -> None:
+    # K = 20: with 11 turns left, this move is the last before the half-time check.
+    # We lead 40 to 22.  The 3 next to us makes the gap 21 (the round ends, won);
+    # the 5s the other way are worth more gold but come too late for the check.
+    rows = [
+        "0 0 0 0 0 0 0",
+        "0 0 0 0 0 0 0",
+        "0 0 0 0 0 0 0",
+        "5 5 0 0 3 0 0",
+        "0 0 0 0 0 0 0",
+        "S 0 0 0 0 0 S",
+        "0 0 0 0 0 0 0",
+    ]
+    rows = with_pile(rows, 62)
+    st = placement_state(rows, 20)
+    move, _ = brain.decide(map_inp(rows, 11, (4, 4), (7, 4), gold=40), st)
+    assert move_of(move) == (4, 5)
+
+
+def test_a_tiny_planning_budget_still_gives_a_legal_move() -> None:
+    """The budget is a safety net: out of time, the beam stops with what it has."""
+    game = Game(generate_map(15, 15, 100, seed=42))
+    state = brain.decide(render_map_inp(game, 0), None)[1]
+    game.place(((1, 1), (15, 15)) if game.valid_start((1, 1)) else tuple(game.start_cells()[:2]))
+    old = brain.BUDGET
+    brain.BUDGET = 1e-6
+    try:
+        text = render_map_inp(game, 0)
+        move, _ = brain.decide(text, state)
+    finally:
+        brain.BUDGET = old
+    check_legal(text, move.encode())
 
 
 # --------------------------------------------------------------------------

@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -59,3 +61,30 @@ def tree_digest(path: Path) -> dict[str, tuple[int, int, int, str]]:
                     digest = hashlib.sha256(f.read()).hexdigest()
             out[os.path.relpath(p, path)] = (st.st_mode, st.st_uid, st.st_size, digest)
     return out
+
+
+def start_hog(core: int, seconds: float | None = None) -> subprocess.Popen[bytes]:
+    """A busy program outside the judge on one core (for ``seconds``, or until killed).
+
+    As root it is a real-time task busy 6 ms in every 9 ms: whatever priority the
+    judge gives its bots, they get a third of the core, as next to anything the judge
+    does not control.  As a normal user it is a plain busy loop (bots run at the
+    judge's own priority then)."""
+    until = "True" if seconds is None else f"time.monotonic() - t < {seconds}"
+    code = (
+        "import os, time\n"
+        f"os.sched_setaffinity(0, {{{core}}})\n"
+        "try:\n"
+        "    os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))\n"
+        "    rt = True\n"
+        "except OSError:\n"
+        "    rt = False\n"
+        "t = time.monotonic()\n"
+        f"while {until}:\n"
+        "    busy = time.monotonic() + 0.006\n"
+        "    while time.monotonic() < busy:\n"
+        "        pass\n"
+        "    if rt:\n"
+        "        time.sleep(0.003)\n"
+    )
+    return subprocess.Popen([sys.executable, "-c", code])
