@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from judge.commands.options import add_limit_options, fail, limits_from
+from judge.commands.options import add_folder_options, add_limit_options, fail, limits_from
 
 HELP = "run a bot through a battery of situations and explain protocol mistakes"
 DESCRIPTION = """\
@@ -69,14 +68,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         time_help="seconds per run (default 2, the contest's)",
         memory_help="peak memory per run in MiB (default 512, the contest's)",
     )
-    p.add_argument(
-        "--bots-dir",
-        type=Path,
-        action="append",
-        metavar="DIR",
-        help="a folder of your own bots, looked in before bots/ of the current folder and "
-        "the bundled bots (repeatable)",
-    )
+    add_folder_options(p)
 
 
 def run(args: argparse.Namespace) -> int:

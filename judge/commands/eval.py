@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from judge.commands.options import (
     add_cores_option,
+    add_folder_options,
     add_limit_options,
     cores_line,
     fail,
@@ -154,14 +155,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_limit_options(p, time_help="seconds per run (default 2; 0 lifts the limit)")
     add_cores_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument(
-        "--bots-dir",
-        type=Path,
-        action="append",
-        metavar="DIR",
-        help="a folder of your own bots, looked in before bots/ of the current folder and "
-        "the bundled bots (repeatable)",
-    )
+    add_folder_options(p)
 
 
 def _rounds(args: argparse.Namespace, sprt: Sprt | None) -> int:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from judge.commands.options import (
     add_cores_option,
+    add_folder_options,
     add_limit_options,
     cores_line,
     fail,
@@ -87,22 +88,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="with the board drawn, show N turns a second at most (default about 8 on a "
         "terminal; 0 = as fast as the bots play); implies --watch",
     )
-    p.add_argument(
-        "--bots-dir",
-        type=Path,
-        action="append",
-        metavar="DIR",
-        help="a folder of your own bots, looked in before bots/ of the current folder and "
-        "the bundled bots (repeatable)",
-    )
-    p.add_argument(
-        "--maps-dir",
-        type=Path,
-        action="append",
-        metavar="DIR",
-        help="a folder of your own maps, looked in before maps/ of the current folder and "
-        "the bundled maps (repeatable)",
-    )
+    add_folder_options(p, maps=True)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judge.errors import UsageError
@@ -37,6 +38,21 @@ def add_limit_options(
         metavar="MB",
         help=memory_help or f"peak memory per run in MiB (default {MEMORY_LIMIT_MB.contest})",
     )
+
+
+def add_folder_options(p: argparse.ArgumentParser, maps: bool = False) -> None:
+    """``--bots-dir DIR`` (and with ``maps``, ``--maps-dir DIR``): folders of one's own,
+    looked in before bots/ (maps/) of the current folder and the bundled ones."""
+    kinds = ("bots", "maps") if maps else ("bots",)
+    for kind in kinds:
+        p.add_argument(
+            f"--{kind}-dir",
+            type=Path,
+            action="append",
+            metavar="DIR",
+            help=f"a folder of your own {kind}, looked in before {kind}/ of the current "
+            f"folder and the bundled {kind} (repeatable)",
+        )
 
 
 def limits_from(args: argparse.Namespace, needs_time_limit: str | None = None) -> Limits:
