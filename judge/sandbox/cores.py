@@ -5,10 +5,13 @@ another busy program gets half the time it was promised.  Two rounds at once
 with both seats running is four busy programs; on two cores each would get
 half a core and CPU-bound bots would lose on time to the judge's own
 parallelism.  So every run holds one core of the budget for its whole run and
-is pinned to it (the exec helper sets its CPU affinity before it forks the
-program; the program inherits it).  A run that finds no free core waits
-*before* its clock starts, in arrival order, never during its clock: ``--jobs``
-then only bounds how many rounds are in flight, never how many programs run.
+is pinned to it (a cgroup cpuset of that one core where cgroups allow, which the
+program cannot widen; else the CPU affinity the exec helper gives the program's
+process before exec, which all it starts inherits).  A run that finds no free
+core waits *before* its clock starts, in arrival order, never during its clock:
+``--jobs`` then only bounds how many rounds are in flight, never how many
+programs run.  As root the program also runs at :data:`BOT_NICE`, ahead of
+ordinary work on its core (the judge's own threads included).
 
 The budget by default is the cores this process may use: its CPU affinity
 (which also reflects a cpuset), cut down to the whole cores of a CPU quota

@@ -131,14 +131,28 @@ def pinning(m: Machine) -> str:
     )
 
 
+def _may_raise_priority() -> bool:
+    """Whether the judge holds CAP_SYS_NICE (root does, except in some containers)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
+            caps = next(line.split()[1] for line in f if line.startswith("CapEff:"))
+        return bool(int(caps, 16) >> 23 & 1)
+    except (OSError, StopIteration, IndexError, ValueError):
+        return False
+
+
 def priority(m: Machine) -> str:
     """Whether programs run ahead of ordinary work on their core."""
-    if m.root:
+    if m.root and _may_raise_priority():
         return (
             f"programs run at nice {BOT_NICE}, ahead of ordinary work (the judge's own "
             "threads included), their exec helper at -15 to kill on time"
         )
-    return "programs run at the judge's own priority (a nice below 0 needs root)"
+    return (
+        "programs run at the judge's own priority (a nice below 0 needs root, with "
+        "CAP_SYS_NICE); the sandbox's CPU cgroup, where there is one, still weighs as "
+        f"one program at nice {BOT_NICE} per core"
+    )
 
 
 def wait_source(m: Machine) -> str:
