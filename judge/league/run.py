@@ -29,6 +29,7 @@ from judge.evaluate import EvalRound, MapPlan, RoundSpec, plan_map, play_rounds
 from judge.league.config import LeagueConfig
 from judge.league.ratings import Entrant, Rater, Rating, choose_pairs, inherited
 from judge.league.store import DB_FILE, BotRow, PairRow, RoundRow, Store
+from judge.names import folder_name
 from judge.pentanomial import round_points
 from judge.sandbox import Limits, Sandbox
 
@@ -63,7 +64,8 @@ PairPlayer = Callable[[PairTask, Callable[[RoundRow], None], threading.Event], N
 
 
 def pair_folder(pair: int, a: str, b: str) -> str:
-    return f"{pair:06d}-{a}-vs-{b}"
+    """A pair's folder: its number and the two bots' folder forms (:mod:`judge.names`)."""
+    return f"{pair:06d}-{folder_name(a)}-vs-{folder_name(b)}"
 
 
 class SandboxPlayer:
@@ -308,10 +310,11 @@ class League:
         ]
         atomic.write_json(self.out / LEADERBOARD_JSON, {"leaderboard": board, "retired": retired})
         buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\n")
+        writer = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\r\n")
         writer.writeheader()
         writer.writerows(board)
-        atomic.write_text(self.out / LEADERBOARD_CSV, buf.getvalue())
+        # A byte order mark: spreadsheet programs then read the names as UTF-8.
+        atomic.write_bytes(self.out / LEADERBOARD_CSV, buf.getvalue().encode("utf-8-sig"))
         return board
 
     def page(
