@@ -116,17 +116,11 @@ def same_folder(a: str, b: str) -> bool:
     return folder_name(a).casefold() == folder_name(b).casefold()
 
 
-def distinct_folders(names: Sequence[str]) -> list[str]:
-    """Folder forms for names shown together, made distinct with ``-2``, ``-3``...
-
-    For ``judge match`` and ``judge eval``, whose names come from the bots
-    (two copies of one bot are a normal thing to play); a tournament refuses
-    clashing team names instead (:func:`folder_clashes`).
-    """
+def _numbered(bases: Sequence[str]) -> list[str]:
+    """Each value made distinct (without case) by adding ``-2``, ``-3``... to later equal ones."""
     taken: set[str] = set()
     out = []
-    for name in names:
-        base = folder_name(name)
+    for base in bases:
         form, n = base, 1
         while form.casefold() in taken:
             n += 1
@@ -136,19 +130,19 @@ def distinct_folders(names: Sequence[str]) -> list[str]:
     return out
 
 
+def distinct_folders(names: Sequence[str]) -> list[str]:
+    """Folder forms for names shown together, made distinct with ``-2``, ``-3``...
+
+    For ``judge match`` and ``judge eval``, whose names come from the bots
+    (two copies of one bot are a normal thing to play); a tournament refuses
+    clashing team names instead.
+    """
+    return _numbered([folder_name(name) for name in names])
+
+
 def distinct_names(names: Sequence[str]) -> list[str]:
     """Names shown together made distinct: ``greedy``, ``greedy`` -> ``greedy``, ``greedy-2``."""
-    seen: set[str] = set()
-    out = []
-    for name in names:
-        base = normalise(name) or "bot"
-        shown, n = base, 1
-        while shown.casefold() in seen:
-            n += 1
-            shown = f"{base}-{n}"
-        seen.add(shown.casefold())
-        out.append(shown)
-    return out
+    return _numbered([normalise(name) or "bot" for name in names])
 
 
 def match_folder(first: str, second: str) -> str:

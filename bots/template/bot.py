@@ -52,14 +52,19 @@ DIRECTIONS = [(-1, 0), (0, -1), (0, 1), (1, 0)]  # up, left, right, down
 
 
 def read_map(path: str = "MAP.INP") -> tuple:
-    """Return (m, n, k, me, opp, gold, shield, grid).
+    """Return (m, n, k, me, opp, gold, shield, grid) read from MAP.INP."""
+    with open(path, encoding="utf-8-sig", errors="replace") as f:
+        return parse_map(f.read())
+
+
+def parse_map(text: str) -> tuple:
+    """MAP.INP's text as (m, n, k, me, opp, gold, shield, grid).
 
     grid[r][c] is an int (gold), "D" or "S", with r, c 0-based inside Python;
     me and opp are 1-based (row, column) pairs exactly as in the file, or None
     on the placement turn.
     """
-    with open(path, encoding="utf-8-sig", errors="replace") as f:
-        tokens = f.read().split()          # split() handles spaces/tabs/CRLF
+    tokens = text.split()                   # split() handles spaces/tabs/CRLF
     m, n, k = int(tokens[0]), int(tokens[1]), int(tokens[2])
     i1, j1, i2, j2 = (int(t) for t in tokens[3:7])
     gold, shield = int(tokens[7]), tokens[8] == "1"
@@ -97,74 +102,187 @@ def write_move(i: int, j: int, path: str = "MOVE.OUT") -> None:
         f.write("%d %d\n" % (i, j))         # row first, 1-based
 
 
+def neighbours(m: int, n: int, cell: Cell) -> list:
+    """The cells sharing an edge with `cell`, inside the map (1-based)."""
+    out = []
+    for di, dj in DIRECTIONS:
+        i, j = cell[0] + di, cell[1] + dj
+        if 1 <= i <= m and 1 <= j <= n:
+            out.append((i, j))
+    return out
+
+
+def distances(m: int, n: int, grid: list, shield: bool, start: Cell) -> dict:
+    """Breadth-first search: {cell: number of moves from `start`}.
+
+    Reefs (D) are walls unless we carry a shield.  The other boat is not a
+    wall here (it moves); cells missing from the result cannot be reached.
+    """
+    dist = {start: 0}
+    queue = [start]
+    for cell in queue:                      # the list grows while we walk it
+        for nxt in neighbours(m, n, cell):
+            if nxt in dist:
+                continue
+            if grid[nxt[0] - 1][nxt[1] - 1] == "D" and not shield:
+                continue
+            dist[nxt] = dist[cell] + 1
+            queue.append(nxt)
+    return dist
+
+
+def gold_at(grid: list, cell: Cell) -> int:
+    v = grid[cell[0] - 1][cell[1] - 1]
+    return v if isinstance(v, int) else 0   # "D" and "S" hold no gold
+
+
 def choose_start(m: int, n: int, grid: list, tried: list) -> Cell:
-    """Placement: the first 0-cell (row by row) we have not named before."""
-    first = None
-    for r in range(m):
-        for c in range(n):
-            if grid[r][c] == 0:             # int 0: no gold, not D, not S
-                cell = (r + 1, c + 1)       # to 1-based
-                if first is None:
-                    first = cell
-                if cell not in tried:
-                    return cell
-    return first or (1, 1)
+    """Placement: the 0-cell with the most gold close by, not named before.
+
+    A gold cell d steps away (counted along rows and columns) adds its value
+    times 4 - d (so only cells up to 3 steps away count, the nearest most);
+    whole numbers only, so the C++ and Pascal kits compute exactly the same.
+    """
+    best, best_score = None, -1
+    for i in range(1, m + 1):
+        for j in range(1, n + 1):
+            if grid[i - 1][j - 1] != 0 or (i, j) in tried:
+                continue                    # a start must hold exactly 0
+            score = 0
+            for gi in range(max(1, i - 3), min(m, i + 3) + 1):
+                for gj in range(max(1, j - 3), min(n, j + 3) + 1):
+                    d = abs(i - gi) + abs(j - gj)
+                    if d <= 3:
+                        score += gold_at(grid, (gi, gj)) * (4 - d)
+            if score > best_score:
+                best, best_score = (i, j), score
+    if best is not None:
+        return best
+    zeros = [(i, j) for i in range(1, m + 1) for j in range(1, n + 1)
+             if grid[i - 1][j - 1] == 0]
+    return zeros[0] if zeros else (1, 1)
 
 
-def choose_move(m: int, n: int, me: Cell, opp: Cell | None, shield: bool,
-                grid: list) -> Cell:
-    """A simple legal move: grab neighbouring gold, else the first safe
-    neighbour, else stay.  "Safe": inside the map, not D (unless shielded),
-    not the opponent's cell and not a cell the opponent could reach now."""
-    def inside(i: int, j: int) -> bool:
-        return 1 <= i <= m and 1 <= j <= n
+def choose_target(m: int, n: int, k: int, grid: list, dist: dict,
+                  kept: Cell | None) -> Cell | None:
+    """The gold cell to go for, or None when no gold can be reached in time.
 
-    def value(i: int, j: int) -> int | str:
-        return grid[i - 1][j - 1]           # 1-based in, grid is 0-based
+    We keep the target chosen before (`kept`, from STATE.OUT) while it still
+    holds gold and can be reached: switching targets every turn is how a boat
+    ends up walking back and forth between two cells.
+    """
+    def usable(cell: Cell) -> bool:
+        return cell in dist and 0 < dist[cell] <= k and gold_at(grid, cell) > 0
 
+    if kept is not None and usable(kept):
+        return kept
+    best = None
+    for i in range(1, m + 1):              # row by row: ties go to the top-left
+        for j in range(1, n + 1):
+            cell = (i, j)
+            if not usable(cell):
+                continue
+            if best is None:
+                best = cell
+                continue
+            # Most gold per move (v / d compared as v * d' against v' * d,
+            # whole numbers only), then the nearer one.
+            mine = gold_at(grid, cell) * dist[best]
+            theirs = gold_at(grid, best) * dist[cell]
+            if mine > theirs or (mine == theirs and dist[cell] < dist[best]):
+                best = cell
+    return best
+
+
+def choose_move(m: int, n: int, k: int, me: Cell, opp: Cell | None,
+                shield: bool, grid: list, kept: Cell | None,
+                prev: Cell | None) -> tuple:
+    """One step along a shortest path to the target gold; returns (cell, target).
+
+    "Safe" cells are inside the map, not a reef (unless we carry a shield),
+    not the other boat's cell and not a cell it can move to now (two boats on
+    one cell both sink).  Each step brings us one move closer to the same
+    target; when the only such steps are unsafe we wait a turn, and we step
+    aside only when the other boat could hit us where we are.  We never step
+    back to `prev` (where we were last turn) unless it is the only safe cell:
+    so the boat does not walk back and forth between two cells.
+    """
     danger = set()
     if opp is not None:
-        danger.add(opp)
-        for di, dj in DIRECTIONS:
-            danger.add((opp[0] + di, opp[1] + dj))
+        danger = {opp, *neighbours(m, n, opp)}
 
-    safe = []
-    for di, dj in DIRECTIONS:
-        i, j = me[0] + di, me[1] + dj
-        if not inside(i, j) or (i, j) in danger:
-            continue
-        if value(i, j) == "D" and not shield:
-            continue
-        safe.append((i, j))
+    def safe(c: Cell) -> bool:
+        return c not in danger and (shield or grid[c[0] - 1][c[1] - 1] != "D")
 
-    for i, j in safe:                       # gold next to us: take it
-        v = value(i, j)
-        if isinstance(v, int) and v > 0:    # a number, not "D" or "S"
-            return i, j
-    if safe:
-        return safe[0]
-    return me                               # own cell = "not adjacent" = stay
+    dist = distances(m, n, grid, shield, me)
+    target = choose_target(m, n, k, grid, dist, kept)
+    back = distances(m, n, grid, shield, target) if target is not None else {}
+    if target is not None:
+        best = None                         # the richer step; ties: the first
+        for c in neighbours(m, n, me):
+            if back.get(c) == back[me] - 1 and safe(c) and c != prev:
+                if best is None or gold_at(grid, c) > gold_at(grid, best):
+                    best = c
+        if best is not None:
+            return best, target
+    if me not in danger:
+        return me, target                   # blocked for now, or no gold left: wait
+    # The other boat can reach our cell: step aside, not back where we came
+    # from if we can help it, and as near the target as we can.
+    far = m * n
+    best = None
+    for c in neighbours(m, n, me):
+        if not safe(c):
+            continue
+        key = (c == prev, back.get(c, far))
+        if best is None or key < best_key:
+            best, best_key = c, key
+    return (best if best is not None else me), target
+
+
+def parse_state(state: str | None) -> tuple:
+    """STATE.OUT as this bot writes it: (cells "tried" at placement, the
+    "target" kept, the cell we moved "from" last turn), None when absent."""
+    tried: list = []
+    target = prev = None
+    for line in (state or "").splitlines():
+        words = line.split()
+        nums = [int(x) for x in words[1:] if x.isdigit()]
+        if words[:1] == ["tried"]:
+            tried = [(nums[p], nums[p + 1]) for p in range(0, len(nums) - 1, 2)]
+        elif words[:1] == ["target"] and len(nums) == 2:
+            target = (nums[0], nums[1])
+        elif words[:1] == ["from"] and len(nums) == 2:
+            prev = (nums[0], nums[1])
+    return tried, target, prev
+
+
+def format_state(tried: list, target: Cell | None, here: Cell | None) -> str:
+    text = "tried" + "".join(" %d %d" % c for c in tried) + "\n"
+    if target is not None:
+        text += "target %d %d\n" % target
+    if here is not None:
+        text += "from %d %d\n" % here
+    return text
 
 
 def main() -> None:
     m, n, k, me, opp, gold, shield, grid = read_map()
-    state = read_state()
+    tried, target, prev = parse_state(read_state())
 
     if me is None:
-        # Placement turn.  Our STATE.OUT lists the cells named so far this
-        # round; if it exists, this is a re-ask and we must pick another.
-        tried: list = []
-        if state is not None:
-            nums = [int(x) for x in state.split() if x.isdigit()]
-            tried = [(nums[p], nums[p + 1]) for p in range(0, len(nums) - 1, 2)]
+        # Placement turn.  STATE.OUT lists the cells named so far this round;
+        # if it exists, this is a re-ask and we must pick another cell.
         i, j = choose_start(m, n, grid, tried)
         tried.append((i, j))
-        write_state("tried " + " ".join("%d %d" % c for c in tried) + "\n")
+        target = None
     else:
-        i, j = choose_move(m, n, me, opp, shield, grid)
-        # STATE.OUT stays as it is unless you rewrite it: a good place for
-        # history, plans, what you learnt about the opponent...
+        # STATE.OUT carries our target from turn to turn: a good place for
+        # more (history, plans, what you learnt about the opponent...).
+        (i, j), target = choose_move(m, n, k, me, opp, shield, grid, target,
+                                     prev)
 
+    write_state(format_state(tried, target, me))
     write_move(i, j)
 
 

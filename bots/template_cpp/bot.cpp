@@ -26,7 +26,9 @@
 // to the screen.
 // RE-ASK: if both boats name the same start cell, both programs run again with
 // the same MAP.INP; STATE.OUT then already exists: name another cell.
+#include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -94,67 +96,179 @@ static void write_file(const std::string &path, const std::string &text) {
     out << text;
 }
 
-// Placement: the first 0-cell (row by row) not named before.
+static std::vector<Cell> neighbours(const Game &g, Cell c) {
+    std::vector<Cell> out;                            // up, left, right, down; inside only
+    for (const auto &d : DIRECTIONS) {
+        Cell x{c.first + d[0], c.second + d[1]};
+        if (g.inside(x)) out.push_back(x);
+    }
+    return out;
+}
+
+static int gold_at(const Game &g, Cell c) { return g.at(c) > 0 ? g.at(c) : 0; }
+
+using Dist = std::vector<std::vector<int>>;          // moves from the start; -1: unreachable
+
+// Breadth-first search from `start`: reefs are walls unless we carry a shield.
+// The other boat is not a wall here (it moves).
+static Dist distances(const Game &g, Cell start) {
+    Dist dist(g.m + 1, std::vector<int>(g.n + 1, -1));
+    std::vector<Cell> queue{start};
+    dist[start.first][start.second] = 0;
+    for (size_t q = 0; q < queue.size(); q++) {
+        Cell c = queue[q];
+        for (Cell x : neighbours(g, c)) {
+            if (dist[x.first][x.second] >= 0) continue;
+            if (g.at(x) == REEF && !g.shield) continue;
+            dist[x.first][x.second] = dist[c.first][c.second] + 1;
+            queue.push_back(x);
+        }
+    }
+    return dist;
+}
+
+// Placement: the 0-cell with the most gold close by, not named before.  A gold
+// cell d steps away adds its value times 4 - d (up to 3 steps away).
 static Cell choose_start(const Game &g, const std::vector<Cell> &tried) {
-    Cell first = NONE;
+    Cell best = NONE;
+    int best_score = -1;
     for (int i = 1; i <= g.m; i++)
         for (int j = 1; j <= g.n; j++) {
             if (g.at({i, j}) != 0) continue;         // gold, a reef or a shield
-            if (first == NONE) first = {i, j};
             bool named = false;
             for (const Cell &c : tried) named = named || c == Cell{i, j};
-            if (!named) return {i, j};
+            if (named) continue;
+            int score = 0;
+            for (int gi = std::max(1, i - 3); gi <= std::min(g.m, i + 3); gi++)
+                for (int gj = std::max(1, j - 3); gj <= std::min(g.n, j + 3); gj++) {
+                    int d = std::abs(i - gi) + std::abs(j - gj);
+                    if (d <= 3) score += gold_at(g, {gi, gj}) * (4 - d);
+                }
+            if (score > best_score) { best = {i, j}; best_score = score; }
         }
-    return first == NONE ? Cell{1, 1} : first;
+    if (best != NONE) return best;
+    for (int i = 1; i <= g.m; i++)
+        for (int j = 1; j <= g.n; j++)
+            if (g.at({i, j}) == 0) return {i, j};
+    return {1, 1};
 }
 
-// A simple legal move: neighbouring gold, else the first safe neighbour, else
-// stay.  Safe: inside, not a reef (unless shielded), not the opponent's cell
-// and not a cell the opponent can reach this turn.
-static Cell choose_move(const Game &g) {
+// The gold cell to go for (NONE: none can be reached in time).  The target kept
+// in STATE.OUT stays while it still holds gold and can be reached: switching
+// targets every turn is how a boat ends up walking back and forth.
+static Cell choose_target(const Game &g, const Dist &dist, Cell kept) {
+    auto usable = [&](Cell c) {
+        int d = dist[c.first][c.second];
+        return gold_at(g, c) > 0 && d > 0 && d <= g.k;
+    };
+    if (kept != NONE && g.inside(kept) && usable(kept)) return kept;
+    Cell best = NONE;
+    for (int i = 1; i <= g.m; i++)                   // row by row: ties go top-left
+        for (int j = 1; j <= g.n; j++) {
+            Cell c{i, j};
+            if (!usable(c)) continue;
+            if (best == NONE) { best = c; continue; }
+            int dc = dist[i][j], db = dist[best.first][best.second];
+            int mine = gold_at(g, c) * db, theirs = gold_at(g, best) * dc;  // v/d, exactly
+            if (mine > theirs || (mine == theirs && dc < db)) best = c;
+        }
+    return best;
+}
+
+// One step along a shortest path to the target gold (see the Python starter):
+// safe = inside, not a reef unless shielded, not the other boat's cell nor one
+// it can move to now.  Never back to `prev` (last turn's cell) unless it is the
+// only safe cell.  Returns the move; `target` is updated.
+static Cell choose_move(const Game &g, Cell &target, Cell prev) {
     std::vector<Cell> danger;
     if (g.opp != NONE) {
         danger.push_back(g.opp);
-        for (const auto &d : DIRECTIONS) danger.push_back({g.opp.first + d[0], g.opp.second + d[1]});
+        for (Cell x : neighbours(g, g.opp)) danger.push_back(x);
     }
-    std::vector<Cell> safe;
-    for (const auto &d : DIRECTIONS) {
-        Cell c{g.me.first + d[0], g.me.second + d[1]};
-        bool risky = !g.inside(c);
-        for (const Cell &x : danger) risky = risky || x == c;
-        if (risky || (g.at(c) == REEF && !g.shield)) continue;
-        safe.push_back(c);
+    auto risky = [&](Cell c) {
+        for (const Cell &x : danger) if (x == c) return true;
+        return false;
+    };
+    auto safe = [&](Cell c) { return !risky(c) && (g.shield || g.at(c) != REEF); };
+    Dist dist = distances(g, g.me);
+    target = choose_target(g, dist, target);
+    Dist back;
+    if (target != NONE) back = distances(g, target);
+    auto to_target = [&](Cell c) {                   // moves to the target; m*n if none
+        int d = target != NONE ? back[c.first][c.second] : -1;
+        return d >= 0 ? d : g.m * g.n;
+    };
+    if (target != NONE) {
+        int here = back[g.me.first][g.me.second];
+        Cell best = NONE;
+        for (Cell c : neighbours(g, g.me)) {
+            if (back[c.first][c.second] != here - 1 || !safe(c) || c == prev) continue;
+            if (best == NONE || gold_at(g, c) > gold_at(g, best)) best = c;
+        }
+        if (best != NONE) return best;
     }
-    for (const Cell &c : safe)
-        if (g.at(c) > 0) return c;                   // gold next to us: take it
-    if (!safe.empty()) return safe[0];
-    return g.me;                                     // own cell = stay
+    if (!risky(g.me)) return g.me;                   // blocked for now, or no gold left: wait
+    Cell best = NONE;                                // the other boat can hit us: step aside
+    for (Cell c : neighbours(g, g.me)) {
+        if (!safe(c)) continue;
+        if (best == NONE) { best = c; continue; }
+        bool cp = c == prev, bp = best == prev;
+        if (cp < bp || (cp == bp && to_target(c) < to_target(best))) best = c;
+    }
+    return best != NONE ? best : g.me;
+}
+
+// STATE.OUT as this bot writes it: "tried i j i j ...", "target i j", "from i j".
+static void parse_state(const std::string &state, std::vector<Cell> &tried, Cell &target,
+                        Cell &prev) {
+    std::istringstream lines(state);
+    for (std::string line; std::getline(lines, line);) {
+        std::istringstream in(line);
+        std::string head;
+        in >> head;
+        std::vector<int> nums;
+        for (std::string w; in >> w;)
+            if (!w.empty() && std::isdigit((unsigned char)w[0])) nums.push_back(std::stoi(w));
+        if (head == "tried") {
+            tried.clear();
+            for (size_t p = 0; p + 1 < nums.size(); p += 2) tried.push_back({nums[p], nums[p + 1]});
+        } else if (head == "target" && nums.size() == 2) {
+            target = {nums[0], nums[1]};
+        } else if (head == "from" && nums.size() == 2) {
+            prev = {nums[0], nums[1]};
+        }
+    }
+}
+
+static std::string format_state(const std::vector<Cell> &tried, Cell target, Cell here) {
+    std::string text = "tried";
+    for (const Cell &c : tried) text += " " + std::to_string(c.first) + " " + std::to_string(c.second);
+    text += "\n";
+    if (target != NONE)
+        text += "target " + std::to_string(target.first) + " " + std::to_string(target.second) + "\n";
+    if (here != NONE)
+        text += "from " + std::to_string(here.first) + " " + std::to_string(here.second) + "\n";
+    return text;
 }
 
 int main() {
     Game g = read_map();
     std::string state;
-    bool has_state = read_state(state);
-    Cell move;
+    read_state(state);
+    std::vector<Cell> tried;
+    Cell target = NONE, prev = NONE, move;
+    parse_state(state, tried, target, prev);
     if (g.me == NONE) {
-        // Placement.  STATE.OUT lists the cells named so far this round.
-        std::vector<Cell> tried;
-        if (has_state) {
-            std::istringstream in(state);
-            std::vector<int> nums;
-            for (std::string w; in >> w;)
-                if (!w.empty() && std::isdigit((unsigned char)w[0])) nums.push_back(std::stoi(w));
-            for (size_t p = 0; p + 1 < nums.size(); p += 2) tried.push_back({nums[p], nums[p + 1]});
-        }
+        // Placement.  STATE.OUT lists the cells named so far this round: if it
+        // exists, this is a re-ask and we must pick another cell.
         move = choose_start(g, tried);
         tried.push_back(move);
-        std::string text = "tried";
-        for (const Cell &c : tried) text += " " + std::to_string(c.first) + " " + std::to_string(c.second);
-        write_file("STATE.OUT", text + "\n");
+        target = NONE;
     } else {
-        move = choose_move(g);
-        // STATE.OUT stays as it is unless you rewrite it: keep history or plans there.
+        // STATE.OUT carries our target from turn to turn: a good place for more.
+        move = choose_move(g, target, prev);
     }
+    write_file("STATE.OUT", format_state(tried, target, g.me));
     write_file("MOVE.OUT", std::to_string(move.first) + " " + std::to_string(move.second) + "\n");
     return 0;
 }

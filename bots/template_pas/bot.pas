@@ -38,6 +38,7 @@ const
 
 type
   TCell = record i, j: integer; end;
+  TDist = array[1..MAXN, 1..MAXN] of integer;   { moves from a start; -1: unreachable }
 
 var
   M, N, K, Gold: integer;
@@ -135,117 +136,298 @@ begin
   Inside := (c.i >= 1) and (c.i <= M) and (c.j >= 1) and (c.j <= N);
 end;
 
-{ Placement: the first 0-cell (row by row) not named before. }
+function GoldAt(const c: TCell): integer;
+begin
+  if Grid[c.i, c.j] > 0 then GoldAt := Grid[c.i, c.j] else GoldAt := 0;
+end;
+
+function Passable(const c: TCell): boolean;
+begin
+  Passable := HasShield or (Grid[c.i, c.j] <> REEF);
+end;
+
+{ Breadth-first search from start: reefs are walls unless we carry a shield;
+  the other boat is not a wall here (it moves); -1 = unreachable. }
+procedure Distances(const start: TCell; var dist: TDist);
+var
+  queue: array[1..MAXN * MAXN] of TCell;
+  head, tail, d: integer;
+  c, x: TCell;
+  r, s: integer;
+begin
+  for r := 1 to MAXN do
+    for s := 1 to MAXN do
+      dist[r, s] := -1;
+  dist[start.i, start.j] := 0;
+  head := 1; tail := 1;
+  queue[1] := start;
+  while head <= tail do
+  begin
+    c := queue[head];
+    Inc(head);
+    for d := 0 to 3 do
+    begin
+      x := MakeCell(c.i + DI[d], c.j + DJ[d]);
+      if not Inside(x) then continue;
+      if dist[x.i, x.j] >= 0 then continue;
+      if not Passable(x) then continue;
+      dist[x.i, x.j] := dist[c.i, c.j] + 1;
+      Inc(tail);
+      queue[tail] := x;
+    end;
+  end;
+end;
+
+{ Placement: the 0-cell with the most gold close by, not named before.  A gold
+  cell d steps away adds its value times 4 - d (up to 3 steps away). }
 function ChooseStart: TCell;
 var
-  i, j, t: integer;
-  first: TCell;
+  i, j, t, gi, gj, d, score, bestScore: integer;
+  best: TCell;
   named: boolean;
 begin
-  first := MakeCell(0, 0);
+  best := MakeCell(0, 0);
+  bestScore := -1;
   for i := 1 to M do
     for j := 1 to N do
       if Grid[i, j] = 0 then
       begin
-        if first.i = 0 then first := MakeCell(i, j);
         named := false;
         for t := 1 to NTried do
           if SameCell(Tried[t], MakeCell(i, j)) then named := true;
-        if not named then
+        if named then continue;
+        score := 0;
+        for gi := i - 3 to i + 3 do
+          for gj := j - 3 to j + 3 do
+            if (gi >= 1) and (gi <= M) and (gj >= 1) and (gj <= N) then
+            begin
+              d := Abs(i - gi) + Abs(j - gj);
+              if d <= 3 then score := score + GoldAt(MakeCell(gi, gj)) * (4 - d);
+            end;
+        if score > bestScore then
         begin
-          ChooseStart := MakeCell(i, j);
-          exit;
+          best := MakeCell(i, j);
+          bestScore := score;
         end;
       end;
-  if first.i = 0 then first := MakeCell(1, 1);
-  ChooseStart := first;
+  if best.i = 0 then
+    for i := M downto 1 do                 { all named before: the first 0-cell }
+      for j := N downto 1 do
+        if Grid[i, j] = 0 then best := MakeCell(i, j);
+  if best.i = 0 then best := MakeCell(1, 1);
+  ChooseStart := best;
 end;
 
-{ A simple legal move: neighbouring gold, else the first safe neighbour, else
-  stay.  Safe: inside, not a reef (unless shielded), not the opponent's cell
-  and not a cell the opponent can reach this turn. }
-function ChooseMove: TCell;
+{ The gold cell to go for (i = 0: none can be reached in time).  The target kept
+  in STATE.OUT stays while it still holds gold and can be reached: switching
+  targets every turn is how a boat ends up walking back and forth. }
+function ChooseTarget(const dist: TDist; const kept: TCell): TCell;
 var
-  d, e, nsafe: integer;
-  c: TCell;
-  risky: boolean;
-  safe: array[0..3] of TCell;
+  i, j, mine, theirs: integer;
+  best, c: TCell;
+
+  function Usable(const x: TCell): boolean;
+  begin
+    Usable := Inside(x) and (dist[x.i, x.j] > 0) and (dist[x.i, x.j] <= K)
+              and (GoldAt(x) > 0);
+  end;
+
 begin
-  nsafe := 0;
+  if (kept.i > 0) and Usable(kept) then
+  begin
+    ChooseTarget := kept;
+    exit;
+  end;
+  best := MakeCell(0, 0);
+  for i := 1 to M do                       { row by row: ties go to the top-left }
+    for j := 1 to N do
+    begin
+      c := MakeCell(i, j);
+      if not Usable(c) then continue;
+      if best.i = 0 then
+      begin
+        best := c;
+        continue;
+      end;
+      mine := GoldAt(c) * dist[best.i, best.j];     { v / d compared exactly }
+      theirs := GoldAt(best) * dist[i, j];
+      if (mine > theirs) or ((mine = theirs) and (dist[i, j] < dist[best.i, best.j])) then
+        best := c;
+    end;
+  ChooseTarget := best;
+end;
+
+function Risky(const c: TCell): boolean;
+var
+  e: integer;
+begin
+  Risky := false;
+  if Opp.i = 0 then exit;
+  if SameCell(c, Opp) then Risky := true;
+  for e := 0 to 3 do
+    if SameCell(c, MakeCell(Opp.i + DI[e], Opp.j + DJ[e])) then Risky := true;
+end;
+
+function Safe(const c: TCell): boolean;
+begin
+  Safe := not Risky(c) and Passable(c);
+end;
+
+{ One step along a shortest path to the target gold (see the Python starter):
+  safe = inside, not a reef unless shielded, not the other boat's cell nor one
+  it can move to now.  Never back to prev (last turn's cell) unless it is the
+  only safe cell.  Target is updated. }
+function ChooseMove(var target: TCell; const prev: TCell): TCell;
+var
+  dist, back: TDist;
+  d, here, r, s: integer;
+  c, best: TCell;
+  cp, bp: boolean;
+
+  function ToTarget(const x: TCell): integer;   { moves to the target; M*N if none }
+  begin
+    if (target.i > 0) and (back[x.i, x.j] >= 0) then ToTarget := back[x.i, x.j]
+    else ToTarget := M * N;
+  end;
+
+begin
+  Distances(Me, dist);
+  target := ChooseTarget(dist, target);
+  for r := 1 to MAXN do
+    for s := 1 to MAXN do
+      back[r, s] := -1;
+  if target.i > 0 then
+  begin
+    Distances(target, back);
+    here := back[Me.i, Me.j];
+    best := MakeCell(0, 0);
+    for d := 0 to 3 do
+    begin
+      c := MakeCell(Me.i + DI[d], Me.j + DJ[d]);
+      if not Inside(c) then continue;
+      if (back[c.i, c.j] <> here - 1) or not Safe(c) or SameCell(c, prev) then continue;
+      if (best.i = 0) or (GoldAt(c) > GoldAt(best)) then best := c;
+    end;
+    if best.i > 0 then
+    begin
+      ChooseMove := best;
+      exit;
+    end;
+  end;
+  if not Risky(Me) then
+  begin
+    ChooseMove := Me;                       { blocked for now, or no gold left: wait }
+    exit;
+  end;
+  best := MakeCell(0, 0);                   { the other boat can hit us: step aside }
   for d := 0 to 3 do
   begin
     c := MakeCell(Me.i + DI[d], Me.j + DJ[d]);
-    risky := not Inside(c);
-    if (Opp.i > 0) and not risky then
+    if not Inside(c) or not Safe(c) then continue;
+    if best.i = 0 then
     begin
-      if SameCell(c, Opp) then risky := true;
-      for e := 0 to 3 do
-        if SameCell(c, MakeCell(Opp.i + DI[e], Opp.j + DJ[e])) then risky := true;
+      best := c;
+      continue;
     end;
-    if risky then continue;
-    if (Grid[c.i, c.j] = REEF) and not HasShield then continue;
-    safe[nsafe] := c;
-    Inc(nsafe);
+    cp := SameCell(c, prev);
+    bp := SameCell(best, prev);
+    if (not cp and bp) or ((cp = bp) and (ToTarget(c) < ToTarget(best))) then best := c;
   end;
-  for d := 0 to nsafe - 1 do
-    if Grid[safe[d].i, safe[d].j] > 0 then      { gold next to us: take it }
-    begin
-      ChooseMove := safe[d];
-      exit;
-    end;
-  if nsafe > 0 then ChooseMove := safe[0]
-  else ChooseMove := Me;                        { own cell = stay }
+  if best.i > 0 then ChooseMove := best else ChooseMove := Me;
 end;
 
-procedure ReadTried;
+{ STATE.OUT as this bot writes it: "tried i j i j ...", "target i j", "from i j". }
+procedure ReadState(var target, prev: TCell);
 var
-  words: array[0..2 * MAXTRIED + 1] of string;
-  count, p, v, code: integer;
+  f: text;
+  line, w: string;
   nums: array[0..2 * MAXTRIED + 1] of integer;
-  nnums: integer;
-  found: boolean;
+  nnums, p, v, code: integer;
+  head: string;
+  first: boolean;
 begin
   NTried := 0;
-  ReadWords('STATE.OUT', words, count, found);
-  nnums := 0;
-  for p := 0 to count - 1 do
+  target := MakeCell(0, 0);
+  prev := MakeCell(0, 0);
+  Assign(f, 'STATE.OUT');
+  FileMode := 0;
+  {$I-} Reset(f); {$I+}
+  if IOResult <> 0 then exit;              { first run of the round }
+  while not Eof(f) do
   begin
-    Val(words[p], v, code);
-    if (code = 0) and (words[p][1] in ['0'..'9']) then
+    ReadLn(f, line);
+    head := '';
+    nnums := 0;
+    first := true;
+    line := line + ' ';
+    w := '';
+    for p := 1 to Length(line) do
+      if line[p] in [#9, #13, ' '] then
+      begin
+        if w <> '' then
+        begin
+          if first then head := w
+          else
+          begin
+            Val(w, v, code);
+            if (code = 0) and (w[1] in ['0'..'9']) and (nnums <= High(nums)) then
+            begin
+              nums[nnums] := v;
+              Inc(nnums);
+            end;
+          end;
+          first := false;
+        end;
+        w := '';
+      end
+      else
+        w := w + line[p];
+    if head = 'tried' then
     begin
-      nums[nnums] := v;
-      Inc(nnums);
-    end;
+      NTried := 0;
+      p := 0;
+      while (p + 1 < nnums) and (NTried < MAXTRIED - 1) do
+      begin
+        Inc(NTried);
+        Tried[NTried] := MakeCell(nums[p], nums[p + 1]);
+        Inc(p, 2);
+      end;
+    end
+    else if (head = 'target') and (nnums = 2) then
+      target := MakeCell(nums[0], nums[1])
+    else if (head = 'from') and (nnums = 2) then
+      prev := MakeCell(nums[0], nums[1]);
   end;
-  p := 0;
-  while (p + 1 < nnums) and (NTried < MAXTRIED - 1) do
-  begin
-    Inc(NTried);
-    Tried[NTried] := MakeCell(nums[p], nums[p + 1]);
-    Inc(p, 2);
-  end;
+  Close(f);
 end;
 
 var
-  move: TCell;
+  move, target, prev: TCell;
   text: string;
   t: integer;
 begin
   ReadMap;
+  ReadState(target, prev);
   if Me.i = 0 then
   begin
-    { Placement.  STATE.OUT lists the cells named so far this round. }
-    ReadTried;
+    { Placement.  STATE.OUT lists the cells named so far this round: if it
+      exists, this is a re-ask and we must pick another cell. }
     move := ChooseStart;
     Inc(NTried);
     Tried[NTried] := move;
-    text := 'tried';
-    for t := 1 to NTried do
-      text := text + ' ' + IntToStr(Tried[t].i) + ' ' + IntToStr(Tried[t].j);
-    WriteText('STATE.OUT', text + LineEnding);
+    target := MakeCell(0, 0);
   end
   else
-    move := ChooseMove;
-    { STATE.OUT stays as it is unless you rewrite it: keep history or plans there. }
+    { STATE.OUT carries our target from turn to turn: a good place for more. }
+    move := ChooseMove(target, prev);
+  text := 'tried';
+  for t := 1 to NTried do
+    text := text + ' ' + IntToStr(Tried[t].i) + ' ' + IntToStr(Tried[t].j);
+  text := text + LineEnding;
+  if target.i > 0 then
+    text := text + 'target ' + IntToStr(target.i) + ' ' + IntToStr(target.j) + LineEnding;
+  if Me.i > 0 then
+    text := text + 'from ' + IntToStr(Me.i) + ' ' + IntToStr(Me.j) + LineEnding;
+  WriteText('STATE.OUT', text);
   WriteText('MOVE.OUT', IntToStr(move.i) + ' ' + IntToStr(move.j) + LineEnding);
 end.

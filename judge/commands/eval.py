@@ -10,12 +10,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from judge.commands.options import (
+    add_bot_folder_options,
     add_cores_option,
     add_limit_options,
     cores_line,
     fail,
     jobs_from,
     limits_from,
+    open_sandbox,
 )
 from judge.settings import DEFAULT_SIZES
 
@@ -173,14 +175,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="play the rounds on the Dask scheduler at ADDRESS (tcp://host:8786), or on "
         "local:N worker processes started for the run",
     )
-    p.add_argument(
-        "--bots-dir",
-        type=Path,
-        action="append",
-        metavar="DIR",
-        help="a folder of your own bots, looked in before bots/ of the current folder and "
-        "the bundled bots (repeatable)",
-    )
+    add_bot_folder_options(p)
 
 
 def _rounds(args: argparse.Namespace, sprt: Sprt | None) -> int:
@@ -260,9 +255,6 @@ def _request(args: argparse.Namespace) -> EvalRequest:
 @contextlib.contextmanager
 def _venue(cluster: str | None, jobs: int, cores: str | None) -> Iterator[Venue]:
     """This machine's sandbox (``jobs`` threads, ``cores``), or the cluster's workers."""
-    from judge.errors import UsageError
-    from judge.evaluate import EvalError
-    from judge.sandbox import CoreSpecError, Sandbox, SandboxError
     from judge.scheduler import ThreadExecutor, Venue
 
     if cluster:
@@ -271,13 +263,7 @@ def _venue(cluster: str | None, jobs: int, cores: str | None) -> Iterator[Venue]
         with cluster_venue(cluster, jobs or None, require_full=False) as venue:
             yield venue
         return
-    try:
-        sandbox = Sandbox(cores=cores)
-    except CoreSpecError as exc:
-        raise UsageError(str(exc)) from None
-    except (OSError, SandboxError) as exc:
-        raise EvalError(f"cannot set up the sandbox: {exc}", 3) from None
-    with sandbox:
+    with open_sandbox(cores=cores) as sandbox:
         yield Venue(ThreadExecutor(sandbox, jobs), "", sandbox, lambda: f"{jobs} at once")
 
 

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judge.commands.options import add_cores_option, cores_line, fail, jobs_from
+from judge.commands.options import add_cores_option, cores_line, fail, jobs_from, open_sandbox
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     from judge.commands.signals import exit_code, stop_on_signals
     from judge.league.config import PAIRS, load_league
     from judge.league.run import League, RoundsPlayer
-    from judge.sandbox import CoreSpecError, Limits, Sandbox, SandboxError
+    from judge.sandbox import Limits
     from judge.views.html import write_index_html
 
     err, console = Console(stderr=True), Console()
@@ -131,12 +131,7 @@ def run(args: argparse.Namespace) -> int:
             if not args.quiet:
                 err.print(venue.isolation, markup=False)
         else:
-            try:
-                sandbox = stack.enter_context(Sandbox(cores=args.cores))
-            except CoreSpecError as exc:
-                return fail("league", str(exc), 2)
-            except (OSError, SandboxError) as exc:
-                return fail("league", f"cannot set up the sandbox: {exc}", 3)
+            sandbox = stack.enter_context(open_sandbox(cores=args.cores))
             if not args.quiet:
                 err.print(cores_line(sandbox), markup=False)
             player = RoundsPlayer(sandbox, limits, jobs)

@@ -6,11 +6,13 @@ import argparse
 from pathlib import Path
 
 from judge.commands.options import (
+    add_bot_folder_options,
     add_cores_option,
     add_limit_options,
     cores_line,
     fail,
     limits_from,
+    open_sandbox,
 )
 from judge.errors import UsageError
 
@@ -87,22 +89,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="with the board drawn, show N turns a second at most (default about 8 on a "
         "terminal; 0 = as fast as the bots play); implies --watch",
     )
-    p.add_argument(
-        "--bots-dir",
-        type=Path,
-        action="append",
-        metavar="DIR",
-        help="a folder of your own bots, looked in before bots/ of the current folder and "
-        "the bundled bots (repeatable)",
-    )
-    p.add_argument(
-        "--maps-dir",
-        type=Path,
-        action="append",
-        metavar="DIR",
-        help="a folder of your own maps, looked in before maps/ of the current folder and "
-        "the bundled maps (repeatable)",
-    )
+    add_bot_folder_options(p, maps=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -118,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     from judge.match import RoundPlan, play_match
     from judge.names import distinct_folders, distinct_names
     from judge.referee import RoundAborted, RoundStopped
-    from judge.sandbox import CoreSpecError, ProgramUnreachable, Sandbox, SandboxError
+    from judge.sandbox import ProgramUnreachable
     from judge.views.matchview import header, observers, result_line, summary
 
     console = Console()
@@ -150,12 +137,7 @@ def run(args: argparse.Namespace) -> int:
     out, problem = _output_folder(args.out, distinct_folders(names))
     if problem:
         return fail("match", problem, 2)
-    try:
-        sandbox = Sandbox(cores=args.cores)
-    except CoreSpecError as exc:
-        return fail("match", str(exc), 2)
-    except (OSError, SandboxError) as exc:
-        return fail("match", f"cannot set up the sandbox: {exc}", 3)
+    sandbox = open_sandbox(cores=args.cores)
     stop = threading.Event()
     interrupted = (
         f"interrupted: the rounds finished so far are in {out} "

@@ -9,12 +9,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from judge.errors import UsageError
+from judge.errors import SandboxUnavailable, UsageError
 from judge.settings import JOBS, MEMORY_LIMIT_MB, TIME_LIMIT_S
 
 if TYPE_CHECKING:
+    from judge.sandbox import Sandbox
     from judge.sandbox.types import Limits
 
 
@@ -79,6 +81,33 @@ def add_cores_option(p: argparse.ArgumentParser) -> None:
     CPU-bound bot gets its whole time limit, so every command that runs bots has it
     (default None: the sandbox's automatic choice)."""
     p.add_argument("--cores", metavar="N|LIST", default=None, help=CORES_HELP)
+
+
+def add_bot_folder_options(p: argparse.ArgumentParser, maps: bool = False) -> None:
+    """``--bots-dir DIR`` (and with ``maps``, ``--maps-dir DIR``): folders of your own, repeatable."""
+    kinds = [("bots", "bots")] + ([("maps", "maps")] if maps else [])
+    for option, what in kinds:
+        p.add_argument(
+            f"--{option}-dir",
+            type=Path,
+            action="append",
+            metavar="DIR",
+            help=f"a folder of your own {what}, looked in before {what}/ of the current folder "
+            f"and the bundled {what} (repeatable)",
+        )
+
+
+def open_sandbox(**options: Any) -> Sandbox:
+    """``Sandbox(**options)``, or the JudgeError that says why not (a --cores this machine
+    lacks: exit 2; a sandbox that cannot be set up: exit 3)."""
+    from judge.sandbox import CoreSpecError, Sandbox, SandboxError
+
+    try:
+        return Sandbox(**options)
+    except CoreSpecError as exc:
+        raise UsageError(str(exc)) from None
+    except (OSError, SandboxError) as exc:
+        raise SandboxUnavailable(f"cannot set up the sandbox: {exc}") from None
 
 
 def cores_line(sandbox: object) -> str:

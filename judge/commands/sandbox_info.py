@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from judge.commands.options import add_cores_option, cores_line, fail
+from judge.commands.options import add_cores_option, cores_line, open_sandbox
 
 if TYPE_CHECKING:
     from judge.sandbox import Sandbox
@@ -57,14 +57,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _self_test(sb: Sandbox) -> dict[str, object]:
     import time
 
+    from judge.protocol import MAP_INP, MOVE_OUT
     from judge.sandbox import Limits
 
     with sb.seat("self-test", None) as seat:
         t0 = time.perf_counter()
         run = seat.run_turn(
-            ["/bin/sh", "-c", "echo '1 1' > MOVE.OUT"],
-            {"MAP.INP": b"self test\n"},
-            ["MOVE.OUT"],
+            ["/bin/sh", "-c", f"echo '1 1' > {MOVE_OUT}"],
+            {MAP_INP: b"self test\n"},
+            [MOVE_OUT],
             Limits(time_s=10),
         )
         elapsed = time.perf_counter() - t0
@@ -74,26 +75,21 @@ def _self_test(sb: Sandbox) -> dict[str, object]:
         "message": r.message,
         "wall_ms": round(r.wall_s * 1000, 2),
         "turn_ms": round(elapsed * 1000, 2),
-        "move": (run.outputs.get("MOVE.OUT") or b"").decode(),
+        "move": (run.outputs.get(MOVE_OUT) or b"").decode(),
     }
 
 
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from judge.sandbox import CoreSpecError, Sandbox, SandboxError, Verdict
+    from judge.sandbox import Verdict
 
-    try:
-        sb = Sandbox(
-            cgroup=args.cgroup,
-            helper=args.helper,
-            namespaces=not args.no_namespaces,
-            cores=args.cores,
-        )
-    except CoreSpecError as exc:
-        return fail("sandbox-info", str(exc), 2)
-    except (OSError, SandboxError) as exc:
-        return fail("sandbox-info", f"cannot set up the sandbox: {exc}", 3)
+    sb = open_sandbox(
+        cgroup=args.cgroup,
+        helper=args.helper,
+        namespaces=not args.no_namespaces,
+        cores=args.cores,
+    )
     with sb:
         test = _self_test(sb) if args.self_test else None
         if args.json:

@@ -34,7 +34,7 @@ import yaml
 
 from judge.bots import BotError, BotSpec, build_output, resolve_bot
 from judge.evaluate import EvalError, Size, parse_sizes, parse_turns
-from judge.names import is_plain
+from judge.names import folder_name, name_problem, normalise
 from judge.settings import DEFAULT_SIZES, JOBS, MEMORY_LIMIT_MB, TIME_LIMIT_S, Range
 from judge.tournament.config import ConfigError
 
@@ -133,6 +133,7 @@ def _bots(data: dict[str, Any], folder: Path, bots_dir: Path, default_policy: st
         bad.append(f"bots: {len(raw)} bots; at most {MAX_BOTS}")
     out: list[LeagueBot] = []
     seen: set[str] = set()
+    folders: dict[str, str] = {}  # folder form (casefolded) -> the name that has it
     for i, entry in enumerate(raw):
         where = f"bots[{i}]"
         if not isinstance(entry, dict):
@@ -142,12 +143,24 @@ def _bots(data: dict[str, Any], folder: Path, bots_dir: Path, default_policy: st
             if k not in BOT_KEYS:
                 bad.append(f"{where}: unknown key {k!r} (keys: {', '.join(BOT_KEYS)})")
         name = entry.get("name")
-        if not isinstance(name, str) or not is_plain(name):
-            bad.append(f"{where}.name: {name!r}; letters, digits, '-' and '_', up to 32")
+        problem = name_problem(name) if isinstance(name, str) else "give a name"
+        if problem is not None:
+            bad.append(f"{where}.name: {name!r}; {problem}")
             continue
+        assert isinstance(name, str)
+        name = normalise(name)
         if name in seen:
             bad.append(f"{where}.name: {name!r} twice; names must differ")
             continue
+        form = folder_name(name).casefold()
+        if form in folders:
+            bad.append(
+                f"{where}.name: {name!r} and {folders[form]!r} both give the folder name "
+                f"{folder_name(name)!r} (names are spelt in plain ASCII for folders); "
+                "change one of them"
+            )
+            continue
+        folders[form] = name
         seen.add(name)
         policy = entry.get("new_version", default_policy)
         if policy not in POLICIES:

@@ -33,6 +33,7 @@ from judge.evaluate import EvalRound, MapPlan, RoundSpec, plan_map, round_task
 from judge.league.config import LeagueConfig
 from judge.league.ratings import Entrant, Rater, Rating, choose_pairs, inherited
 from judge.league.store import DB_FILE, BotRow, PairRow, RoundRow, Store
+from judge.names import folder_name
 from judge.pentanomial import round_points
 from judge.sandbox import Limits, Sandbox
 from judge.scheduler import Executor, RoundDone, RoundStatus, RoundTask, ThreadExecutor
@@ -71,7 +72,8 @@ PairPlayer = Callable[
 
 
 def pair_folder(pair: int, a: str, b: str) -> str:
-    return f"{pair:06d}-{a}-vs-{b}"
+    """A pair's folder: its number and the two bots' folder forms (:mod:`judge.names`)."""
+    return f"{pair:06d}-{folder_name(a)}-vs-{folder_name(b)}"
 
 
 class RoundsPlayer:
@@ -356,10 +358,11 @@ class League:
         ]
         atomic.write_json(self.out / LEADERBOARD_JSON, {"leaderboard": board, "retired": retired})
         buf = io.StringIO()
-        writer = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\n")
+        writer = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\r\n")
         writer.writeheader()
         writer.writerows(board)
-        atomic.write_text(self.out / LEADERBOARD_CSV, buf.getvalue())
+        # A byte order mark: spreadsheet programs then read the names as UTF-8.
+        atomic.write_bytes(self.out / LEADERBOARD_CSV, buf.getvalue().encode("utf-8-sig"))
         return board
 
     def page(

@@ -22,6 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from judge import voidwhy
+from judge.grid import centre
 from judge.records import TurnRecord
 from judge.rules import MoveStatus
 from judge.views.replayfile import ReplayError, load_replay_file
@@ -50,10 +51,6 @@ LABEL_W = 3
 PANEL_MAX_W = 60
 PANEL_MIN_W = 24
 LEGEND = "A/B boats  [A] shielded  xA wreck  # reef  S shield  n* treasure"
-
-
-def centre(rows: int, cols: int) -> tuple[int, int]:
-    return ((rows + 1) // 2, (cols + 1) // 2)
 
 
 def board_width(cols: int) -> int:

@@ -43,6 +43,7 @@ from typing import Any
 from urllib.parse import quote
 
 from judge import atomic, voidwhy
+from judge.grid import centre
 from judge.records import TurnRecord
 from judge.rules import Event, EventKind
 from judge.views import _assets
@@ -125,14 +126,14 @@ def _round_data(rnd: RoundReplay) -> dict[str, Any]:
 
 def _frames(rnd: RoundReplay) -> list[dict[str, Any]]:
     """The frames, each also saying who has taken the treasure by then (a record alone cannot)."""
-    centre = ((rnd.rows + 1) // 2, (rnd.cols + 1) // 2)
+    middle = centre(rnd.rows, rnd.cols)
     taker: int | None = None
     out = []
     for rec in rnd.frames():
         f = _frame(rec, rnd.names)
         if rec.treasure is not None and taker is None:
             for e in rec.events:
-                if isinstance(e, Event) and e.kind is EventKind.COLLECT and e.pos == centre:
+                if isinstance(e, Event) and e.kind is EventKind.COLLECT and e.pos == middle:
                     taker = e.seat
         f["treasure_by"] = taker
         out.append(f)

@@ -25,6 +25,8 @@ from judge.mapstyles import generate_styled
 from judge.protocol import parse_move_out, render_map_inp
 from judge.rules import Game
 
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
+
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests" / "reference_bot"))
 

@@ -25,6 +25,8 @@ from judge.cli import main
 from judge.mapgen import generate_map
 from judge.maps import GameMap, load_map
 
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
+
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 
@@ -100,7 +102,14 @@ def situations() -> list[tuple[str, str, str | None]]:
             )
             if n % 5 == 2:
                 text = "\ufeff" + text.replace("\n", "\r\n")
-            out.append((f"{idx}-move{n}", text, "tried 1 1\n" if n % 2 else None))
+            state = "tried 1 1\n" if n % 2 else None
+            if n % 3 == 1:  # the target kept and the cell left last turn (STATE.OUT)
+                gold = [c for c in cells if gm.cell(*c) > 0]
+                came = [(me[0] + di, me[1] + dj) for di, dj in ((0, 1), (1, 0), (-1, 0))]
+                came = [c for c in came if c in cells] or [me]
+                goal = rng.choice(gold) if gold else rng.choice(cells)
+                state = f"tried 1 1\ntarget {goal[0]} {goal[1]}\nfrom {came[0][0]} {came[0][1]}\n"
+            out.append((f"{idx}-move{n}", text, state))
     return out
 
 

@@ -8,9 +8,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from judge.checkbot import RunFacts, battery, diagnose
 from judge.cli import main
 from judge.sandbox import Limits
+
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
 
 LIMITS = Limits(time_s=2.0)
 

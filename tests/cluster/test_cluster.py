@@ -34,10 +34,7 @@ from judge.tournament.config import load_config
 from judge.tournament.play import Runner
 from tests.cluster.dask_procs import DaskProcs
 
-pytestmark = [
-    pytest.mark.slow,
-    pytest.mark.skipif(os.geteuid() != 0, reason="workers as root and as uid 65534 need root"),
-]
+pytestmark = [pytest.mark.slow, pytest.mark.root("workers as root and as uid 65534")]
 
 ROOT = Path(__file__).resolve().parents[2]
 MAPS = ROOT / "maps"

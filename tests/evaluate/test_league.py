@@ -97,6 +97,7 @@ def test_match_choice_puts_new_bots_first_and_close_ratings_together() -> None:
 # ------------------------------------------------------------------ simulated leagues
 
 
+@pytest.mark.slow
 def test_a_dozen_bots_converge_to_their_known_order(tmp_path: Path) -> None:
     names = [f"s{s}" for s in (0, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100)]
     cfg = _cfg(names, pairs=360, batch=6)
@@ -115,7 +116,7 @@ def test_a_dozen_bots_converge_to_their_known_order(tmp_path: Path) -> None:
     assert all(r["uncertainty"] < DEFAULT_SIGMA / 2 for r in board)
     data = json.loads((tmp_path / "leaderboard.json").read_text())
     assert [r["bot"] for r in data["leaderboard"]] == order
-    csv_lines = (tmp_path / "leaderboard.csv").read_text().splitlines()
+    csv_lines = (tmp_path / "leaderboard.csv").read_text(encoding="utf-8-sig").splitlines()
     assert csv_lines[0].startswith("rank,bot,version,rating,uncertainty") and len(csv_lines) == 13
     rows, _ = lg.page(board)
     assert [r["bot"] for r in rows] == order  # what index.html lists (the command writes it)
@@ -191,9 +192,25 @@ def test_league_file_problems_are_all_named(tmp_path: Path) -> None:
     assert "nothing was run" in text
 
 
+def test_league_names_may_be_vietnamese_but_need_distinct_folders(tmp_path: Path) -> None:
+    """Issue 12: bot names as written; their folder forms (judge.names) must differ."""
+    from judge.league.run import pair_folder
+
+    f = tmp_path / "league.yaml"
+    bots = "bots:\n  - {name: Rồng Biển, bot: greedy}\n  - {name: Cá-Mập, bot: random}\n"
+    f.write_text(f"seed: 1\n{bots}", encoding="utf-8")
+    cfg = load_league(f)
+    assert [b.name for b in cfg.bots] == ["Rồng Biển", "Cá-Mập"]
+    assert pair_folder(7, "Rồng Biển", "Cá-Mập") == "000007-Rong_Bien-vs-Ca-Map"
+    f.write_text(f"seed: 1\n{bots}  - {{name: Rong Bien, bot: greedy}}\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match="both give the folder name 'Rong_Bien'"):
+        load_league(f)
+
+
 # ------------------------------------------------------------------ real bots
 
 
+@pytest.mark.slow
 def test_real_league_of_bundled_and_weakened_bots_finds_their_order(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

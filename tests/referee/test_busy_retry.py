@@ -25,6 +25,8 @@ from judge.sandbox import Limits, RunResult, Sandbox, TurnRun, Verdict
 from tests.referee.fakes import FakeSandbox, FakeSeat, scripted, spec
 from tests.sandbox.sandbox_support import start_hog
 
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
+
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = ROOT / "tests" / "sandbox" / "fixtures"
 

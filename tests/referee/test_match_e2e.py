@@ -15,6 +15,8 @@ import pytest
 
 from judge.cli import main
 
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
+
 HERE = Path(__file__).parent
 
 # 7x7 scenario sea (deliberately not a contest map: --allow-invalid-map).

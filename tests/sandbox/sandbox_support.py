@@ -17,7 +17,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 #: The keep file as the referee asks for it (the sandbox itself has none by default).
 KEEP_STATE = {"keep": "STATE.OUT", "keep_bytes": 2**20}
 IS_ROOT = os.geteuid() == 0
-needs_root = pytest.mark.skipif(not IS_ROOT, reason="uid separation and namespaces need root")
+needs_root = pytest.mark.root("uid separation and namespaces need root")
 
 
 def find_cc() -> str | None:

@@ -33,10 +33,13 @@ from judge.sandbox.cpuwait import (
     EXTENSION_FACTOR,
     PsiMeter,
     TreeMeter,
+    children,
     wait_grace_s,
 )
 from judge.sandbox.supervise import RawRun, Tail, _extension
 from judge.sandbox.verdicts import decide
+
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
 
 # ------------------------------------------------------------------ plans
 
@@ -240,6 +243,14 @@ def _tree(children: list[str], core: int) -> subprocess.Popen[bytes]:
     return _spawn_pinned(f"import subprocess, sys, time\n{starts}time.sleep(60)", core)
 
 
+def _started(proc: subprocess.Popen[bytes], timeout_s: float = 30.0) -> None:
+    """Wait until the tree's child exists (Python starts slowly on a busy machine)."""
+    deadline = time.monotonic() + timeout_s
+    while not children(proc.pid):
+        assert time.monotonic() < deadline, "the test tree's child never started"
+        time.sleep(0.02)
+
+
 def _kill_tree(proc: subprocess.Popen[bytes]) -> None:
     subprocess.run(["pkill", "-KILL", "-P", str(proc.pid)], check=False)
     proc.kill()
@@ -249,11 +260,13 @@ def _kill_tree(proc: subprocess.Popen[bytes]) -> None:
 def test_tree_meter_sees_waiting_for_a_core_but_not_sleeping() -> None:
     core = min(os.sched_getaffinity(0))
     sleeping = _tree(["import time; time.sleep(60)"], core)
+    _started(sleeping)
     time.sleep(0.5)  # started up (its start-up may have waited: that counts, and is read here)
     before = TreeMeter(sleeping.pid).read(10.0)
     hog = _spawn_pinned("while True: pass", core)  # an outside program on the same core
     busy = _tree(["while True: pass"], core)
     try:
+        _started(busy)
         t0 = time.monotonic()
         time.sleep(1.0)
         elapsed = time.monotonic() - t0

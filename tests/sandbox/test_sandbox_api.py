@@ -22,6 +22,8 @@ from judge.sandbox.supervise import RawRun, Tail
 from judge.sandbox.uids import UidPool, UidsExhausted
 from judge.sandbox.verdicts import decide, fmt_bytes
 
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
+
 
 # ---------------------------------------------------------------- types
 def test_limits_defaults_and_validation() -> None:

@@ -10,9 +10,12 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
 from sandbox_support import FIXTURES, procs_of_uid
 
 from judge.sandbox import Limits, Sandbox, TurnRun, Verdict
+
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
 
 
 def _sleeper(sandbox: Sandbox, seconds: str) -> tuple[TurnRun, float, list[int]]:

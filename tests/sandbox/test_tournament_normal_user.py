@@ -19,7 +19,6 @@ import json
 import os
 import shutil
 import sqlite3
-import subprocess
 import tempfile
 from pathlib import Path
 
@@ -28,12 +27,15 @@ import yaml
 from sandbox_support import needs_root
 
 import judge
+from tests.nobody import SYSTEM_PYTHON, leftovers, run_as_nobody
 
-NOBODY = 65534
-SYSTEM_PYTHON = "/usr/bin/python3"
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
+
 ROOT = Path(judge.__file__).resolve().parents[1]
 DEPENDENCIES = ("psutil", "yaml", "_yaml", "rich", "pygments", "markdown_it", "mdurl", "openskill")
 NAMES = ["Rồng Biển", "Đội Hải Âu", "Cá-Mập"]
+#: The judge's command line, run by the system python as nobody.
+CLI = "import sys\nfrom judge.cli import main\nsys.exit(main(sys.argv[1:]))\n"
 
 
 def _copy_installation(dst: Path) -> None:
@@ -55,25 +57,11 @@ def _copy_installation(dst: Path) -> None:
             shutil.copy2(spec.origin, dst / Path(spec.origin).name)
 
 
-def _as_nobody(args: list[str], work: Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [SYSTEM_PYTHON, "-m", "judge", *args],
-        user=NOBODY,
-        group=NOBODY,
-        extra_groups=[],
-        cwd=str(cwd),
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={
-            "PATH": "/usr/local/bin:/usr/bin:/bin",
-            "PYTHONPATH": str(work),
-            "HOME": "/nonexistent",
-            "TMPDIR": str(cwd),
-            "LANG": "C.UTF-8",
-            "COLUMNS": "200",
-        },
-    )
+def _judge_as_nobody(work: Path, *args: str) -> tuple[int, str, str]:
+    """``judge ARGS`` as nobody, in a fresh folder of its own (work/tmp, its only writable one)."""
+    shutil.rmtree(work / "tmp", ignore_errors=True)
+    proc = run_as_nobody(work, CLI, *args, timeout=600)
+    return proc.returncode, proc.stdout.decode("utf-8"), proc.stderr.decode("utf-8")
 
 
 @needs_root
@@ -82,7 +70,6 @@ def test_a_normal_users_tournament_is_refused_unless_unsandboxed() -> None:
         pytest.skip(f"{SYSTEM_PYTHON} is missing")
     work = Path(tempfile.mkdtemp(prefix="oj-normal-tournament-"))
     try:
-        os.chmod(work, 0o755)
         _copy_installation(work)
         contest = work / "contest"
         contest.mkdir()
@@ -101,29 +88,26 @@ def test_a_normal_users_tournament_is_refused_unless_unsandboxed() -> None:
         (contest / "judge.yaml").write_text(
             yaml.safe_dump(config, allow_unicode=True), encoding="utf-8"
         )
-        for dirpath, dirnames, filenames in os.walk(work):  # readable, not writable, by nobody
-            for name in dirnames:
-                os.chmod(os.path.join(dirpath, name), 0o755)
+        for dirpath, _dirnames, filenames in os.walk(work):  # readable, not writable, by nobody
             for name in filenames:
                 os.chmod(os.path.join(dirpath, name), 0o644)
-        home = work / "home"  # the user's own folder: the only one they can write
-        home.mkdir()
-        os.chown(home, NOBODY, NOBODY)
         cfg = str(contest / "judge.yaml")
-        out = home / "final"
 
-        refused = _as_nobody(["tournament", cfg, "--out", str(out)], work, home)
-        assert refused.returncode == 2, refused.stderr[-3000:]
-        said = " ".join(refused.stderr.split())
+        code, _out, err = _judge_as_nobody(work, "tournament", cfg, "--out", "final")
+        assert code == 2, err[-3000:]
+        said = " ".join(err.split())
         assert "sandbox protections are OFF" in said and "separate uid per seat" in said
         assert "add --unsandboxed" in said and "Traceback" not in said
-        assert not out.exists()
+        assert not (work / "tmp" / "final").exists()
 
-        ran = _as_nobody(["tournament", cfg, "--out", str(out), "--unsandboxed"], work, home)
-        assert ran.returncode == 0, (ran.stdout[-3000:], ran.stderr[-3000:])
-        assert "UNSANDBOXED (--unsandboxed)" in ran.stdout
+        code, out_text, err = _judge_as_nobody(
+            work, "tournament", cfg, "--out", "final", "--unsandboxed"
+        )
+        assert code == 0, (out_text[-3000:], err[-3000:])
+        assert "UNSANDBOXED (--unsandboxed)" in out_text
         for name in NAMES:
-            assert name in ran.stdout  # the standings, names as written
+            assert name in out_text  # the standings, names as written
+        out = work / "tmp" / "final"
         data = json.loads((out / "standings.json").read_text(encoding="utf-8"))
         assert data["unsandboxed"] is True and "separate uid per seat" in data["protections_off"]
         assert sorted(r["team"] for r in data["standings"]) == sorted(NAMES)
@@ -134,6 +118,7 @@ def test_a_normal_users_tournament_is_refused_unless_unsandboxed() -> None:
         assert (out / "Rong_Bien-vs-Doi_Hai_Au").is_dir() or (
             out / "Doi_Hai_Au-vs-Rong_Bien"
         ).is_dir()
+        assert leftovers(work) == []
         # greedy_c was built outside the read-only installation, and it played.
         assert not (work / "judge" / "shipped" / "bots" / "greedy_c" / "greedy").exists()
         verdicts = [

@@ -25,6 +25,8 @@ from judge.tournament.config import ConfigError, load_config
 
 from ._helpers import ROOT, config_dict, make_burner, write_config
 
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
+
 
 def _verdicts(out: Path) -> list[str]:
     """Every recorded run's verdict in every replay under ``out``."""
@@ -62,14 +64,12 @@ def test_cpu_heavy_bots_get_only_ok_fast(
     assert f"programs: at most {n} at once, one per core" in capsys.readouterr().out
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("jobs", [None, 4], ids=["default-jobs", "jobs-4"])
 def test_bots_needing_1_2_s_a_turn_get_only_ok(tmp_path: Path, jobs: int | None) -> None:
     verdicts = _tournament(tmp_path, 1.2, 2.0, jobs)
     assert set(verdicts) == {"OK"}, {v: verdicts.count(v) for v in set(verdicts)}
 
 
-@pytest.mark.slow
 def test_default_settings_fast_form(tmp_path: Path) -> None:
     verdicts = _tournament(tmp_path, 0.3, 0.5, None)
     assert set(verdicts) == {"OK"}, {v: verdicts.count(v) for v in set(verdicts)}

@@ -19,6 +19,11 @@ import pytest
 
 from judge.cli import main
 
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.browser,
+]  # headless Chromium: slow, and it must not be skipped under CI
+
 CHROMIUM = os.environ.get("OCEAN_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
     "--no-sandbox",

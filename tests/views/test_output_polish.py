@@ -8,6 +8,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
 from rich.console import Console
 from rich.table import Table
 
@@ -37,6 +38,7 @@ def test_tables_are_whole_when_piped() -> None:
     assert max(len(x) for x in term.file.getvalue().splitlines()) <= 60  # type: ignore[attr-defined]
 
 
+@pytest.mark.slow
 def test_match_summary_legend_and_whole_names(
     tmp_path: Path, capsys: Any, monkeypatch: Any
 ) -> None:
@@ -73,6 +75,7 @@ def test_index_html_has_human_column_names(tmp_path: Path) -> None:
     assert "<td>Rồng Biển</td>" in page
 
 
+@pytest.mark.slow
 def test_watch_speed(tmp_path: Path, capsys: Any, monkeypatch: Any) -> None:
     waits: list[float] = []
     monkeypatch.setattr(live, "pause", lambda s: waits.append(s))
