@@ -21,6 +21,16 @@ class JudgeError(Exception):
     exit_code: int = 2
 
 
+class SandboxUnavailable(JudgeError, RuntimeError):
+    """The sandbox cannot be set up on this machine (the judge's failure: exit status 3).
+
+    The sandbox's own errors are not JudgeErrors (it imports nothing of the
+    judge); a command wraps them in this one.
+    """
+
+    exit_code = 3
+
+
 class UsageError(JudgeError, ValueError):
     """A command-line option out of range or in conflict with another (exit status 2)."""
 

@@ -60,6 +60,7 @@ from judge.records import ReplayHeader, RoundResult, TurnRecord, pos_json
 from judge.referee import RoundConfig
 from judge.sandbox import Limits, Sandbox
 from judge.scheduler import Executor, RoundDone, RoundStatus, RoundTask, ThreadExecutor
+from judge.seeds import derive
 from judge.stats import percentile
 
 #: z for a two-sided 95 % interval (the 0.975 quantile of the standard normal).
@@ -158,8 +159,7 @@ def parse_turns(text: str) -> list[int]:
 
 def derive_seed(tag: str, seed: int, index: int) -> int:
     """A 48-bit seed from (purpose, evaluation seed, index): independent streams, one number."""
-    h = hashlib.sha256(f"ocean-eval-{tag}:{seed}:{index}".encode()).digest()
-    return int.from_bytes(h[:6], "big")
+    return derive(f"ocean-eval-{tag}", seed, index)
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,8 @@ from __future__ import annotations
 import random
 
 from judge.errors import JudgeError
+from judge.grid import centre_flat, components, neighbours
+from judge.grid import mirror as mirror_of
 from judge.maps import (
     MAX_GOLD_CELL,
     MAX_SIZE,
@@ -72,18 +74,11 @@ def generate_map(
     raise GenerateError(f"could not build a {rows}x{cols} map (seed {seed})")  # pragma: no cover
 
 
-def _mirror(ax: str, rows: int, cols: int, f: int) -> int:
-    r, c = divmod(f, cols)
-    if ax == "row":
-        return (rows - 1 - r) * cols + c
-    return r * cols + (cols - 1 - c)
-
-
 def _attempt(rows: int, cols: int, ax: str, share: float, rng: random.Random) -> list[int] | None:
     size = rows * cols
-    centre = (rows // 2) * cols + cols // 2
+    centre = centre_flat(rows, cols)
     grid = [0] * size
-    mirror = [_mirror(ax, rows, cols, f) for f in range(size)]
+    mirror = [mirror_of(ax, rows, cols, f) for f in range(size)]
     # One representative per mirror orbit.
     reps = [f for f in range(size) if f <= mirror[f]]
 
@@ -91,18 +86,7 @@ def _attempt(rows: int, cols: int, ax: str, share: float, rng: random.Random) ->
         grid[f] = v
         grid[mirror[f]] = v
 
-    def nbrs(f: int) -> list[int]:
-        r, c = divmod(f, cols)
-        out = []
-        if r > 0:
-            out.append(f - cols)
-        if r < rows - 1:
-            out.append(f + cols)
-        if c > 0:
-            out.append(f - 1)
-        if c < cols - 1:
-            out.append(f + 1)
-        return out
+    nbrs = neighbours(rows, cols).__getitem__
 
     # Reefs: first a fence around one or two pockets (rich gold behind reefs, with a gap or
     # two, so a shield is a shortcut), then short random walls.  Never on or next to the centre.
@@ -141,7 +125,7 @@ def _attempt(rows: int, cols: int, ax: str, share: float, rng: random.Random) ->
             setv(f, REEF)
             placed += 1 if f == mirror[f] else 2
             f = rng.choice(nbrs(f))
-    if not _connected(grid, nbrs):
+    if len(components(grid, rows, cols, lambda v: v != REEF)) != 1:
         return None
     # Shields: one mirrored pair, off the axis, on open water.
     open_pairs = [f for f in reps if f != mirror[f] and grid[f] == 0 and f not in near_centre]
@@ -228,18 +212,3 @@ def _attempt(rows: int, cols: int, ax: str, share: float, rng: random.Random) ->
         if g:
             setv(f, g)
     return grid
-
-
-def _connected(grid: list[int], nbrs) -> bool:  # type: ignore[no-untyped-def]
-    start = next((f for f, v in enumerate(grid) if v != REEF), None)
-    if start is None:
-        return False
-    seen = {start}
-    stack = [start]
-    while stack:
-        f = stack.pop()
-        for n in nbrs(f):
-            if n not in seen and grid[n] != REEF:
-                seen.add(n)
-                stack.append(n)
-    return len(seen) == sum(1 for v in grid if v != REEF)

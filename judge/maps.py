@@ -13,13 +13,13 @@ naming the row or cell, so that ``judge validate`` can print them all at once.
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from judge import bundled
 from judge.errors import JudgeError
+from judge.grid import AXES, centre, components, mirror
 
 #: Cell codes.  Gold is the number itself (0 = empty water).
 REEF = -1
@@ -32,9 +32,6 @@ TOTAL_GOLD = 100
 SHIELD_COUNT = 2
 #: Judge ruling: two boats need two distinct empty cells to start on.
 MIN_START_CELLS = 2
-
-#: The axes a map may be symmetric about.
-AXES = ("row", "col", "diag", "antidiag")
 
 
 class MapError(JudgeError, ValueError):
@@ -78,7 +75,7 @@ class GameMap:
 
     @property
     def centre(self) -> tuple[int, int]:
-        return ((self.rows + 1) // 2, (self.cols + 1) // 2)
+        return centre(self.rows, self.cols)
 
     def with_turns(self, turns: int) -> GameMap:
         return GameMap(self.rows, self.cols, turns, self.cells, self.name)
@@ -258,70 +255,42 @@ def _show(v: int | None) -> str:
     return "?" if v is None else cell_token(v)
 
 
-def _mirror(axis: str, m: int, n: int, r: int, c: int) -> tuple[int, int]:
-    """0-based mirror of (r, c) about ``axis``."""
-    if axis == "row":
-        return m - 1 - r, c
-    if axis == "col":
-        return r, n - 1 - c
-    if axis == "diag":
-        return c, r
-    return n - 1 - c, m - 1 - r  # antidiag
-
-
 def symmetry_axes(grid: list[list[int | None]]) -> list[str]:
     """The axes (``row``, ``col``, ``diag``, ``antidiag``) a rectangular grid is symmetric about."""
     m, n = len(grid), len(grid[0]) if grid else 0
+    cells = [v for row in grid for v in row]
     found = []
     for axis in AXES:
         if axis in ("diag", "antidiag") and m != n:
             continue
-        if all(
-            grid[r][c] == grid[_mirror(axis, m, n, r, c)[0]][_mirror(axis, m, n, r, c)[1]]
-            for r in range(m)
-            for c in range(n)
-        ):
+        if all(cells[f] == cells[mirror(axis, m, n, f)] for f in range(m * n)):
             found.append(axis)
     return found
 
 
 def _asymmetry_hint(grid: list[list[int | None]]) -> str:
     m, n = len(grid), len(grid[0])
-    for r in range(m):
-        for c in range(n):
-            mr, mc = _mirror("col", m, n, r, c)
-            if grid[r][c] != grid[mr][mc]:
-                return (
-                    f" (e.g. about the middle column, cell ({r + 1},{c + 1}) holds "
-                    f"{_show(grid[r][c])} but ({mr + 1},{mc + 1}) holds {_show(grid[mr][mc])})"
-                )
+    cells = [v for row in grid for v in row]
+    for f in range(m * n):
+        g = mirror("col", m, n, f)
+        if cells[f] != cells[g]:
+            (r, c), (mr, mc) = divmod(f, n), divmod(g, n)
+            return (
+                f" (e.g. about the middle column, cell ({r + 1},{c + 1}) holds "
+                f"{_show(cells[f])} but ({mr + 1},{mc + 1}) holds {_show(cells[g])})"
+            )
     return ""
 
 
 def _unreachable(grid: list[list[int | None]]) -> list[tuple[int, int]]:
     """Non-D cells outside the largest 4-connected group of non-D cells (1-based)."""
     m, n = len(grid), len(grid[0])
-    seen = [[False] * n for _ in range(m)]
-    groups: list[list[tuple[int, int]]] = []
-    for r0 in range(m):
-        for c0 in range(n):
-            if seen[r0][c0] or grid[r0][c0] == REEF:
-                continue
-            group = []
-            seen[r0][c0] = True
-            q = deque([(r0, c0)])
-            while q:
-                r, c = q.popleft()
-                group.append((r + 1, c + 1))
-                for rr, cc in ((r - 1, c), (r + 1, c), (r, c - 1), (r, c + 1)):
-                    if 0 <= rr < m and 0 <= cc < n and not seen[rr][cc] and grid[rr][cc] != REEF:
-                        seen[rr][cc] = True
-                        q.append((rr, cc))
-            groups.append(group)
+    cells = [v for row in grid for v in row]
+    groups = components(cells, m, n, lambda v: v != REEF)
     if len(groups) <= 1:
         return []
     groups.sort(key=len, reverse=True)
-    return sorted(cell for g in groups[1:] for cell in g)
+    return sorted((f // n + 1, f % n + 1) for g in groups[1:] for f in g)
 
 
 def validate_text(text: str) -> list[str]:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from judge.grid import centre_flat, components, mirror, neighbours
 from judge.mapgen import AXIS_CHOICES, GenerateError, check_request, generate_map
 from judge.maps import MAX_GOLD_CELL, REEF, SHIELD, TOTAL_GOLD, GameMap, format_map, validate_text
 from judge.settings import STYLES
@@ -44,31 +45,12 @@ class _Sea:
     def __init__(self, rows: int, cols: int, axis: str, rng: random.Random) -> None:
         self.rows, self.cols, self.rng = rows, cols, rng
         self.size = rows * cols
-        self.centre = (rows // 2) * cols + cols // 2
+        self.centre = centre_flat(rows, cols)
         self.grid = [0] * self.size
-        self.mirror = [self._mirror(axis, f) for f in range(self.size)]
+        self.mirror = [mirror(axis, rows, cols, f) for f in range(self.size)]
         self.reps = [f for f in range(self.size) if f <= self.mirror[f]]
-        self.nbrs = [self._nbrs(f) for f in range(self.size)]
+        self.nbrs = [list(n) for n in neighbours(rows, cols)]
         self.near_centre = {self.centre, *self.nbrs[self.centre]}
-
-    def _mirror(self, axis: str, f: int) -> int:
-        r, c = divmod(f, self.cols)
-        if axis == "row":
-            return (self.rows - 1 - r) * self.cols + c
-        return r * self.cols + (self.cols - 1 - c)
-
-    def _nbrs(self, f: int) -> list[int]:
-        r, c = divmod(f, self.cols)
-        out = []
-        if r > 0:
-            out.append(f - self.cols)
-        if r < self.rows - 1:
-            out.append(f + self.cols)
-        if c > 0:
-            out.append(f - 1)
-        if c < self.cols - 1:
-            out.append(f + 1)
-        return out
 
     def setv(self, f: int, v: int) -> None:
         self.grid[f] = v
@@ -98,19 +80,7 @@ class _Sea:
 
     def components(self) -> list[list[int]]:
         """Groups of 4-connected water cells, largest first."""
-        seen = [False] * self.size
-        groups = []
-        for s in range(self.size):
-            if seen[s] or self.grid[s] == REEF:
-                continue
-            seen[s] = True
-            group = [s]
-            for f in group:
-                for n in self.nbrs[f]:
-                    if not seen[n] and self.grid[n] != REEF:
-                        seen[n] = True
-                        group.append(n)
-            groups.append(group)
+        groups = components(self.grid, self.rows, self.cols, lambda v: v != REEF)
         groups.sort(key=len, reverse=True)
         return groups
 

@@ -7,7 +7,6 @@ are (ruling R18): points, then rounds won, then total gold.
 
 from __future__ import annotations
 
-import hashlib
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -19,14 +18,14 @@ from judge.maps import GameMap
 from judge.records import MatchResult
 from judge.referee import RoundConfig, RoundObserver, play_round
 from judge.sandbox import Limits, Sandbox
+from judge.seeds import derive
 
 RESULT_FILE = "result.json"
 
 
 def round_seed(match_seed: int, index: int) -> int:
     """Each round's seed derives from the match seed, so one number replays the whole match."""
-    h = hashlib.sha256(f"ocean-round:{match_seed}:{index}".encode()).digest()
-    return int.from_bytes(h[:6], "big")
+    return derive("ocean-round", match_seed, index)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ import json
 import os
 import random
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -47,7 +48,7 @@ from judge.records import (
     TurnRecord,
 )
 from judge.rules import EndReason, Event, Game, Move, MoveStatus
-from judge.sandbox import Limits, Sandbox, Seat, TurnRun, Verdict
+from judge.sandbox import Limits, RunResult, Sandbox, Seat, TurnRun, Verdict
 
 __all__ = [
     "IE_RETRIES",
@@ -64,6 +65,10 @@ __all__ = [
 
 #: A judge failure (IE) is retried this many times before the round is abandoned.
 IE_RETRIES = 1
+#: A run the machine kept waiting for a CPU (IE, ``kept_waiting``) is retried this many
+#: times, after pauses that double from BUSY_PAUSE_S: a burst of load elsewhere passes.
+BUSY_RETRIES = 5
+BUSY_PAUSE_S = 0.25
 
 
 class RoundAborted(JudgeError, RuntimeError):
@@ -106,19 +111,37 @@ class RoundConfig:
 
 
 def run_retrying(
-    seat: Seat, argv: list[str], inputs: dict[str, bytes], outputs: list[str], limits: Limits
+    seat: Seat,
+    argv: list[str],
+    inputs: dict[str, bytes],
+    outputs: list[str],
+    limits: Limits,
+    on_retry: Callable[[RunResult], None] | None = None,
 ) -> TurnRun:
-    """One run of a turn; a judge failure (IE, never the bot's fault) is retried IE_RETRIES times.
+    """One run of a turn; a judge failure (IE, never the bot's fault) is run again.
 
-    The last run is returned, so a verdict still IE means the judge cannot run
-    the program: the caller abandons what it was doing, naming it.
+    A run the machine kept waiting for a CPU (``kept_waiting``) is retried up
+    to BUSY_RETRIES times after doubling pauses (load elsewhere comes in
+    bursts), any other IE IE_RETRIES times; ``on_retry`` hears of each failed
+    run.  The last run is returned, so a verdict still IE means the judge
+    cannot run the program: the caller abandons what it was doing, naming it.
     """
-    run = seat.run_turn(argv, inputs, outputs, limits)
-    for _ in range(IE_RETRIES):
-        if run.result.verdict is not Verdict.IE:
-            break
+    failures, busy, pause = 0, 0, BUSY_PAUSE_S
+    while True:
         run = seat.run_turn(argv, inputs, outputs, limits)
-    return run
+        r = run.result
+        if r.verdict is not Verdict.IE:
+            return run
+        if r.kept_waiting and busy < BUSY_RETRIES:
+            busy += 1
+            time.sleep(pause)
+            pause *= 2
+        elif not r.kept_waiting and failures < IE_RETRIES:
+            failures += 1
+        else:
+            return run
+        if on_retry is not None:
+            on_retry(r)
 
 
 def read_run(run: TurnRun | None) -> SeatRun:
@@ -150,6 +173,7 @@ def read_run(run: TurnRun | None) -> SeatRun:
         status=status,
         wall_ms=round(r.wall_s * 1000, 1),
         cpu_ms=round(r.cpu_s * 1000, 1),
+        wait_ms=round(r.wait_s * 1000, 1) if r.wait_s is not None else None,
         mem_mb=round(r.peak_memory_bytes / 2**20, 1),
         discarded=tuple(run.discarded),
         message=r.message if not ok else None,
@@ -304,7 +328,14 @@ class _Round:
         def one(s: int) -> TurnRun | None:
             if not active[s]:
                 return None
-            run = run_retrying(seats[s], argvs[s], inputs[s], [MOVE_OUT], self.cfg.limits)
+
+            def noted(r: RunResult) -> None:
+                # Only the run that counts is recorded; the judge's failures go to the log.
+                self.stderr[s].append(f"--- turn {turn}: IE ({r.message}); run again ---")
+
+            run = run_retrying(
+                seats[s], argvs[s], inputs[s], [MOVE_OUT], self.cfg.limits, on_retry=noted
+            )
             if run.result.verdict is Verdict.IE:
                 raise RoundAborted(
                     f"the judge could not run {self.names[s]} at turn {turn}: {run.result.message}"
@@ -320,11 +351,13 @@ class _Round:
         for s, run in enumerate(runs):
             if run is not None:
                 self.tallies[s].add(run)
-                err = run.result.stderr_tail.decode("utf-8", "replace")
+                # The bot's own paths, not the sandbox's, as its author knows them.
+                own = self.bots[s].own_paths
+                err = own(run.result.stderr_tail.decode("utf-8", "replace"), seats[s].program_dir)
                 if err or run.result.verdict is not Verdict.OK:
                     self.stderr[s].append(
                         f"--- turn {turn}: {run.result.verdict.value} "
-                        f"({run.result.message}) ---\n{err}"
+                        f"({own(run.result.message, seats[s].program_dir)}) ---\n{err}"
                     )
         return [read_run(run) for run in runs]
 

@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from judge.errors import JudgeError
+from judge.grid import centre_flat, neighbours
 from judge.maps import REEF, SHIELD, GameMap
 
 Pos = tuple[int, int]
@@ -160,6 +161,15 @@ def score(gold: Sequence[int], reason: EndReason) -> Outcome:
     return Outcome(None, (pts, pts), reason)
 
 
+def r18_key(points: int, rounds_won: int, gold: int) -> tuple[int, int, int]:
+    """Ruling R18's order between teams: more points, then more rounds won, then more gold.
+
+    Larger is better.  A match's winner and the tournament's standings both
+    sort by it (standings add the name last, so that their order is total).
+    """
+    return (points, rounds_won, gold)
+
+
 class Board:
     """Pre-computed geometry of a map: neighbours of every flat cell."""
 
@@ -167,22 +177,9 @@ class Board:
 
     def __init__(self, rows: int, cols: int):
         self.rows, self.cols, self.size = rows, cols, rows * cols
-        self.centre = ((rows + 1) // 2 - 1) * cols + (cols + 1) // 2 - 1
-        nbrs: list[tuple[int, ...]] = []
-        for r in range(rows):
-            for c in range(cols):
-                cand = []
-                if r > 0:
-                    cand.append((r - 1) * cols + c)
-                if r < rows - 1:
-                    cand.append((r + 1) * cols + c)
-                if c > 0:
-                    cand.append(r * cols + c - 1)
-                if c < cols - 1:
-                    cand.append(r * cols + c + 1)
-                nbrs.append(tuple(cand))
-        self.neighbours: tuple[tuple[int, ...], ...] = tuple(nbrs)
-        self.adjacent: tuple[frozenset[int], ...] = tuple(frozenset(n) for n in nbrs)
+        self.centre = centre_flat(rows, cols)
+        self.neighbours: tuple[tuple[int, ...], ...] = neighbours(rows, cols)
+        self.adjacent: tuple[frozenset[int], ...] = tuple(frozenset(n) for n in self.neighbours)
 
     def flat(self, pos: Pos) -> int:
         return (pos[0] - 1) * self.cols + (pos[1] - 1)

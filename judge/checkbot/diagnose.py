@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 
 from judge.checkbot.situations import AVOID_REEF, AVOID_WRECK, NEW_START, TAKE_GOLD, Situation
 from judge.maps import REEF
-from judge.protocol import parse_move_out
+from judge.protocol import MAP_INP, STATE_OUT, parse_move_out
 from judge.rules import EventKind, Game, MoveStatus, Pos, SinkCause
 from judge.sandbox import Limits
 from judge.sandbox.verdicts import fmt_bytes
@@ -84,6 +84,8 @@ class RunFacts:
     misnamed: dict[str, bytes] = field(default_factory=dict)
     wrote_state: bool = False
     discarded: tuple[str, ...] = ()
+    #: the bot's own files (paths relative to its folder), to recognise a data file it needs
+    program_files: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -121,6 +123,11 @@ def _crash_cause(facts: RunFacts) -> tuple[str, str]:
             "it cannot find MAP.INP: open it in the current folder (the "
             "judge runs the program there), by exactly that name"
         )
+    missing = _missing_file(err)
+    if missing is not None:
+        found = _data_file_cause(missing, facts.program_files)
+        if found is not None:
+            return found
     if "Permission denied" in err or "Read-only file system" in err:
         return "writes_elsewhere", (
             "it writes outside its working folder (its program folder is "
@@ -141,6 +148,49 @@ def _crash_cause(facts: RunFacts) -> tuple[str, str]:
     return "crash", (
         "it exits with a non-zero status without an error message (exit(1) on a path "
         "it did not expect?)"
+    )
+
+
+#: "No such file or directory: 'weights.txt'" (Python), "weights.txt (No such file ..." (Java),
+#: "open weights.txt: no such file or directory" (Go), "cannot open weights.txt" (many).
+_MISSING_FILE = (
+    re.compile(r"No such file or directory: '([^']+)'"),
+    re.compile(r"FileNotFoundException: (\S+) \(No such file"),
+    re.compile(r"open (\S+): no such file or directory"),
+    re.compile(r"[Cc]annot open (?:file )?'?([^'\s:]+)'?"),
+)
+
+
+def _missing_file(err: str) -> str | None:
+    """The file a crash says it could not find, if it says so."""
+    for pattern in _MISSING_FILE:
+        m = pattern.search(err)
+        if m:
+            return m.group(1)
+    return None
+
+
+def _data_file_cause(name: str, program_files: frozenset[str]) -> tuple[str, str] | None:
+    """A missing file that is not MAP.INP: the bot looks for its own data in the wrong folder."""
+    base = name.replace("\\", "/").rsplit("/", 1)[-1]
+    if base.upper() == MAP_INP:
+        return None
+    if base == STATE_OUT:
+        return "state_missing", (
+            "it reads STATE.OUT, which does not exist on the first run of a round (nor after "
+            "one was discarded): check that the file exists before opening it"
+        )
+    own = {f.rsplit("/", 1)[-1] for f in program_files}
+    where = (
+        f"{base} is one of the bot's own files, but "
+        if base in own
+        else f"{base} is not in the current folder: "
+    )
+    return "data_file_cwd", (
+        f"it opens {name!r} by a name relative to the current folder. {where}the current "
+        "folder is the team folder (where MAP.INP is), not the program's folder: open the "
+        "bot's own files through the program's path (in Python: os.path.join(os.path.dirname("
+        f"os.path.abspath(__file__)), {base!r}))"
     )
 
 
@@ -619,6 +669,8 @@ CAUSE_NAMES = {
     "two_lines": "the two integers on two lines",
     "punctuation": "commas or brackets in MOVE.OUT",
     "stdin": "reading standard input instead of MAP.INP",
+    "data_file_cwd": "its own data file opened from the current folder",
+    "state_missing": "STATE.OUT read before it exists",
     "tle": "too slow",
     "mle": "too much memory",
     "crash": "a crash",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from judge.bots import BotSpec
@@ -86,8 +87,15 @@ class SituationResult:
         }
 
 
-def facts_from(run: TurnRun) -> RunFacts:
+def facts_from(
+    run: TurnRun, bot: BotSpec | None = None, seat_program_dir: Path | None = None
+) -> RunFacts:
+    """What the sandbox saw, with the seat's copy of the program named as its author knows it."""
     r = run.result
+
+    def own(text: str) -> str:
+        return bot.own_paths(text, seat_program_dir) if bot is not None else text
+
     misnamed = {
         name: data
         for name, data in run.outputs.items()
@@ -100,14 +108,29 @@ def facts_from(run: TurnRun) -> RunFacts:
         peak_memory_bytes=r.peak_memory_bytes,
         exit_code=r.exit_code,
         signal=r.signal,
-        message=r.message,
+        message=own(r.message),
         stdout=r.stdout_tail,
-        stderr=r.stderr_tail,
+        stderr=own(r.stderr_tail.decode("utf-8", "replace")).encode("utf-8"),
         move_out=run.outputs.get(MOVE_OUT),
         misnamed=misnamed,
         wrote_state=run.outputs.get(STATE_OUT) is not None,
         discarded=run.discarded,
+        program_files=bot_files(bot),
     )
+
+
+def bot_files(bot: BotSpec | None) -> frozenset[str]:
+    """The bot's own files, relative to its folder (a few hundred at most are looked at)."""
+    folder = bot.home or bot.program_dir if bot is not None else None
+    if folder is None or not folder.is_dir():
+        return frozenset()
+    found: list[str] = []
+    for p in folder.rglob("*"):
+        if len(found) >= 500:
+            break
+        if p.is_file() and "__pycache__" not in p.parts:
+            found.append(p.relative_to(folder).as_posix())
+    return frozenset(found)
 
 
 def _run(seat: Seat, argv: list[str], map_inp: str, limits: Limits) -> TurnRun:
@@ -155,7 +178,7 @@ def check_bot(
             argv = bot.argv_for(seat.program_dir)
             text = sit.map_inp()
             turn_run = _run(seat, argv, text, limits)
-            facts = facts_from(turn_run)
+            facts = facts_from(turn_run, bot, seat.program_dir)
             d = diagnose(
                 sit,
                 facts,
@@ -188,7 +211,7 @@ def _reef_symbol_check(
     assert target is not None
     with _seat(sandbox, bot) as seat:
         run = _run(seat, bot.argv_for(seat.program_dir), sit.map_inp("W"), limits)
-    facts = facts_from(run)
+    facts = facts_from(run, bot, seat.program_dir)
     d = diagnose(sit, facts, limits)
     w_target = d.target if not any(f.level == ERROR for f in d.findings) else None
     w_sank = False

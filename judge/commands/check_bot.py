@@ -4,9 +4,14 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from judge.commands.options import add_limit_options, fail, limits_from
+from judge.commands.options import (
+    add_bot_folder_options,
+    add_limit_options,
+    fail,
+    limits_from,
+    open_sandbox,
+)
 
 HELP = "run a bot through a battery of situations and explain protocol mistakes"
 DESCRIPTION = """\
@@ -28,7 +33,12 @@ Each problem is said in plain words with its likely cause: 0-based
 coordinates, i and j swapped, the move printed on standard output instead of
 written to MOVE.OUT, a misnamed file (move.out), W expected instead of D,
 trailing text or missing newline handling, a crash (with the end of its error
-output), too slow or too big (a warning over half of a limit).
+output, the bot's own paths shown rather than the sandbox's), a data file of
+the bot opened by a bare name (the current folder is the team folder, not the
+program's), STATE.OUT read before it exists, too slow or too big (a warning
+over half of a limit).  A bot.yaml that is not YAML, a command naming a file
+the bot's folder does not have, or a script saved with Windows line endings
+is refused before anything runs, with that cause.
 
 Moving situations start without STATE.OUT (as after one was discarded):
 a bot must cope with that.
@@ -64,14 +74,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         time_help="seconds per run (default 2, the contest's)",
         memory_help="peak memory per run in MiB (default 512, the contest's)",
     )
-    p.add_argument(
-        "--bots-dir",
-        type=Path,
-        action="append",
-        metavar="DIR",
-        help="a folder of your own bots, looked in before bots/ of the current folder and "
-        "the bundled bots (repeatable)",
-    )
+    add_bot_folder_options(p)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,16 +85,13 @@ def run(args: argparse.Namespace) -> int:
     from judge.bots import resolve_bot
     from judge.checkbot.report import as_json
     from judge.checkbot.trials import SituationResult, check_bot, passed
-    from judge.sandbox import ProgramUnreachable, Sandbox, SandboxError
+    from judge.sandbox import ProgramUnreachable
     from judge.views.checkreport import print_report
 
     err = Console(stderr=True)
     limits = limits_from(args, needs_time_limit="check-bot always measures against a limit")
     bot = resolve_bot(args.bot, args.bots_dir)
-    try:
-        sandbox = Sandbox()
-    except (OSError, SandboxError) as exc:
-        return fail("check-bot", f"cannot set up the sandbox: {exc}", 3)
+    sandbox = open_sandbox()
     show = not args.json and err.is_terminal
 
     def progress(r: SituationResult) -> None:

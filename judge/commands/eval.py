@@ -7,7 +7,16 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judge.commands.options import add_limit_options, fail, jobs_from, limits_from
+from judge.commands.options import (
+    add_bot_folder_options,
+    add_cores_option,
+    add_limit_options,
+    cores_line,
+    fail,
+    jobs_from,
+    limits_from,
+    open_sandbox,
+)
 from judge.settings import DEFAULT_SIZES
 
 if TYPE_CHECKING:
@@ -57,8 +66,9 @@ DIR/book.txt, so another version of a bot can be evaluated on the same maps.
 
 The same --seed gives the same maps and, for deterministic bots, the same
 results.  Rounds run --jobs at a time (default: one per core); inside a round
-the two programs run one after the other, so with --jobs at most the number of
-cores each bot's timings are those of a program with a core to itself.
+the two programs run one after the other.  Every program runs on a core of
+its own (--cores; default: every core the judge may use), so at any --jobs
+each bot's timings are those of a program with a core to itself.
 
 Replays go to a temporary folder that is removed at the end, unless --out DIR
 keeps them (with eval.json, the --json object).
@@ -144,15 +154,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="print one JSON object instead of the tables (no progress bar)",
     )
     add_limit_options(p, time_help="seconds per run (default 2; 0 lifts the limit)")
+    add_cores_option(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
-    p.add_argument(
-        "--bots-dir",
-        type=Path,
-        action="append",
-        metavar="DIR",
-        help="a folder of your own bots, looked in before bots/ of the current folder and "
-        "the bundled bots (repeatable)",
-    )
+    add_bot_folder_options(p)
 
 
 def _rounds(args: argparse.Namespace, sprt: Sprt | None) -> int:
@@ -237,15 +241,12 @@ def run(args: argparse.Namespace) -> int:
     from judge.commands.signals import exit_code, stop_on_signals
     from judge.evalbook import BOOK_FILE, format_book
     from judge.evaluate import PairTracker, evaluate
-    from judge.sandbox import Sandbox, SandboxError
     from judge.views.evalreport import EvalProgress, render, sprt_line
+    from judge.views.tables import print_item
 
     err = Console(stderr=True)
     req = _request(args)
-    try:
-        sandbox = Sandbox()
-    except (OSError, SandboxError) as exc:
-        return fail("eval", f"cannot set up the sandbox: {exc}", 3)
+    sandbox = open_sandbox(cores=args.cores)
     tmp: tempfile.TemporaryDirectory[str] | None = None
     if args.out is not None:
         out_dir: Path = args.out
@@ -269,6 +270,7 @@ def run(args: argparse.Namespace) -> int:
             f"{req.names[0]} vs {req.names[1]}: {what}, {maps}, {req.jobs} at once",
             markup=False,
         )
+        err.print(cores_line(sandbox), markup=False)
     tracker = PairTracker(req.sprt)
     stop = threading.Event()
     try:
@@ -294,7 +296,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         console = Console()
         for item in render(summary):
-            console.print(item)
+            print_item(console, item)
         if args.out is not None:
             console.print(f"replays, eval.json and {BOOK_FILE} in {out_dir}", markup=False)
         verdict = sprt_line(summary, req.names)

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judge.commands.options import fail, jobs_from
+from judge.commands.options import add_cores_option, cores_line, fail, jobs_from, open_sandbox
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -62,6 +62,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", type=Path, metavar="DIR", help="the league folder (default: 'output')")
     p.add_argument("--pairs", type=int, metavar="N", help="pairs to play in this run")
     p.add_argument("--jobs", "-j", type=int, metavar="N", help="rounds played at the same time")
+    add_cores_option(p)
     p.add_argument("--resume", action="store_true", help="finish the stopped run")
     p.add_argument("--quiet", action="store_true", help="only the leaderboard and errors")
 
@@ -99,7 +100,7 @@ def run(args: argparse.Namespace) -> int:
     from judge.commands.signals import exit_code, stop_on_signals
     from judge.league.config import PAIRS, load_league
     from judge.league.run import League, SandboxPlayer
-    from judge.sandbox import Limits, Sandbox, SandboxError
+    from judge.sandbox import Limits
     from judge.views.html import write_index_html
 
     err, console = Console(stderr=True), Console()
@@ -110,10 +111,9 @@ def run(args: argparse.Namespace) -> int:
         cfg = replace(cfg, pairs=args.pairs)
     jobs = jobs_from(args.jobs, cfg.jobs)
     out: Path = args.out if args.out is not None else cfg.output
-    try:
-        sandbox = Sandbox()
-    except (OSError, SandboxError) as exc:
-        return fail("league", f"cannot set up the sandbox: {exc}", 3)
+    sandbox = open_sandbox(cores=args.cores)
+    if not args.quiet:
+        err.print(cores_line(sandbox), markup=False)
     limits = Limits(time_s=cfg.time_limit, memory_bytes=cfg.memory_limit_mb * 2**20)
     stop = threading.Event()
     league = League(cfg, out, SandboxPlayer(sandbox, limits, jobs))

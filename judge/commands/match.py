@@ -5,7 +5,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from judge.commands.options import add_limit_options, fail, limits_from
+from judge.commands.options import (
+    add_bot_folder_options,
+    add_cores_option,
+    add_limit_options,
+    cores_line,
+    fail,
+    limits_from,
+    open_sandbox,
+)
 from judge.errors import UsageError
 
 HELP = "play a match (one round per --map) between two bots"
@@ -51,6 +59,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="output folder (default: matches/<time>-<a>-vs-<b>/)",
     )
     add_limit_options(p)
+    add_cores_option(p)
     p.add_argument(
         "--sequential",
         action="store_true",
@@ -74,21 +83,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "(q + Enter stops watching; the match goes on); implies --watch",
     )
     p.add_argument(
-        "--bots-dir",
-        type=Path,
-        action="append",
-        metavar="DIR",
-        help="a folder of your own bots, looked in before bots/ of the current folder and "
-        "the bundled bots (repeatable)",
+        "--speed",
+        type=float,
+        metavar="N",
+        help="with the board drawn, show N turns a second at most (default about 8 on a "
+        "terminal; 0 = as fast as the bots play); implies --watch",
     )
-    p.add_argument(
-        "--maps-dir",
-        type=Path,
-        action="append",
-        metavar="DIR",
-        help="a folder of your own maps, looked in before maps/ of the current folder and "
-        "the bundled maps (repeatable)",
-    )
+    add_bot_folder_options(p, maps=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -104,7 +105,7 @@ def run(args: argparse.Namespace) -> int:
     from judge.match import RoundPlan, play_match
     from judge.names import distinct_folders, distinct_names
     from judge.referee import RoundAborted, RoundStopped
-    from judge.sandbox import ProgramUnreachable, Sandbox, SandboxError
+    from judge.sandbox import ProgramUnreachable
     from judge.views.matchview import header, observers, result_line, summary
 
     console = Console()
@@ -112,6 +113,10 @@ def run(args: argparse.Namespace) -> int:
         MIN_TURNS <= args.turns <= MAX_TURNS and args.turns % 2 == 0
     ):
         raise UsageError(f"--turns {args.turns}: K must be even, from {MIN_TURNS} to {MAX_TURNS}")
+    if args.speed is not None and not (0 <= args.speed <= 1000):  # also refuses nan
+        raise UsageError(
+            f"--speed {args.speed:g}: give turns a second from 0 (as fast as the bots) to 1000"
+        )
     limits = limits_from(args)
     bots = [resolve_bot(args.bot_a, args.bots_dir), resolve_bot(args.bot_b, args.bots_dir)]
     plans = []
@@ -132,10 +137,7 @@ def run(args: argparse.Namespace) -> int:
     out, problem = _output_folder(args.out, distinct_folders(names))
     if problem:
         return fail("match", problem, 2)
-    try:
-        sandbox = Sandbox()
-    except (OSError, SandboxError) as exc:
-        return fail("match", f"cannot set up the sandbox: {exc}", 3)
+    sandbox = open_sandbox(cores=args.cores)
     stop = threading.Event()
     interrupted = (
         f"interrupted: the rounds finished so far are in {out} "
@@ -143,7 +145,17 @@ def run(args: argparse.Namespace) -> int:
     )
     with sandbox:
         if not args.quiet:
-            header(console, bots, names, plans, seed, limits, sandbox.isolation, out)
+            header(
+                console,
+                bots,
+                names,
+                plans,
+                seed,
+                limits,
+                sandbox.isolation,
+                out,
+                programs=cores_line(sandbox),
+            )
         try:
             with stop_on_signals(lambda name: stop.set()):
                 result = play_match(

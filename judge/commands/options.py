@@ -9,12 +9,14 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from judge.errors import UsageError
+from judge.errors import SandboxUnavailable, UsageError
 from judge.settings import JOBS, MEMORY_LIMIT_MB, TIME_LIMIT_S
 
 if TYPE_CHECKING:
+    from judge.sandbox import Sandbox
     from judge.sandbox.types import Limits
 
 
@@ -65,6 +67,53 @@ def jobs_from(value: int | None, default: int | None = None) -> int:
     if not JOBS.holds(jobs):
         raise UsageError(f"--jobs {jobs}: give 1 to {JOBS.high} rounds at a time")
     return jobs
+
+
+CORES_HELP = (
+    "cores for the bots: a number (how many) or a list like 0,2-3 (one core alone: 3-3); "
+    "one program per core, so this is how many programs run at once "
+    "(default: every core this process may use, one kept for the judge from 3 on)"
+)
+
+
+def add_cores_option(p: argparse.ArgumentParser) -> None:
+    """``--cores N|LIST`` (issue 16): how many programs run at once decides whether a
+    CPU-bound bot gets its whole time limit, so every command that runs bots has it
+    (default None: the sandbox's automatic choice)."""
+    p.add_argument("--cores", metavar="N|LIST", default=None, help=CORES_HELP)
+
+
+def add_bot_folder_options(p: argparse.ArgumentParser, maps: bool = False) -> None:
+    """``--bots-dir DIR`` (and with ``maps``, ``--maps-dir DIR``): folders of your own, repeatable."""
+    kinds = [("bots", "bots")] + ([("maps", "maps")] if maps else [])
+    for option, what in kinds:
+        p.add_argument(
+            f"--{option}-dir",
+            type=Path,
+            action="append",
+            metavar="DIR",
+            help=f"a folder of your own {what}, looked in before {what}/ of the current folder "
+            f"and the bundled {what} (repeatable)",
+        )
+
+
+def open_sandbox(**options: Any) -> Sandbox:
+    """``Sandbox(**options)``, or the JudgeError that says why not (a --cores this machine
+    lacks: exit 2; a sandbox that cannot be set up: exit 3)."""
+    from judge.sandbox import CoreSpecError, Sandbox, SandboxError
+
+    try:
+        return Sandbox(**options)
+    except CoreSpecError as exc:
+        raise UsageError(str(exc)) from None
+    except (OSError, SandboxError) as exc:
+        raise SandboxUnavailable(f"cannot set up the sandbox: {exc}") from None
+
+
+def cores_line(sandbox: object) -> str:
+    """``programs: at most 2 at once, ...`` for a command's header."""
+    cores = getattr(sandbox, "cores", None)
+    return f"programs: {cores.describe()}" if cores is not None else ""
 
 
 def fail(command: str, message: str, code: int) -> int:

@@ -20,8 +20,11 @@ Show a round that `judge match` saved.  PATH is a match folder (result.json
 and round-N/replay.jsonl), a round folder, or a replay.jsonl file.
 
 Without --step, print the board at turn T (default: the last turn) and the
-summary.  With --step, walk through the round: Enter = next turn, b = back,
-a number = jump to that turn, q = quit.
+summary.  With --step, walk through the round from turn T (default: turn 1):
+Enter = next turn, b = back, a number = jump to that turn, q = quit.
+
+A tournament folder (one folder per match) is listed: its matches, with the
+command that shows each.
 
 --html FILE writes one self-contained HTML page (no network: it opens from a
 USB stick) with every round of the match (or only --round N): play/pause,
@@ -52,7 +55,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--turn",
         type=int,
         metavar="T",
-        help="the turn to show (default: the last; with --step/--html: where to start)",
+        help="the turn to show (default: the last; with --step: where to start, default 1; "
+        "with --html: where the page opens)",
     )
     p.add_argument(
         "--step",
@@ -72,17 +76,23 @@ def run(args: argparse.Namespace, read_line: ReadLine | None = None) -> int:
 
     from judge.views.live import stdin_line
     from judge.views.replayfile import load
-    from judge.views.replayterm import show, step
+    from judge.views.replayterm import is_tournament, list_matches, show, step
 
     console = Console(highlight=False, markup=False)  # team names and paths may hold "[...]"
     if args.html is not None and args.step:
         return fail("replay", "--html writes a file and --step is interactive: use one of them", 2)
+    if args.html is None and is_tournament(args.path):
+        list_matches(console, args.path)
+        return 0
     # a ReplayError (a bad path, a broken replay, no such round or turn) is said by judge.cli
     match = load(args.path)
     if args.html is not None:
         return _write_html(console, match, args)
     rnd = match.round(args.round if args.round is not None else 1)
-    turn = args.turn if args.turn is not None else rnd.frames()[-1].turn
+    if args.turn is not None:
+        turn = args.turn
+    else:  # stepping starts at the beginning; a single view shows how the round ended
+        turn = rnd.frames()[0 if args.step else -1].turn
     rnd.record_at(turn)  # a clear error for a turn that is not there
     if args.step:
         step(console, match, rnd, turn, read_line or stdin_line)

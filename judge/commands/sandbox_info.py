@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from judge.commands.options import fail
+from judge.commands.options import add_cores_option, cores_line, open_sandbox
 
 if TYPE_CHECKING:
     from judge.sandbox import Sandbox
@@ -18,11 +18,17 @@ by cgroup, process cap, no survivors, ...) as on or OFF, with what provides it
 or why it is off.  Run it as the user that will run matches: as root every
 protection this machine allows is on; as a normal user most are off.
 
+It also says how many programs run at once and on which cores (--cores
+changes it, as for `judge match`): one program per core, so a bot always has
+its whole wall-clock limit to itself; time a run is kept waiting for its core
+anyway is measured and never counted against it.
+
 It also says whether Windows .exe programs can run (through wine, 64-bit only
 or 32-bit too).  --self-test also runs a trivial program in a seat and prints
 its verdict and timing, to check that the sandbox works end to end.
 
-Exit status: 0 (1 if --self-test did not give OK), 3 if the sandbox cannot be set up."""
+Exit status: 0 (1 if --self-test did not give OK), 2 for --cores this process cannot
+use, 3 if the sandbox cannot be set up."""
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -45,19 +51,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--no-namespaces", action="store_true", help="do not use network/IPC/mount namespaces"
     )
+    add_cores_option(parser)
 
 
 def _self_test(sb: Sandbox) -> dict[str, object]:
     import time
 
+    from judge.protocol import MAP_INP, MOVE_OUT
     from judge.sandbox import Limits
 
     with sb.seat("self-test", None) as seat:
         t0 = time.perf_counter()
         run = seat.run_turn(
-            ["/bin/sh", "-c", "echo '1 1' > MOVE.OUT"],
-            {"MAP.INP": b"self test\n"},
-            ["MOVE.OUT"],
+            ["/bin/sh", "-c", f"echo '1 1' > {MOVE_OUT}"],
+            {MAP_INP: b"self test\n"},
+            [MOVE_OUT],
             Limits(time_s=10),
         )
         elapsed = time.perf_counter() - t0
@@ -67,30 +75,34 @@ def _self_test(sb: Sandbox) -> dict[str, object]:
         "message": r.message,
         "wall_ms": round(r.wall_s * 1000, 2),
         "turn_ms": round(elapsed * 1000, 2),
-        "move": (run.outputs.get("MOVE.OUT") or b"").decode(),
+        "move": (run.outputs.get(MOVE_OUT) or b"").decode(),
     }
 
 
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from judge.sandbox import Sandbox, SandboxError, Verdict
+    from judge.sandbox import Verdict
 
-    try:
-        sb = Sandbox(cgroup=args.cgroup, helper=args.helper, namespaces=not args.no_namespaces)
-    except (OSError, SandboxError) as exc:
-        return fail("sandbox-info", f"cannot set up the sandbox: {exc}", 3)
+    sb = open_sandbox(
+        cgroup=args.cgroup,
+        helper=args.helper,
+        namespaces=not args.no_namespaces,
+        cores=args.cores,
+    )
     with sb:
         test = _self_test(sb) if args.self_test else None
         if args.json:
             report = {
                 "isolation": sb.isolation.as_dict(),
+                "cores": sb.cores.as_dict(),
                 "windows_programs": sb.wine.describe(),
                 "self_test": test,
             }
             print(json.dumps(report, indent=2))
         else:
             print(sb.isolation.describe())
+            print(cores_line(sb))
             print(sb.wine.describe())
             if test is not None:
                 print(

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judge.commands.options import fail, jobs_from
+from judge.commands.options import add_cores_option, fail, jobs_from
 from judge.settings import DEFAULT_CONFIG
 
 if TYPE_CHECKING:
@@ -27,11 +27,24 @@ run the same command with --resume to play only what is missing (same
 standings as an uninterrupted run).  All randomness derives from the
 configuration's seed; the results do not depend on --jobs.
 
-The folder gets, per match, <A>-vs-<B>/result.json (as `judge match` writes
-it) and round-N/ folders, then standings.json, standings.csv and index.html.
+Every program runs on a core of its own (--cores, or 'cores' in the
+configuration; default: every core the judge may use), so --jobs only bounds
+the rounds in flight: a round whose seats find no free core waits before its
+clock starts, and a CPU-bound bot gets its whole time limit at any --jobs.
 
-Exit status: 0 all rounds played; 2 a refused configuration or folder (nothing
-is run); 3 the judge itself failed; 130/143 stopped by SIGINT/SIGTERM (resume
+The folder gets, per match, <A>-vs-<B>/result.json (as `judge match` writes
+it; A and B are the teams' folder forms) and round-N/ folders, then
+standings.json (the standings, the seed, the date, the judge's version, the
+configuration's hash, each team's program hash and how isolated every run
+was), standings.csv and index.html.
+
+An official tournament runs untrusted programs: when any sandbox protection is
+off on this machine (not root, no cgroups...; see `judge sandbox-info`), it is
+refused unless --unsandboxed is given, and that choice is recorded in the
+ledger and in standings.json.
+
+Exit status: 0 all rounds played; 2 a refused configuration, folder or
+isolation (nothing is run); 3 the judge itself failed; 130/143 stopped by SIGINT/SIGTERM (resume
 with --resume).
 
 examples:
@@ -63,11 +76,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="rounds played at the same time (default: the configuration's 'jobs', "
         "else the number of cores)",
     )
+    add_cores_option(p)
     p.add_argument(
         "--resume",
         action="store_true",
         help="continue the tournament in the folder: play only the rounds missing "
         "from its ledger (the configuration must be the same)",
+    )
+    p.add_argument(
+        "--unsandboxed",
+        action="store_true",
+        help="play even if some sandbox protection is off on this machine (not as root, "
+        "no cgroups...); without it such a tournament is refused. The choice is recorded "
+        "in the ledger and in standings.json",
     )
     p.add_argument(
         "--quiet",
@@ -82,14 +103,21 @@ def _resume_hint(args: argparse.Namespace, out: Path) -> str:
     parts = ["judge", "tournament", str(args.config), "--out", str(out), "--resume"]
     if args.jobs:
         parts += ["--jobs", str(args.jobs)]
+    if args.unsandboxed:
+        parts += ["--unsandboxed"]
+    if args.cores is not None:
+        parts += ["--cores", str(args.cores)]
     return " ".join(shlex.quote(p) for p in parts)
 
 
 def run(args: argparse.Namespace) -> int:
+    import functools
+
     from rich.console import Console
 
     from judge.commands.signals import stop_on_signals
-    from judge.sandbox import Sandbox
+    from judge.sandbox import CoreSpecError, Sandbox
+    from judge.sandbox.cores import plan_cores, usable_cores
     from judge.tournament.config import load_config
     from judge.tournament.play import INDEX_HTML, Runner
     from judge.views.tournament import RunView, write_index
@@ -100,8 +128,20 @@ def run(args: argparse.Namespace) -> int:
     cfg = load_config(args.config)
     out: Path = args.out if args.out is not None else cfg.output
     jobs = args.jobs or cfg.jobs
+    cores = args.cores if args.cores is not None else cfg.cores
+    try:  # refused before anything is written
+        plan_cores(cores, *usable_cores())
+    except CoreSpecError as exc:
+        return fail("tournament", str(exc), 2)
     view = RunView(console, progress=not args.quiet)
-    runner = Runner(cfg, out, jobs, Sandbox, events=view)
+    runner = Runner(
+        cfg,
+        out,
+        jobs,
+        functools.partial(Sandbox, cores=cores),
+        events=view,
+        unsandboxed=args.unsandboxed,
+    )
 
     def first_signal(name: str) -> None:
         runner.request_stop(name)
@@ -128,13 +168,14 @@ def run(args: argparse.Namespace) -> int:
 def _report(console: Console, args: argparse.Namespace, out: Path, report: RunReport) -> int:
     from judge.commands.signals import exit_code
     from judge.tournament.play import INDEX_HTML, STANDINGS_CSV, STANDINGS_JSON
+    from judge.views.tables import print_table
     from judge.views.tournament import standings_table
 
     done = report.done_before + report.played
     title = (
         "standings" if report.complete else f"standings so far ({done} of {report.total} rounds)"
     )
-    console.print(standings_table(report.standings, title))
+    print_table(console, standings_table(report.standings, title))
     if report.complete:
         console.print(
             f"{report.played} round(s) played in {report.elapsed_s:.1f} s; written to "

@@ -172,6 +172,9 @@ class SeatRun:
     #: why the move was void (a :class:`judge.voidwhy.Why` value, kept as recorded: a
     #: newer judge's reason stays readable); None when it was not, or not recorded
     why: str | None = None
+    #: how long the run was kept waiting for a CPU by something else (issue 16); None when
+    #: not measured (or an older replay)
+    wait_ms: float | None = None
 
     @property
     def ran(self) -> bool:
@@ -186,6 +189,7 @@ _RUN_KEYS = (
     ("move_status", "status"),
     ("wall_ms", "wall_ms"),
     ("cpu_ms", "cpu_ms"),
+    ("wait_ms", "wait_ms"),
     ("mem_mb", "mem_mb"),
     ("discarded", "discarded"),
     ("messages", "message"),
@@ -231,6 +235,7 @@ def _runs(d: Mapping[str, Any]) -> tuple[SeatRun, SeatRun]:
                 status=status,
                 wall_ms=read_number(f"wall_ms[{s}]", pairs["wall_ms"][s]),
                 cpu_ms=read_number(f"cpu_ms[{s}]", pairs["cpu_ms"][s]),
+                wait_ms=read_number(f"wait_ms[{s}]", pairs["wait_ms"][s]),
                 mem_mb=read_number(f"mem_mb[{s}]", pairs["mem_mb"][s]),
                 discarded=tuple(str(x) for x in discarded),
                 message=read_text(f"messages[{s}]", pairs["messages"][s]),

@@ -18,7 +18,7 @@ from judge.records.fields import (
     read_number,
     read_pos,
 )
-from judge.rules import EndReason, Outcome, Pos
+from judge.rules import EndReason, Outcome, Pos, r18_key
 from judge.stats import median
 
 
@@ -321,7 +321,9 @@ class MatchResult:
         """R18 order between the two teams; None when they are level on all of it."""
         rounds = self.listed()
         points, gold = self.points, self.gold
-        keys = [(points[s], sum(1 for r in rounds if r.winner == s), gold[s]) for s in (0, 1)]
+        keys = [
+            r18_key(points[s], sum(1 for r in rounds if r.winner == s), gold[s]) for s in (0, 1)
+        ]
         if keys[0] == keys[1]:
             return None
         return 0 if keys[0] > keys[1] else 1

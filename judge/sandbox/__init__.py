@@ -43,8 +43,16 @@ Decisions:
   than /tmp, because each seat's view replaces /tmp with its own private one.
 * The fork-storm verdict is whatever the run earns (usually TLE); the message
   says when the process cap was reached.
+* Time is fair (issue 16): every run holds one core of the sandbox's budget
+  (:mod:`.cores`) and is pinned to it, so no more programs run at once than
+  there are cores; as root the program runs at nice -10, ahead of ordinary
+  work; its clock starts when the helper forks it, not when the judge asks;
+  time it is kept waiting for its core anyway (another program, the judge) is
+  measured (:mod:`.cpuwait`) and given back, and a run that finished only
+  thanks to it is IE (``kept_waiting``: run it again), never TLE.
 """
 
+from judge.sandbox.cores import CoreSpecError
 from judge.sandbox.seat import Seat
 from judge.sandbox.service import Sandbox
 from judge.sandbox.types import (
@@ -58,6 +66,7 @@ from judge.sandbox.types import (
 )
 
 __all__ = [
+    "CoreSpecError",
     "Isolation",
     "Limits",
     "ProgramUnreachable",

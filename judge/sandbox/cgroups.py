@@ -29,9 +29,13 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from judge.sandbox.cores import BOT_WEIGHT
+from judge.sandbox.cpuwait import psi_usable
 from judge.sandbox.types import SandboxError
 
 PREFIX = "ocean-judge-"
+#: v1 groups the program joins but its exec helper does not
+PROGRAM_ONLY = ("cpu", "cpuset")
 
 
 class CgroupError(SandboxError):
@@ -181,20 +185,32 @@ class RunCgroup:
     dirs: dict[str, str]  # controller ("memory", "pids", "" for v2) -> group dir
     memory: bool
     pids: bool
+    #: the group's cpu.pressure tells how long the run waited for a CPU (see cpuwait)
+    psi: bool = False
     _destroyed: bool = field(default=False, repr=False)
 
     @property
     def procs_files(self) -> list[str]:
         """Files the exec helper writes its own pid to (it must be counted and capped too)."""
-        return sorted({os.path.join(d, "cgroup.procs") for k, d in self.dirs.items() if k != "cpu"})
+        return sorted(
+            {os.path.join(d, "cgroup.procs") for k, d in self.dirs.items() if k not in PROGRAM_ONLY}
+        )
 
     @property
     def child_procs_files(self) -> list[str]:
-        """Files only the program joins: v1's CPU group, so the helper is never starved."""
-        return [os.path.join(d, "cgroup.procs") for k, d in self.dirs.items() if k == "cpu"]
+        """Files only the program joins: v1's CPU group and cpuset, so the helper is never
+        starved on the program's core."""
+        return [os.path.join(d, "cgroup.procs") for k, d in self.dirs.items() if k in PROGRAM_ONLY]
 
     def _mem_dir(self) -> str | None:
         return self.dirs.get("memory") if self.version == 1 else self.dirs.get("")
+
+    @property
+    def psi_dir(self) -> str | None:
+        """The run's group in the unified hierarchy, whose PSI counts its CPU waiting."""
+        if not self.psi:
+            return None
+        return self.dirs.get("psi") if self.version == 1 else self.dirs.get("")
 
     def _pids_dir(self) -> str | None:
         return self.dirs.get("pids") if self.version == 1 else self.dirs.get("")
@@ -320,14 +336,27 @@ class CgroupBackend:
     name: str = ""
 
     def __init__(
-        self, parents: dict[str, str], memory: bool, pids: bool, cpu: bool = False
+        self,
+        parents: dict[str, str],
+        memory: bool,
+        pids: bool,
+        cpu: bool = False,
+        psi: bool = False,
+        cpuset: bool = False,
     ) -> None:
         self.parents = parents  # controller key -> our sandbox's parent dir
         self.memory = memory
         self.pids = pids
+        #: run groups report CPU waiting (cgroup v2 PSI; v1: a group in the unified hierarchy)
+        self.psi = psi
         #: each run in its own CPU group: a program with 64 busy processes gets the
         #: same share of the machine as the other seat's single process
         self.cpu = cpu
+        #: each run's group is a cpuset of its one core: a program cannot widen its
+        #: CPU affinity to take another run's core
+        self.cpuset = cpuset
+        #: v1: the cpus and mems our parent cpuset was given (a new v1 cpuset starts empty)
+        self.cpuset_base: tuple[str, str] = ("", "")
         self._counter = 0
 
     def describe(self, controller: str = "memory") -> str:
@@ -335,8 +364,11 @@ class CgroupBackend:
         key = controller if self.version == 1 else ""
         return self.parents.get(key, "")
 
-    def create(self, tag: str, memory_bytes: int, max_procs: int) -> RunCgroup:
-        """Make the groups of one run with its limits written; CgroupError says what failed."""
+    def create(
+        self, tag: str, memory_bytes: int, max_procs: int, core: int | None = None
+    ) -> RunCgroup:
+        """Make the groups of one run with its limits written (and, with a cpuset, confined
+        to ``core``); CgroupError says what failed."""
         self._counter += 1
         name = f"{tag}-{self._counter}-{secrets.token_hex(3)}"
         dirs: dict[str, str] = {}
@@ -348,8 +380,10 @@ class CgroupBackend:
                 except OSError as exc:
                     raise CgroupError(f"cannot create cgroup {d}: {exc.strerror}") from exc
                 dirs[key] = d
-            run = RunCgroup(self.version, dirs, self.memory, self.pids)
+            run = RunCgroup(self.version, dirs, self.memory, self.pids, self.psi)
             self._set_limits(run, memory_bytes, max_procs)
+            if self.cpuset:
+                self._confine(run, core)
             return run
         except BaseException:
             for d in dirs.values():
@@ -357,6 +391,9 @@ class CgroupBackend:
             raise
 
     def _set_limits(self, run: RunCgroup, memory_bytes: int, max_procs: int) -> None:
+        raise NotImplementedError
+
+    def _confine(self, run: RunCgroup, core: int | None) -> None:
         raise NotImplementedError
 
     def close(self) -> None:
@@ -388,6 +425,13 @@ class CgroupV1(CgroupBackend):
             # +2: the exec helper and its short-lived killer also live in the group.
             _write(os.path.join(pids, "pids.max"), str(max_procs + 2))
 
+    def _confine(self, run: RunCgroup, core: int | None) -> None:
+        d = run.dirs.get("cpuset")
+        if d:
+            cpus, mems = self.cpuset_base
+            _write(os.path.join(d, "cpuset.mems"), mems)
+            _write(os.path.join(d, "cpuset.cpus"), cpus if core is None else str(core))
+
 
 class CgroupV2(CgroupBackend):
     """cgroup v2: one group per run under our own parent with memory/pids delegated."""
@@ -411,6 +455,19 @@ class CgroupV2(CgroupBackend):
         if self.pids:
             _write(os.path.join(d, "pids.max"), str(max_procs + 2))
 
+    def _confine(self, run: RunCgroup, core: int | None) -> None:
+        if core is not None:
+            _write(os.path.join(run.dirs[""], "cpuset.cpus"), str(core))
+
+
+def _weigh(group: str, name: str, weight: int) -> None:
+    """Our parent CPU group weighs as much as one program at nice -10 per core, not as
+    one ordinary task for all the runs in it (best effort)."""
+    try:
+        _write(os.path.join(group, name), str(weight))
+    except CgroupError:
+        pass
+
 
 def _make_parent(base: str) -> str:
     _sweep_stale(base)
@@ -422,24 +479,66 @@ def _make_parent(base: str) -> str:
 def _try_v1(mounts: list[Mount], own: dict[str, str]) -> tuple[CgroupBackend | None, str]:
     parents: dict[str, str] = {}
     reasons = []
-    for ctrl in ("memory", "pids", "cpu"):
+    cpuset_base = ("", "")
+    for ctrl in ("memory", "pids", "cpu", "cpuset"):
+        optional = ctrl in ("cpu", "cpuset")
         mount = next((m for m in mounts if m.fstype == "cgroup" and ctrl in m.options), None)
         if mount is None:
-            if ctrl != "cpu":
+            if not optional:
                 reasons.append(f"no v1 {ctrl} hierarchy")
             continue
         base = _host_path(mount, own.get(ctrl, "/"))
         try:
             parents[ctrl] = _make_parent(base)
         except OSError as exc:
-            if ctrl != "cpu":
+            if not optional:
                 reasons.append(f"cannot create a group in {base}: {exc.strerror}")
+            continue
+        if ctrl == "cpuset":
+            try:  # a new v1 cpuset has no cpus and no mems: give ours the base's
+                cpuset_base = (
+                    _read(os.path.join(base, "cpuset.cpus")).strip(),
+                    _read(os.path.join(base, "cpuset.mems")).strip(),
+                )
+                _write(os.path.join(parents[ctrl], "cpuset.cpus"), cpuset_base[0])
+                _write(os.path.join(parents[ctrl], "cpuset.mems"), cpuset_base[1])
+            except (OSError, CgroupError):
+                _rmdir_quiet(parents.pop(ctrl))
+        if ctrl == "cpu":
+            _weigh(parents[ctrl], "cpu.shares", min(262144, BOT_WEIGHT * (os.cpu_count() or 1)))
     if not ("memory" in parents or "pids" in parents):
         for d in parents.values():
             _rmdir_quiet(d)
         return None, "; ".join(reasons)
-    backend = CgroupV1(parents, "memory" in parents, "pids" in parents, "cpu" in parents)
+    psi = _unified_psi_parent(mounts, own)
+    if psi is not None:
+        parents["psi"] = psi
+    backend = CgroupV1(
+        parents,
+        "memory" in parents,
+        "pids" in parents,
+        "cpu" in parents,
+        psi is not None,
+        "cpuset" in parents,
+    )
+    backend.cpuset_base = cpuset_base
     return backend, "; ".join(reasons)
+
+
+def _unified_psi_parent(mounts: list[Mount], own: dict[str, str]) -> str | None:
+    """A cgroup-v1 machine with the unified (v2) hierarchy mounted as well: a parent
+    group there, only so that each run's CPU waiting can be read from its PSI."""
+    mount = next((m for m in mounts if m.fstype == "cgroup2"), None)
+    if mount is None:
+        return None
+    try:
+        parent = _make_parent(_host_path(mount, own.get("", "/")))
+    except OSError:
+        return None
+    if psi_usable(parent):
+        return parent
+    _rmdir_quiet(parent)
+    return None
 
 
 def _v2_controllers(path: str, fname: str) -> set[str]:
@@ -476,7 +575,7 @@ def _try_v2(
         is_root = cand == mount.mountpoint
         if is_root:
             available = _v2_controllers(cand, "cgroup.controllers")
-            missing = ((want | {"cpu"}) & available) - delegated
+            missing = ((want | {"cpu", "cpuset"}) & available) - delegated
             if missing:
                 try:
                     _write(
@@ -495,7 +594,7 @@ def _try_v2(
         parent = _make_parent(chosen)
     except OSError as exc:
         return None, f"cannot create a group in {chosen}: {exc.strerror}"
-    have = _v2_controllers(parent, "cgroup.controllers") & (want | {"cpu"})
+    have = _v2_controllers(parent, "cgroup.controllers") & (want | {"cpu", "cpuset"})
     if have:
         try:
             _write(
@@ -507,9 +606,32 @@ def _try_v2(
     if require_controllers and not have & want:
         _rmdir_quiet(parent)
         return None, f"cgroup2 at {chosen} has no memory/pids controller"
-    backend = CgroupV2({"": parent}, "memory" in have, "pids" in have, "cpu" in have)
+    if "cpu" in have:  # v2 weights: 100 is nice 0's 1024
+        _weigh(parent, "cpu.weight", min(10000, BOT_WEIGHT * (os.cpu_count() or 1) * 100 // 1024))
+    backend = CgroupV2(
+        {"": parent},
+        "memory" in have,
+        "pids" in have,
+        "cpu" in have,
+        psi_usable(parent),
+        "cpuset" in have,
+    )
     missing = want - have
     return backend, (f"cgroup2 without {', '.join(sorted(missing))}" if missing else "")
+
+
+def _check_cpuset(backend: CgroupBackend) -> CgroupBackend:
+    """Keep the cpuset only if a run's group can really be confined to one core here."""
+    if not backend.cpuset:
+        return backend
+    try:
+        backend.create("probe", 64 * 2**20, 8, min(os.sched_getaffinity(0))).destroy()
+    except (CgroupError, OSError):
+        backend.cpuset = False
+        parent = backend.parents.pop("cpuset", None)
+        if parent is not None:
+            _rmdir_quiet(parent)
+    return backend
 
 
 def detect(prefer: str = "auto") -> tuple[CgroupBackend | None, str]:
@@ -531,7 +653,7 @@ def detect(prefer: str = "auto") -> tuple[CgroupBackend | None, str]:
     if prefer in ("auto", "v1"):
         backend, why = _try_v1(mounts, own)
         if backend is not None and (backend.memory or prefer == "v1"):
-            return backend, why
+            return _check_cpuset(backend), why
         if backend is not None:
             backend.close()
         if prefer == "v1":
@@ -541,5 +663,5 @@ def detect(prefer: str = "auto") -> tuple[CgroupBackend | None, str]:
         v1_why = ""
     backend, why = _try_v2(mounts, own, require_controllers=(prefer == "auto"))
     if backend is not None:
-        return backend, why
+        return _check_cpuset(backend), why
     return None, "; ".join(x for x in (v1_why, why) if x) or "no writable cgroup"

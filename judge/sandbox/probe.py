@@ -14,6 +14,8 @@ import shutil
 from dataclasses import dataclass
 
 from judge.sandbox.cgroups import CgroupBackend, detect
+from judge.sandbox.cores import BOT_NICE, CoreBudget
+from judge.sandbox.cpuwait import PsiMeter, TreeMeter
 from judge.sandbox.helper import Helper, find_helper
 from judge.sandbox.namespaces import make_namespaces
 from judge.sandbox.types import Isolation, SandboxError
@@ -30,6 +32,7 @@ P_IPC = "private IPC"
 P_MEMORY = "memory limit by cgroup"
 P_PROCS = "process cap"
 P_CPU = "fair CPU share"
+P_CORES = "a core per run"
 P_SURVIVORS = "no survivors"
 P_FILES = "file size cap"
 P_PRIVS = "no privilege gain"
@@ -117,7 +120,49 @@ def probe(
     )
 
 
-def isolation(m: Machine) -> Isolation:
+def pinning(m: Machine) -> str:
+    """How a run is held to its core on this machine."""
+    if m.cgroup is not None and m.cgroup.cpuset:
+        return f"by a {m.cgroup.name} cpuset of that one core, which the program cannot widen"
+    return (
+        "by CPU affinity, set by the exec helper before the program starts (without a "
+        "cpuset a program could widen its own affinity; its neighbours' waiting would "
+        "then be measured and given back)"
+    )
+
+
+def _may_raise_priority() -> bool:
+    """Whether the judge holds CAP_SYS_NICE (root does, except in some containers)."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
+            caps = next(line.split()[1] for line in f if line.startswith("CapEff:"))
+        return bool(int(caps, 16) >> 23 & 1)
+    except (OSError, StopIteration, IndexError, ValueError):
+        return False
+
+
+def priority(m: Machine) -> str:
+    """Whether programs run ahead of ordinary work on their core."""
+    if m.root and _may_raise_priority():
+        return (
+            f"programs run at nice {BOT_NICE}, ahead of ordinary work (the judge's own "
+            "threads included), their exec helper at -15 to kill on time"
+        )
+    return (
+        "programs run at the judge's own priority (a nice below 0 needs root, with "
+        "CAP_SYS_NICE); the sandbox's CPU cgroup, where there is one, still weighs as "
+        f"one program at nice {BOT_NICE} per core"
+    )
+
+
+def wait_source(m: Machine) -> str:
+    """Where a run's CPU waiting is read from on this machine (see :mod:`.cpuwait`)."""
+    if m.cgroup is not None and m.cgroup.psi:
+        return PsiMeter("").source
+    return TreeMeter.source + ", read at the limit: processes that already exited are missed"
+
+
+def isolation(m: Machine, cores: CoreBudget | None = None) -> Isolation:
     """The report: every protection, on or off, with what provides it or why it is off."""
     items: list[tuple[str, bool, str]] = []
     add = items.append
@@ -253,6 +298,18 @@ def isolation(m: Machine) -> Isolation:
                 False,
                 "no cpu controller: a program with many busy processes can slow the "
                 "other seat's program when both run at once",
+            )
+        )
+    if cores is not None:
+        add(
+            (
+                P_CORES,
+                True,
+                f"programs run {cores.describe()}; each run is pinned to its core "
+                f"{pinning(m)}; {priority(m)}; a run waits "
+                "for a free core before its clock starts; time a run is kept waiting "
+                f"for its core anyway is measured ({wait_source(m)}) and given back, "
+                "never counted against the program",
             )
         )
     add((P_FILES, True, "RLIMIT_FSIZE (SIGXFSZ/EFBIG -> OLE)"))

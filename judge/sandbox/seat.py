@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 
 from judge.sandbox import supervise
 from judge.sandbox.cgroups import CgroupError, RunCgroup
+from judge.sandbox.cores import BOT_NICE, CoreBudget
 from judge.sandbox.folders import (
     Cleaner,
     check_name,
@@ -95,6 +96,7 @@ class Seat:
         keep_bytes: int,
         on_close: Callable[[Seat], None],
         wine: WineSupport | None = None,
+        cores: CoreBudget | None = None,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise ValueError(f"seat name must be a non-empty string, not {name!r}")
@@ -104,6 +106,8 @@ class Seat:
             raise ValueError(f"keep_bytes must be a non-negative integer, not {keep_bytes!r}")
         self.keep_bytes = keep_bytes
         self._m = machine
+        #: a run holds one of these cores for its whole run (None: runs are not pinned)
+        self._cores = cores
         self._on_close = on_close
         self._lock = threading.Lock()
         self._closed = False
@@ -177,6 +181,7 @@ class Seat:
         limits: Limits | None,
         check: bool = False,
         argcheck: tuple[int, ...] = (),
+        cpu: int | None = None,
     ) -> supervise.Spawn:
         m = self._m
         rl: list[tuple[str, int]] = [("core", 0)]
@@ -203,6 +208,8 @@ class Seat:
             argcheck=argcheck,
             # The seat's wineserver shares the uid: a run kills its own tree only.
             tree_only_kill=wine is not None,
+            cpu=cpu,
+            nice=BOT_NICE if cpu is not None else None,
         )
 
     def _kill_uid(self) -> tuple[int, int] | None:
@@ -420,35 +427,22 @@ class Seat:
             return self._ie(
                 f"cannot prepare the folder of seat {self.name!r}: {exc}", tuple(discarded)
             )
-        cg: RunCgroup | None = None
-        backend = self._m.cgroup
-        if backend is not None:
-            try:
-                cg = backend.create(self._tag, limits.memory_bytes, limits.max_procs)
-            except CgroupError as exc:
-                self._clean(keep=True, report=discarded)
-                return self._ie(str(exc), tuple(discarded))
-        stragglers: list[int] = []
+        # The core is taken before the clock starts and given back once the tree is gone:
+        # a run never waits for a core during its time, nor shares one with another run.
+        core = self._cores.acquire() if self._cores is not None else None
         try:
-            raw = supervise.run(
-                self._m.helper,
-                self._spawn(argv, limits),
-                time_s=limits.time_s,
-                memory_bytes=limits.memory_bytes,
-                output_bytes=limits.output_bytes,
-                cg=cg,
-                poll_s=self._m.poll_interval_s,
-                kill_uid=self._kill_uid(),
-            )
+            if windows and core is not None:
+                assert self._wine is not None
+                # The seat's wineserver works for this run: on its core, not another run's.
+                self._wine.pin_server(core)
+            ran = self._supervised(argv, limits, core, discarded)
         finally:
-            if cg is not None:
-                removed, stragglers = cg.destroy()
-                if not removed:
-                    discarded.append(
-                        f"note: the run's cgroup {list(cg.dirs.values())} could not be removed"
-                    )
-        if stragglers:
-            raw.survivors = stragglers
+            if core is not None and self._cores is not None:
+                self._cores.release(core)
+        if isinstance(ran, str):  # the run's cgroup could not be made
+            self._clean(keep=True, report=discarded)
+            return self._ie(ran, tuple(discarded))
+        raw, cg = ran
         if self._wine is not None:
             self._wine.after_run(discarded)
         try:
@@ -465,6 +459,41 @@ class Seat:
             assert self._wine is not None
             result = self._wine.explain(result)
         return TurnRun(result, outs, tuple(discarded))
+
+    def _supervised(
+        self, argv: list[str], limits: Limits, core: int | None, discarded: list[str]
+    ) -> tuple[supervise.RawRun, RunCgroup | None] | str:
+        """The run itself in a fresh cgroup (pinned to ``core``); a str: why it could not run."""
+        cg: RunCgroup | None = None
+        backend = self._m.cgroup
+        if backend is not None:
+            try:
+                cg = backend.create(self._tag, limits.memory_bytes, limits.max_procs, core)
+            except CgroupError as exc:
+                return str(exc)
+        stragglers: list[int] = []
+        try:
+            raw = supervise.run(
+                self._m.helper,
+                self._spawn(argv, limits, cpu=core),
+                time_s=limits.time_s,
+                memory_bytes=limits.memory_bytes,
+                output_bytes=limits.output_bytes,
+                cg=cg,
+                poll_s=self._m.poll_interval_s,
+                kill_uid=self._kill_uid(),
+                measure_wait=True,
+            )
+        finally:
+            if cg is not None:
+                removed, stragglers = cg.destroy()
+                if not removed:
+                    discarded.append(
+                        f"note: the run's cgroup {list(cg.dirs.values())} could not be removed"
+                    )
+        if stragglers:
+            raw.survivors = stragglers
+        return raw, cg
 
     def reset(self) -> None:
         """New round: remove the keep file too (it starts absent: the referee's ruling R15)."""

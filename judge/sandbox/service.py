@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 from judge.sandbox.cgroups import pid_alive
+from judge.sandbox.cores import CoreBudget, JudgePin, plan_cores, usable_cores
 from judge.sandbox.folders import remove_tree
 from judge.sandbox.probe import Machine, isolation, probe
 from judge.sandbox.seat import Seat
@@ -58,6 +59,13 @@ class Sandbox:
     cgroup), ``helper_cache`` (folder for the compiled helper), ``wine`` = auto|none
     (Windows programs through the machine's wine, or refused as on a machine
     without it), ``wine_cache`` (folder for the wine prefix template).
+
+    ``cores`` (see :mod:`judge.sandbox.cores`): None/"auto" = the cores this
+    process may use, a number N = that many of them, or a list like "0,2-3".
+    Every run of every seat holds one of these cores while it runs, so no more
+    programs run at once than there are cores for them (:attr:`cores` says
+    which); cores left over are the judge's own, and its threads are pinned
+    there until :meth:`close`.
     """
 
     def __init__(
@@ -73,9 +81,12 @@ class Sandbox:
         helper_cache: str | None = None,
         wine: str = "auto",
         wine_cache: str | None = None,
+        cores: str | int | None = None,
     ) -> None:
         if not poll_interval_s > 0:
             raise ValueError(f"poll_interval_s must be positive, not {poll_interval_s!r}")
+        #: the bots' cores, shared by every seat (CoreSpecError, a ValueError, if unusable)
+        self.cores = CoreBudget(plan_cores(cores, *usable_cores()))
         #: Windows programs: wine is looked for (and its template built) on first use
         self.wine = WineSupport(wine, wine_cache)
         self._own_root = root is None
@@ -104,9 +115,10 @@ class Sandbox:
             if self._own_root:
                 remove_tree(str(self.root))
             raise
-        self.isolation: Isolation = isolation(self.machine)
+        self.isolation: Isolation = isolation(self.machine, self.cores)
         if self.machine.uid_pool is not None and self.machine.ns_mode != "view":
             self._check_reachable_root()
+        self._pin = JudgePin(self.cores.plan.judge)
 
     def _check_reachable_root(self) -> None:
         """Without a filesystem view, seat uids must be able to walk down to the seat root."""
@@ -146,6 +158,7 @@ class Sandbox:
             keep_bytes,
             self._forget,
             wine=self.wine,
+            cores=self.cores,
         )
         with self._lock:
             if self._closed:
@@ -171,6 +184,9 @@ class Sandbox:
             seats = list(self._seats)
         for s in seats:
             s.close()
+        pin = getattr(self, "_pin", None)
+        if pin is not None:
+            pin.restore()
         if self.machine.cgroup is not None:
             self.machine.cgroup.close()
         if self._own_root:

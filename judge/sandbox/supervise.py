@@ -6,6 +6,11 @@ flood never blocks the program or the judge, and only the tails are kept), and
 the next deadline (time limit, memory poll).  The helper itself only exits when
 every descendant has exited, so "the helper exited" is exactly R17's "the
 program and everything it started exited".
+
+At the time limit the run's CPU waiting is measured (:mod:`.cpuwait`): time
+the program spent runnable while something else held its core is given back
+as extra time (up to a cap) before the run is called a time-out, so a busy
+machine or a busy judge never turns into a TLE.
 """
 
 from __future__ import annotations
@@ -20,6 +25,15 @@ import time
 from dataclasses import dataclass, field
 
 from judge.sandbox.cgroups import RunCgroup
+from judge.sandbox.cpuwait import (
+    EXTENSION_EXTRA_S,
+    EXTENSION_FACTOR,
+    PsiMeter,
+    TreeMeter,
+    WaitMeter,
+    children,
+    wait_grace_s,
+)
 from judge.sandbox.helper import Helper
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -29,6 +43,9 @@ PIPE_SIZE = 1 << 20
 KILL_GRACE_S = 2.0
 #: How often cgroup OOM counters are checked while a run goes on.
 CGROUP_CHECK_S = 0.05
+#: How long the exec helper may take to start the program (its first status line says
+#: when it forked it: the run's clock starts there, not when the judge asked).
+START_GRACE_S = 10.0
 
 
 class Tail:
@@ -77,6 +94,8 @@ class Spawn:
     #: kill only the program's own process tree, not every process of its uid: the
     #: seat's uid also runs a seat-long service (wine's server) that must survive
     tree_only_kill: bool = False
+    cpu: int | None = None  #: the one core the run is pinned to
+    nice: int | None = None  #: the program's nice value (None: the judge's)
 
 
 @dataclass
@@ -99,6 +118,13 @@ class RawRun:
     procs_at_kill: int | None = None  # the program's processes+threads when it was killed
     internal_error: str | None = None
     survivors: list[int] = field(default_factory=list)
+    #: seconds the run was runnable but kept off its core by something else (None: not measured)
+    wait_s: float | None = None
+    wait_source: str = ""
+    #: still running at the limit, and given its waiting back as extra time
+    extended: bool = False
+    #: killed at the extension cap having had less than its limit to itself
+    starved: bool = False
 
     @property
     def main_status(self) -> int | None:
@@ -140,20 +166,6 @@ class TreeWatcher:
         # Kernels without CONFIG_PROC_CHILDREN: let psutil find the tree (slower).
         self._use_psutil = not os.path.exists(f"/proc/{root_pid}/task/{root_pid}/children")
 
-    def _children(self, pid: int) -> list[int]:
-        out: list[int] = []
-        try:
-            tids = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            return out
-        for tid in tids:
-            try:
-                with open(f"/proc/{pid}/task/{tid}/children", "rb") as f:
-                    out.extend(int(x) for x in f.read().split())
-            except (OSError, ValueError):
-                pass
-        return out
-
     def _sample_psutil(self) -> int:
         import psutil
 
@@ -177,7 +189,7 @@ class TreeWatcher:
             self.peak = max(self.peak, total)
             return total
         total = 0
-        stack = self._children(self.root)
+        stack = children(self.root)
         while stack:
             pid = stack.pop()
             self.seen.add(pid)
@@ -186,7 +198,7 @@ class TreeWatcher:
                     total += int(f.read().split()[1]) * PAGE
             except (OSError, ValueError, IndexError):
                 continue
-            stack.extend(self._children(pid))
+            stack.extend(children(pid))
         self.peak = max(self.peak, total)
         return total
 
@@ -218,6 +230,10 @@ def _command(helper: Helper, spawn: Spawn, status_fd: int, cg: RunCgroup | None)
         cmd.append("-t")
     for idx in spawn.argcheck:
         cmd += ["-A", str(idx)]
+    if spawn.cpu is not None:
+        cmd += ["-a", str(spawn.cpu)]
+    if spawn.nice is not None:
+        cmd += ["-P", str(spawn.nice)]
     cmd.append("--")
     cmd += spawn.argv
     return cmd
@@ -232,8 +248,9 @@ def _parse_record(data: bytes) -> dict[str, str] | None:
     return rec if rec.get("end") == "1" else None
 
 
-def _read_available(fd: int, sink: Tail | None, limit: int = 1 << 30) -> bool:
-    """Read what is there without blocking; returns True at EOF."""
+def _read_available(fd: int, sink: Tail | bytearray | None, limit: int = 1 << 30) -> bool:
+    """Read what is there without blocking into ``sink`` (a Tail keeps only the end, a
+    bytearray everything); returns True at EOF."""
     got = 0
     while got < limit:
         try:
@@ -247,7 +264,9 @@ def _read_available(fd: int, sink: Tail | None, limit: int = 1 << 30) -> bool:
         if not chunk:
             return True
         got += len(chunk)
-        if sink is not None:
+        if isinstance(sink, bytearray):
+            sink += chunk
+        elif sink is not None:
             sink.add(chunk)
     return False
 
@@ -262,10 +281,11 @@ def run(
     cg: RunCgroup | None,
     poll_s: float,
     kill_uid: tuple[int, int] | None = None,
+    measure_wait: bool = False,
 ) -> RawRun:
     """Run once.  Never raises for anything the program does; judge-side failures
     are returned as ``internal_error`` (an IE verdict), and the tree is always gone
-    when this returns."""
+    when this returns.  ``measure_wait``: give CPU waiting back at the limit."""
     stdout, stderr = Tail(output_bytes), Tail(output_bytes)
     status_r, status_w = os.pipe2(os.O_CLOEXEC)
     cmd = _command(helper, spawn, status_w, cg)
@@ -303,7 +323,13 @@ def run(
         except OSError:
             pass
     raw = RawRun(None, None, 0.0, 0.0, stdout, stderr)
+    status_buf = bytearray()
     watcher = TreeWatcher(proc.pid) if (cg is None or not cg.memory) else None
+    meter: WaitMeter | None = None
+    if measure_wait:
+        psi = cg.psi_dir if cg is not None else None
+        meter = PsiMeter(psi) if psi else TreeMeter(proc.pid)
+        raw.wait_source = meter.source
     status: int | None = None
     rusage = None
     try:
@@ -317,7 +343,12 @@ def run(
             poller.register(fd, select.POLLIN)
         if pidfd is not None:
             poller.register(pidfd, select.POLLIN)
-        deadline = None if time_s is None else start + time_s
+        os.set_blocking(status_r, False)
+        poller.register(status_r, select.POLLIN)
+        # The clock starts when the helper forks the program (its first status line), so
+        # the judge's own delay in starting the helper never counts against the program.
+        prog_start: float | None = None
+        deadline = None if time_s is None else start + time_s + START_GRACE_S
         next_mem = start + poll_s
         next_cg = start + CGROUP_CHECK_S
         kill_sent: float | None = None
@@ -341,6 +372,13 @@ def run(
                         open_fds.discard(fd)
                 elif fd == pidfd:
                     exited = True
+                elif fd == status_r:
+                    if _read_available(status_r, status_buf):
+                        poller.unregister(status_r)
+                    if prog_start is None:
+                        prog_start = _program_start(status_buf)
+                        if prog_start is not None and time_s is not None:
+                            deadline = prog_start + time_s
             now = time.monotonic()
             if not exited and pidfd is None:
                 try:
@@ -353,7 +391,23 @@ def run(
             if exited:
                 break
             if kill_sent is None:
-                if deadline is not None and now >= deadline:
+                later = None
+                if deadline is not None and now >= deadline and prog_start is None:
+                    raw.internal_error = (
+                        f"the exec helper did not start the program within {START_GRACE_S:g} s"
+                    )
+                    kill_sent = _terminate(proc.pid)
+                    continue
+                if (
+                    deadline is not None
+                    and now >= deadline
+                    and time_s is not None
+                    and prog_start is not None
+                ):
+                    later = _extension(meter, prog_start, now, time_s, raw)
+                if later is not None:
+                    deadline = later
+                elif deadline is not None and now >= deadline:
                     raw.timed_out = True
                     if cg is not None:
                         current = cg.pids_current()
@@ -380,7 +434,7 @@ def run(
         _, status, rusage = os.wait4(proc.pid, 0)
         proc.returncode = os.waitstatus_to_exitcode(status)
         end = time.monotonic()
-        raw.wall_s = end - start
+        raw.wall_s = end - (prog_start if prog_start is not None else start)
         for fd in list(open_fds):
             _read_available(fd, sinks[fd])
     except BaseException:
@@ -393,20 +447,14 @@ def run(
         proc.stdout.close()
         proc.stderr.close()
     try:
-        os.set_blocking(status_r, False)
-        buf = b""
-        while True:
-            try:
-                chunk = os.read(status_r, 65536)
-            except BlockingIOError:
-                break
-            if not chunk:
-                break
-            buf += chunk
+        _read_available(status_r, status_buf)
     finally:
         os.close(status_r)
     raw.helper_status = status
-    raw.record = _parse_record(buf)
+    raw.record = _parse_record(bytes(status_buf))
+    helper_wall = _helper_wall_s(raw.record)
+    if helper_wall is not None:  # from the fork to the last descendant reaped, by the helper
+        raw.wall_s = helper_wall
     if watcher is not None:
         raw.polled_peak = watcher.peak
     if raw.record is not None:
@@ -420,6 +468,10 @@ def run(
             pass
     elif rusage is not None:
         raw.cpu_s = rusage.ru_utime + rusage.ru_stime
+    if meter is not None and meter.after_exit:
+        final = meter.read(raw.wall_s)
+        if final is not None:
+            raw.wait_s = max(raw.wait_s or 0.0, final)
     if raw.record is None and raw.internal_error is None:
         raw.internal_error = (
             f"the exec helper ended ({_describe_status(status)}) without its status record"
@@ -432,6 +484,51 @@ def run(
             raw.cg_failcnt = cg.memory_failures()
         raw.pids_refused = cg.pids_refused()
     return raw
+
+
+def _program_start(buf: bytearray) -> float | None:
+    """The helper's ``start_ns=`` line (CLOCK_MONOTONIC, as time.monotonic), once complete."""
+    for line in bytes(buf).split(b"\n")[:-1]:
+        if line.startswith(b"start_ns="):
+            try:
+                return int(line[9:]) / 1e9
+            except ValueError:
+                return None
+    return None
+
+
+def _helper_wall_s(record: dict[str, str] | None) -> float | None:
+    try:
+        start, end = int((record or {})["start_ns"]), int((record or {})["end_ns"])
+    except (KeyError, ValueError):
+        return None
+    return (end - start) / 1e9 if end >= start > 0 else None
+
+
+def _extension(
+    meter: WaitMeter | None, start: float, now: float, time_s: float, raw: RawRun
+) -> float | None:
+    """At a deadline: the later deadline the run has earned by waiting for a CPU, or None.
+
+    A run is owed the time it was kept waiting (beyond :func:`wait_grace_s` of
+    noise), up to the cap; at the cap, one that still had less than its limit to
+    itself is marked ``starved`` (IE: the machine is too busy to time it).
+    """
+    if meter is None:
+        return None
+    elapsed = now - start
+    wait = meter.read(elapsed)
+    if wait is None:
+        return None
+    raw.wait_s = max(raw.wait_s or 0.0, wait)
+    if elapsed - wait >= time_s - wait_grace_s(time_s):
+        return None  # it had its whole limit to itself
+    cap = start + EXTENSION_FACTOR * time_s + EXTENSION_EXTRA_S
+    if now >= cap:
+        raw.starved = True
+        return None
+    raw.extended = True
+    return min(cap, start + time_s + wait)
 
 
 def _describe_status(status: int | None) -> str:

@@ -82,6 +82,10 @@ class RunResult:
     stdout_tail: bytes
     stderr_tail: bytes
     message: str
+    #: time the run was runnable but kept off its core by something else (None: not measured)
+    wait_s: float | None = None
+    #: an IE because of that waiting: the program is not at fault, a later try may succeed
+    kept_waiting: bool = False
 
 
 @dataclass(frozen=True)

@@ -4,6 +4,12 @@ Order when several limits were broken: IE (the judge failed: never the bot's
 fault) > MLE > OLE > TLE > RE > OK.  Memory and file caps are broken at one
 moment and what follows (a hang after EFBIG, a kill after OOM) is a
 consequence, so they name the cause; a timeout beats the kill signal it causes.
+
+Time is the program's own: a run that was kept waiting for a CPU (measured by
+:mod:`.cpuwait`) got that time back before it was called a time-out.  One that
+then finished only in that extra time, or still had less than its limit to
+itself when the extension ran out, is the judge's failure (IE, "kept waiting"),
+never TLE: the referee runs it again.
 """
 
 from __future__ import annotations
@@ -43,7 +49,7 @@ def decide(
     if memory_by_cgroup and raw.cg_peak is not None:
         peak = raw.cg_peak
 
-    def result(verdict: Verdict, message: str) -> RunResult:
+    def result(verdict: Verdict, message: str, kept_waiting: bool = False) -> RunResult:
         notes = _notes(raw, limits)
         if notes:
             message = f"{message}; {'; '.join(notes)}"
@@ -57,6 +63,8 @@ def decide(
             stdout_tail=raw.stdout.data,
             stderr_tail=raw.stderr.data,
             message=message,
+            wait_s=raw.wait_s,
+            kept_waiting=kept_waiting,
         )
 
     rec = raw.record or {}
@@ -120,26 +128,80 @@ def decide(
             f"file size limit {fmt_bytes(limits.file_bytes)} reached: "
             f"{biggest_file[0]} was {fmt_bytes(biggest_file[1])}",
         )
+    wait = raw.wait_s or 0.0
+    if raw.timed_out and raw.starved:
+        assert limits.time_s is not None
+        return result(
+            Verdict.IE,
+            f"judge internal error: the program was kept waiting {wait:.3f} s for a CPU "
+            f"that something else held, so in {raw.wall_s:.3f} s it had only "
+            f"{raw.wall_s - wait:.3f} s of its {limits.time_s:g} s limit to itself; "
+            "the machine is too busy to time it fairly (not the program's fault)",
+            kept_waiting=True,
+        )
     if raw.timed_out:
         main_exit = raw.main_exit_s
         assert limits.time_s is not None
-        if main_exit is not None and main_exit < limits.time_s and sig is None:
+        # Waiting given back as extra time is said, so the wall time shown adds up.
+        waited = f"not counting {wait:.3f} s it was kept waiting for a CPU" if raw.extended else ""
+        if main_exit is not None and main_exit < limits.time_s + wait and sig is None:
             return result(
                 Verdict.TLE,
-                f"time limit {limits.time_s:g} s exceeded: the program exited after "
-                f"{main_exit:.3f} s, but processes it started were still running "
-                "at the limit; all were killed",
+                f"time limit {limits.time_s:g} s exceeded{f' ({waited})' if waited else ''}: "
+                f"the program exited after {main_exit:.3f} s, but processes it started "
+                "were still running at the limit; all were killed",
             )
         return result(
             Verdict.TLE,
-            f"time limit {limits.time_s:g} s exceeded (wall clock); killed after "
-            f"{raw.wall_s:.3f} s",
+            f"time limit {limits.time_s:g} s exceeded (wall clock{f', {waited}' if waited else ''}); "
+            f"killed after {raw.wall_s:.3f} s",
         )
     if sig is not None:
         return result(Verdict.RE, f"killed by signal {sig} ({signal_name(sig)})")
     if exit_code:
         return result(Verdict.RE, f"exited with code {exit_code}")
+    late = _late_exit(raw, limits)
+    if late is not None:
+        return result(late[0], late[1], kept_waiting=late[0] is Verdict.IE)
+    if raw.extended:
+        assert limits.time_s is not None
+        return result(
+            Verdict.IE,
+            f"judge internal error: the run took {raw.wall_s:.3f} s, over the "
+            f"{limits.time_s:g} s limit, but it was kept waiting {wait:.3f} s for a CPU "
+            "that something else held (the machine or the judge was busy); it exited "
+            "normally within its own time, so it is run again (not the program's fault)",
+            kept_waiting=True,
+        )
     return result(Verdict.OK, "exited normally")
+
+
+#: How far past the limit an exit the judge did not stop in time may be and still count
+#: as in time (the helper's clock runs until the last process is reaped).
+LATE_TOLERANCE_S = 0.01
+
+
+def _late_exit(raw: RawRun, limits: Limits) -> tuple[Verdict, str] | None:
+    """A program that exited past its limit before the judge got round to stopping it
+    (a busy judge notices the deadline late): still judged on its own time."""
+    if raw.timed_out or raw.extended or limits.time_s is None:
+        return None
+    if raw.wall_s <= limits.time_s + LATE_TOLERANCE_S:
+        return None
+    wait = raw.wait_s or 0.0
+    if raw.wall_s - wait > limits.time_s + LATE_TOLERANCE_S:
+        return (
+            Verdict.TLE,
+            f"time limit {limits.time_s:g} s exceeded (wall clock): the program ran "
+            f"{raw.wall_s:.3f} s before it exited",
+        )
+    return (
+        Verdict.IE,
+        f"judge internal error: the run took {raw.wall_s:.3f} s, over the "
+        f"{limits.time_s:g} s limit, but it was kept waiting {wait:.3f} s for a CPU that "
+        "something else held (the machine or the judge was busy), so it is run again "
+        "(not the program's fault)",
+    )
 
 
 def _notes(raw: RawRun, limits: Limits) -> list[str]:

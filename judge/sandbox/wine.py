@@ -56,6 +56,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from judge.sandbox.cgroups import pid_alive
+from judge.sandbox.cores import BOT_NICE, pin_tree
 from judge.sandbox.folders import remove_tree
 from judge.sandbox.supervise import KILL_GRACE_S, Spawn, _command
 from judge.sandbox.types import RunResult, SandboxError, Verdict
@@ -552,6 +553,12 @@ class WineSeat:
         self._needs_restart = False
         self._kinds: dict[str, ExeKind] = {}
         self._server_home: str | None = None
+
+    def pin_server(self, core: int) -> None:
+        """Keep the seat's wineserver on the core of the run it serves (issue 16): on
+        any other core it would take time from another seat's program."""
+        if self._server is not None and self._server.proc is not None:
+            pin_tree(self._server.proc.pid, {core}, BOT_NICE)
 
     # ---------------------------------------------------------- environment
     def env(self, base: dict[str, str]) -> dict[str, str]:

@@ -45,6 +45,7 @@ from judge.maps import (
     map_from_text,
     read_text,
 )
+from judge.sandbox.cores import CoreSpecError, plan_cores, usable_cores
 from judge.settings import DEFAULT_CONFIG, JOBS, MEMORY_LIMIT_MB, TIME_LIMIT_S
 
 DEFAULT_OUTPUT = "matches/tournament"
@@ -56,6 +57,8 @@ TOP_KEYS: dict[str, str] = {
     "time_limit": "seconds per run (default 2)",
     "memory_limit_mb": "MiB per run (default 512)",
     "jobs": "rounds played at the same time (default: the number of cores)",
+    "cores": "cores for the bots, one program per core: a number or a list like 0,2-3 "
+    "(default: every core the judge may use)",
     "output": f"the tournament folder (default {DEFAULT_OUTPUT})",
     "maps_dir": "the organisers' published list of maps (default: maps/ beside the "
     "configuration, else the bundled maps)",
@@ -112,6 +115,8 @@ class TournamentConfig:
     organiser_label: str
     organiser_map: GameMap
     teams: tuple[Team, ...]
+    #: the sandbox's ``cores`` setting (None: automatic); like jobs, it never changes results
+    cores: str | int | None = None
 
     @property
     def team_names(self) -> list[str]:
@@ -133,8 +138,8 @@ class TournamentConfig:
     def fingerprint(self) -> dict[str, Any]:
         """What decides the results: stored in the ledger so a resume cannot mix two tournaments.
 
-        ``jobs`` and ``output`` are left out on purpose: results do not depend
-        on them, and a tournament folder may be moved or resumed with other jobs.
+        ``jobs``, ``cores`` and ``output`` are left out on purpose: results do not
+        depend on them, and a tournament folder may be moved or resumed with other jobs.
         """
         return {
             "seed": self.seed,
@@ -342,6 +347,21 @@ def _check(
             f"1 to {JOBS.high} (or remove it to use the number of cores)"
         )
 
+    cores = data.get("cores")
+    if cores is not None:
+        if isinstance(cores, bool) or not isinstance(cores, (int, str)):
+            problems.append(
+                f"cores: {cores!r}; give a number of cores (e.g. 2) or a core list "
+                "(e.g. '0,2-3'), or remove it to use every core"
+            )
+            cores = None
+        else:
+            try:
+                plan_cores(cores, *usable_cores())
+            except CoreSpecError as exc:
+                problems.append(f"{exc}; or remove 'cores' to use every core")
+                cores = None
+
     # Paths are relative to the configuration file's folder, never to the current folder.
     paths: dict[str, Path] = {}
     for key, default in (("output", DEFAULT_OUTPUT), ("maps_dir", "maps"), ("bots_dir", "bots")):
@@ -433,6 +453,7 @@ def _check(
         organiser_label=org_label,
         organiser_map=organiser,
         teams=tuple(e.team for e in entries if e is not None and e.team is not None),
+        cores=cores,
     )
 
 

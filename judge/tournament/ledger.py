@@ -10,7 +10,10 @@ rewritten.
 Schema (version in ``PRAGMA user_version`` and in ``meta``)::
 
     meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)
-        schema_version, config_hash, config (JSON fingerprint), created_at
+        schema_version, config_hash, config (JSON fingerprint), created_at,
+        runs (JSON list, one entry per start or resume: when, the judge's version,
+        the protections that were off, whether --unsandboxed allowed that, and each
+        team's program hash; older ledgers have no such key)
     rounds(match TEXT, round INTEGER, map TEXT, seed INTEGER,
            seat0 TEXT, seat1 TEXT, gold0 INTEGER, gold1 INTEGER,
            points0 INTEGER, points1 INTEGER, winner TEXT NULL (a team name),
@@ -183,6 +186,37 @@ class Ledger:
     def config(self) -> dict[str, Any]:
         text = self.meta("config")
         return json.loads(text) if text else {}
+
+    @property
+    def created_at(self) -> str:
+        return self.meta("created_at") or ""
+
+    def runs(self) -> list[dict[str, Any]]:
+        """Every start and resume recorded so far (see :meth:`record_run`), oldest first."""
+        try:
+            runs = json.loads(self.meta("runs") or "[]")
+        except ValueError:
+            return []
+        return [r for r in runs if isinstance(r, dict)] if isinstance(runs, list) else []
+
+    def record_run(self, run: dict[str, Any]) -> None:
+        """Add one start or resume to the audit trail, before any of its rounds is played.
+
+        ``run`` says how it was played: the judge's version, the sandbox protections that
+        were off and whether ``--unsandboxed`` allowed that, each team's program hash.
+        """
+        runs = self.runs() + [{"started_at": _now(), **run}]
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+            self._conn.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('runs', ?)",
+                (json.dumps(runs, sort_keys=True),),
+            )
+            self._conn.execute("COMMIT")
+        except BaseException:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            raise
 
     # ---------------------------------------------------------------- rounds
     def record(self, rnd: LedgerRound) -> None:

@@ -17,12 +17,12 @@ each round's seed derives from the tournament seed and the match's identity
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from judge import names
+from judge.seeds import derive
 
 ROUNDS_PER_MATCH = 3
 
@@ -73,8 +73,7 @@ def match_teams(folder: str, seats: tuple[str, str]) -> tuple[str, str]:
 
 def match_seed(tournament_seed: int, first: str, second: str) -> int:
     """A match's seed from the tournament seed and the two teams (never from play order)."""
-    h = hashlib.sha256(f"ocean-match:{tournament_seed}:{first}:{second}".encode()).digest()
-    return int.from_bytes(h[:6], "big")
+    return derive("ocean-match", tournament_seed, first, second)
 
 
 def _oriented_pairs(order: Sequence[str]) -> list[tuple[str, str]]:

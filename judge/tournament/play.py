@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import datetime as _dt
 import io
 import shutil
 import threading
@@ -45,7 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from judge import atomic
+from judge import __version__, atomic
 from judge.errors import JudgeError
 from judge.match import round_seed, write_result
 from judge.names import folder_name
@@ -130,19 +131,43 @@ def write_match_result(
     write_result(out / pairing.folder, result)
 
 
-def write_standings(out: Path, rows: list[dict[str, Any]]) -> None:
-    """standings.json (a list, best first) and standings.csv with the same columns.
+def write_standings(
+    out: Path, rows: list[dict[str, Any]], audit: dict[str, Any] | None = None
+) -> None:
+    """standings.json and standings.csv (the same rows, best first).
+
+    standings.json is an object: the audit record first (seed, date, judge version,
+    configuration hash, program hashes, isolation: see :meth:`Runner.audit`), then
+    ``standings``, the rows.
 
     The CSV starts with a UTF-8 byte order mark: without it a spreadsheet
     program (Excel) reads the file in the machine's legacy code page and shows
     ``Rồng Biển`` as ``Rá»“ng Biá»ƒn``; with it every program reads UTF-8.
     """
-    atomic.write_json(out / STANDINGS_JSON, rows)
+    atomic.write_json(out / STANDINGS_JSON, {**(audit or {}), "standings": rows})
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\r\n")
     writer.writeheader()
     writer.writerows(rows)
     atomic.write_bytes(out / STANDINGS_CSV, buf.getvalue().encode("utf-8-sig"))
+
+
+# ---------------------------------------------------------------- isolation
+def protections_off(isolation: Any) -> list[str]:
+    """The names of the sandbox protections that are off on this machine."""
+    return [name for name, on, _detail in isolation.items if not on]
+
+
+def isolation_refusal(off: Sequence[str], total: int) -> str:
+    """Why an official tournament does not start without full isolation, and the way out."""
+    return (
+        f"the bots cannot be fully isolated here: {len(off)} of {total} sandbox protections "
+        f"are OFF ({', '.join(off)}); an official tournament runs untrusted programs, so it "
+        "needs all of them: run the judge as root on Linux ('judge sandbox-info' says what "
+        "is missing and why). To run anyway (a practice round on a laptop), add "
+        "--unsandboxed: the ledger and standings.json then record that the run was not "
+        "isolated, and which protections were off"
+    )
 
 
 # ---------------------------------------------------------------- the runner
@@ -183,6 +208,12 @@ def open_for_resume(cfg: TournamentConfig, out: Path) -> Ledger:
     return ledger
 
 
+def _programs(sandbox: Any) -> str:
+    """The budget every round in flight shares, described ('' for a stand-in sandbox)."""
+    cores = getattr(sandbox, "cores", None)
+    return cores.describe() if cores is not None else ""
+
+
 @dataclass(frozen=True)
 class RunStart:
     """What a run is about to do, for whoever shows it (the header of ``judge tournament``)."""
@@ -194,6 +225,10 @@ class RunStart:
     jobs: int
     isolation: str  # the sandbox's protections, described
     out: Path
+    #: protections that are off (only with --unsandboxed: the run is recorded as not isolated)
+    protections_off: tuple[str, ...] = ()
+    #: how many programs run at once and on which cores (the sandbox's core budget)
+    programs: str = ""
 
 
 class RunEvents(Protocol):
@@ -230,8 +265,11 @@ class Runner:
         sandbox_factory: Callable[[], AbstractContextManager[Any]],
         events: RunEvents | None = None,
         executor_for: Callable[[Sandbox, int], Executor] = ThreadExecutor,
+        unsandboxed: bool = False,
     ):
         self.cfg, self.out, self.jobs = cfg, out, max(1, jobs)
+        #: play even when some sandbox protection is off (recorded in the ledger and standings)
+        self.unsandboxed = unsandboxed
         self.sandbox_factory = sandbox_factory
         #: how rounds are played (``jobs`` at a time): threads here, a cluster elsewhere
         self.executor_for = executor_for
@@ -291,6 +329,10 @@ class Runner:
             except (OSError, RuntimeError) as exc:
                 raise TournamentError(f"cannot set up the sandbox: {exc}", 3) from None
             with sandbox_cm as sandbox:
+                # An official run is isolated, or was allowed not to be (and says so).
+                off = protections_off(sandbox.isolation)
+                if off and not self.unsandboxed:
+                    raise TournamentError(isolation_refusal(off, len(sandbox.isolation.items)))
                 self.events.starting(
                     RunStart(
                         self.cfg,
@@ -300,6 +342,8 @@ class Runner:
                         self.jobs,
                         sandbox.isolation.describe(),
                         self.out,
+                        tuple(off),
+                        _programs(sandbox),
                     )
                 )
                 try:
@@ -310,6 +354,16 @@ class Runner:
                         ledger = self._ledger = Ledger.create(
                             self.out / LEDGER_FILE, self.cfg.config_hash(), self.cfg.fingerprint()
                         )
+                    ledger.record_run(
+                        {
+                            "judge_version": __version__,
+                            "unsandboxed": bool(off),
+                            "unsandboxed_option": self.unsandboxed,
+                            "protections_off": off,
+                            "programs": self.program_hashes(),
+                            "jobs": self.jobs,
+                        }
+                    )
                     self._tidy(todo, recorded)
                     self._play(todo, sandbox, ledger, recorded, report)
                 finally:
@@ -322,8 +376,41 @@ class Runner:
         report.standings = rows
         report.interrupted_by = self._signal if not report.complete else None
         if report.complete:
-            write_standings(self.out, rows)
+            write_standings(self.out, rows, self.audit())
         return report
+
+    def program_hashes(self) -> dict[str, str]:
+        """Each team's program fingerprint (judge.programs.tree_hash of its files)."""
+        return {t.name: t.bot.digest for t in self.cfg.teams}
+
+    def audit(self) -> dict[str, Any]:
+        """What standings.json records so a result can be checked later: seed, dates, the
+        judge's version, the configuration's hash, each team's program hash and how
+        isolated the bots were in every run of the tournament (from the ledger)."""
+        runs = self._ledger.runs() if self._ledger is not None else []
+        off = sorted({p for r in runs for p in r.get("protections_off") or []})
+        changed = sorted(
+            {
+                team
+                for r in runs
+                for team, digest in (r.get("programs") or {}).items()
+                if digest != self.program_hashes().get(team)
+            }
+        )
+        return {
+            "seed": self.cfg.seed,
+            "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            "started_at": self._ledger.created_at if self._ledger is not None else None,
+            "judge_version": __version__,
+            "config_hash": self.cfg.config_hash(),
+            "programs": {
+                t.name: {"bot": t.bot.source, "sha256": t.bot.digest} for t in self.cfg.teams
+            },
+            "programs_changed_between_runs": changed,
+            "unsandboxed": any(bool(r.get("unsandboxed")) for r in runs),
+            "protections_off": off,
+            "runs": runs,
+        }
 
     def _tidy(self, todo: Sequence[RoundSlot], recorded: dict[str, dict[int, LedgerRound]]) -> None:
         """Clear half-written rounds of a killed run; rewrite result.json from the ledger."""

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from judge.records import RoundResult
+from judge.rules import r18_key
 
 #: The columns of standings.json and standings.csv, in order.
 COLUMNS = ("rank", "team", "points", "rounds_won", "draws", "losses", "gold")
@@ -20,7 +21,8 @@ COLUMNS = ("rank", "team", "points", "rounds_won", "draws", "losses", "gold")
 
 def sort_key(row: dict[str, Any]) -> tuple[Any, ...]:
     """R18: more points, more rounds won, more gold first; then the name."""
-    return (-row["points"], -row["rounds_won"], -row["gold"], row["team"].casefold(), row["team"])
+    points, won, gold = r18_key(row["points"], row["rounds_won"], row["gold"])
+    return (-points, -won, -gold, row["team"].casefold(), row["team"])
 
 
 def standings(teams: Sequence[str], rounds: Iterable[RoundResult]) -> list[dict[str, Any]]:

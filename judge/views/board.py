@@ -7,7 +7,7 @@ file, a Windows console) the board still says everything, and a 15x15 board
 (48 columns with the row labels) leaves 30 columns for the side panel in an
 80-column terminal:
 
-``" . "`` water, ``" 3 "`` gold, ``" # "`` reef, ``" S "`` shield, ``"*6 "`` the
+``" . "`` water, ``" 3 "`` gold, ``" # "`` reef, ``" S "`` shield, ``" 6*"`` the
 treasure, ``" A "``/``" B "`` boats (seat 0/1), ``"[A]"`` a shielded boat,
 ``"xA "`` a wreck, ``"xAB"`` both wrecks on one cell.
 """
@@ -22,6 +22,7 @@ from rich.table import Table
 from rich.text import Text
 
 from judge import voidwhy
+from judge.grid import centre
 from judge.records import TurnRecord
 from judge.rules import MoveStatus
 from judge.views.replayfile import ReplayError, load_replay_file
@@ -49,11 +50,7 @@ LABEL_W = 3
 #: up to this; it goes below the board when fewer than PANEL_MIN_W columns are left.
 PANEL_MAX_W = 60
 PANEL_MIN_W = 24
-LEGEND = "A/B boats  [A] shielded  xA wreck  # reef  S shield  *n treasure"
-
-
-def centre(rows: int, cols: int) -> tuple[int, int]:
-    return ((rows + 1) // 2, (cols + 1) // 2)
+LEGEND = "A/B boats  [A] shielded  xA wreck  # reef  S shield  n* treasure"
 
 
 def board_width(cols: int) -> int:
@@ -88,7 +85,9 @@ def board_text(record: TurnRecord, names: Sequence[str] = SEAT_LETTERS) -> Text:
             if here:
                 _boat_cell(text, record, here)
             elif (i, j) == treasure:
-                text.append(f"*{tok:<2}", style=TREASURE_STYLE)
+                # The number where gold numbers are, the mark in the trailing space:
+                # a leading mark made the treasure's row look shifted by one column.
+                text.append(f"{tok:>2}*", style=TREASURE_STYLE)
             elif tok in ("D", "W"):
                 text.append(" # ", style=REEF_STYLE)
             elif tok == "S":
@@ -220,10 +219,12 @@ def turn_view(
     return Group(*parts)
 
 
-def final_board(replay: Path, names: Sequence[str]) -> Text | None:
-    """The board after the last turn of a replay file, or None if it cannot be read."""
+def final_board(replay: Path, names: Sequence[str], legend: bool = True) -> RenderableType | None:
+    """The board after the last turn of a replay file, with the legend under it (what
+    ``A``, ``[A]``, ``xA``, ``#`` and ``n*`` mean), or None if it cannot be read."""
     try:
         frames = load_replay_file(replay).frames()
     except ReplayError:
         return None
-    return board_text(frames[-1], names)
+    board = board_text(frames[-1], names)
+    return Group(board, Text(LEGEND, style="dim")) if legend else board

@@ -16,6 +16,7 @@ from judge.checkbot.diagnose import ADVICE, CAUSE_NAMES, ERROR, WARNING, pattern
 from judge.checkbot.report import limit_line, summary_line
 from judge.checkbot.trials import SituationResult, passed
 from judge.sandbox import Limits
+from judge.views.tables import print_table
 
 _STYLE = {ERROR: "bold red", WARNING: "yellow", ADVICE: "cyan", None: "green"}
 _MARK = {ERROR: "✗", WARNING: "!", ADVICE: "i"}
@@ -49,7 +50,7 @@ def print_report(
             f"{r.facts.wall_s * 1000:.0f}",
             f"{r.facts.peak_memory_bytes / 2**20:.1f}",
         )
-    console.print(table)
+    print_table(console, table)
     told: set[tuple[str, str | None]] = set()
     for r in results:
         if not r.findings:

@@ -34,6 +34,13 @@ def _ms(x: float | None) -> str:
     return "-" if x is None else f"{x:.0f}"
 
 
+def _wdl_cells(label: str, d: dict[str, Any]) -> tuple[str, ...]:
+    """A row of wins, draws, losses, the win rate and its Wilson interval."""
+    lo, hi = d["wilson95"]
+    wilson = f"{100 * lo:.1f}% - {100 * hi:.1f}%" if d["decided"] else "-"
+    return (label, str(d["wins"]), str(d["draws"]), str(d["losses"]), _pct(d["win_rate"]), wilson)
+
+
 def render(summary: dict[str, Any]) -> list[Any]:
     """Rich renderables for a summary: the head-to-head table, per-bot measurements, by size."""
     # Names are shown as written: escaped, since table titles, headers and cells are markup.
@@ -56,15 +63,7 @@ def render(summary: dict[str, Any]) -> list[Any]:
         head.add_column(col, justify="right" if col else "left")
 
     def row(label: str, d: dict[str, Any]) -> None:
-        lo, hi = d["wilson95"]
-        head.add_row(
-            label,
-            str(d["wins"]),
-            str(d["draws"]),
-            str(d["losses"]),
-            _pct(d["win_rate"]),
-            f"{100 * lo:.1f}% - {100 * hi:.1f}%" if d["decided"] else "-",
-        )
+        head.add_row(*_wdl_cells(label, d))
 
     row(f"{a} (all)", res)
     for s in (0, 1):
@@ -103,15 +102,7 @@ def render(summary: dict[str, Any]) -> list[Any]:
     for col in ("wins", "draws", "losses", "win rate", "95% Wilson"):
         sizes.add_column(col, justify="right")
     for label, d in summary["by_size"].items():
-        lo, hi = d["wilson95"]
-        sizes.add_row(
-            label,
-            str(d["wins"]),
-            str(d["draws"]),
-            str(d["losses"]),
-            _pct(d["win_rate"]),
-            f"{100 * lo:.1f}% - {100 * hi:.1f}%" if d["decided"] else "-",
-        )
+        sizes.add_row(*_wdl_cells(label, d))
     out: list[Any] = [head, *pair_lines(summary)]
     out += [bots, sizes]
     for ab in summary["rounds_aborted"]:

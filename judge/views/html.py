@@ -43,6 +43,7 @@ from typing import Any
 from urllib.parse import quote
 
 from judge import atomic, voidwhy
+from judge.grid import centre
 from judge.records import TurnRecord
 from judge.rules import Event, EventKind
 from judge.views import _assets
@@ -125,14 +126,14 @@ def _round_data(rnd: RoundReplay) -> dict[str, Any]:
 
 def _frames(rnd: RoundReplay) -> list[dict[str, Any]]:
     """The frames, each also saying who has taken the treasure by then (a record alone cannot)."""
-    centre = ((rnd.rows + 1) // 2, (rnd.cols + 1) // 2)
+    middle = centre(rnd.rows, rnd.cols)
     taker: int | None = None
     out = []
     for rec in rnd.frames():
         f = _frame(rec, rnd.names)
         if rec.treasure is not None and taker is None:
             for e in rec.events:
-                if isinstance(e, Event) and e.kind is EventKind.COLLECT and e.pos == centre:
+                if isinstance(e, Event) and e.kind is EventKind.COLLECT and e.pos == middle:
                     taker = e.seat
         f["treasure_by"] = taker
         out.append(f)
@@ -222,6 +223,15 @@ def write_match_html(match_dir: Path | str, back_link: str | None = None) -> lis
     return written
 
 
+#: Column headers people read, for the keys of standings rows (others: '_' becomes a space).
+COLUMN_NAMES = {"rounds_won": "rounds won"}
+
+
+def column_name(key: str) -> str:
+    """A standings key as a column header: ``rounds_won`` -> ``rounds won``."""
+    return COLUMN_NAMES.get(key, key.replace("_", " "))
+
+
 def _rel(target: Path, base: Path) -> str:
     """A relative path with '/' (a link that still works when the whole folder is copied)."""
     return os.path.relpath(target, base).replace(os.sep, "/")
@@ -262,7 +272,7 @@ def write_index_html(
     cols = list(standings[0].keys()) if standings else []
     parts.append(
         '<table id="standings"><thead><tr><th>#</th>'
-        + "".join(f"<th>{esc(str(c))}</th>" for c in cols)
+        + "".join(f"<th>{esc(column_name(str(c)))}</th>" for c in cols)
         + "</tr></thead><tbody>"
     )
     for rank, row in enumerate(standings, start=1):

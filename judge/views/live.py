@@ -29,6 +29,11 @@ FRAME_S = 0.12
 PROMPT = "Enter: next turn, q + Enter: stop watching (the round goes on) > "
 
 
+def pause(seconds: float) -> None:
+    """Hold a frame on screen (a function of its own so that tests can count the pauses)."""
+    time.sleep(seconds)
+
+
 def stdin_line() -> str | None:
     """One line typed by the user, or None at end of input."""
     try:
@@ -92,10 +97,11 @@ class RoundWatcher:
             ses.console.width,
             label=f"round {self.idx}: {self.label}",
         )
-        if ses.live:
+        if ses.frame_s > 0 and not ses.stepping:  # --speed: paced on a pipe too, if asked
             wait = ses.frame_s - (time.monotonic() - self.last_draw)
-            if wait > 0 and not ses.stepping:
-                time.sleep(wait)
+            if wait > 0:
+                pause(wait)
+        if ses.live:
             ses.console.clear()
         ses.console.print(view)
         if not ses.live:

@@ -26,15 +26,18 @@ from judge.records import MatchResult, ReplayHeader, RoundResult, TurnRecord
 from judge.sandbox import Isolation, Limits
 from judge.stats import median
 from judge.views.board import final_board
+from judge.views.tables import print_table
 
 
 def observers(args: argparse.Namespace, console: Console, names: list[str]) -> Any:
     """Per-round observers: a progress line per round, and the live board with --watch/--step."""
     watch = None
-    if getattr(args, "watch", False) or getattr(args, "step", False):
+    speed = getattr(args, "speed", None)
+    if getattr(args, "watch", False) or getattr(args, "step", False) or speed is not None:
         from judge.views.live import WatchSession
 
-        watch = WatchSession(console, names, step=args.step)
+        frame_s = None if speed is None else (1.0 / speed if speed > 0 else 0.0)
+        watch = WatchSession(console, names, step=args.step, frame_s=frame_s)
     if args.quiet and watch is None:
         return None
 
@@ -77,7 +80,9 @@ def header(
     limits: Limits,
     isolation: Isolation,
     out: Path,
+    programs: str = "",
 ) -> None:
+    """The match's header; ``programs``: how many programs run at once, on which cores."""
     console.print(
         f"[bold]{escape(names[0])}[/] (seat 0, {escape(bots[0].source)}) vs "
         f"[bold]{escape(names[1])}[/] (seat 1, {escape(bots[1].source)})",
@@ -94,6 +99,8 @@ def header(
             f"limits: {limits.time_s:g} s, {limits.memory_bytes // 2**20} MiB per run",
             highlight=False,
         )
+    if programs:
+        console.print(Text(programs))
     iso = isolation
     off = [(n, d) for n, on, d in iso.items if not on]
     head = iso.describe().splitlines()[0]
@@ -183,7 +190,7 @@ def summary(
             f"{peak:.1f}",
         )
         warnings += void_lines(result, s, out, bots[s].source if bots else result.teams[s])
-    console.print(table)
+    print_table(console, table)
     for w in warnings:
         # soft_wrap: a path or a command in the hint must stay whole, to be copied
         console.print(f"[bold yellow]warning:[/] {escape(w)}", highlight=False, soft_wrap=True)

@@ -228,6 +228,25 @@ def load_result(path: Path) -> MatchResult:
         raise _at(str(path), exc) from None
 
 
+def matches_in(folder: Path | str) -> list[tuple[Path, MatchResult | None]]:
+    """The match folders directly inside a folder (a tournament's), with their result.json.
+
+    A match whose result.json cannot be read is listed with ``None``: a listing
+    must not fail because one match is broken.
+    """
+    p = Path(folder)
+    out: list[tuple[Path, MatchResult | None]] = []
+    if not p.is_dir():
+        return out
+    for d in sorted(p.iterdir()):
+        if d.is_dir() and (d / RESULT_NAME).is_file():
+            try:
+                out.append((d, load_result(d / RESULT_NAME)))
+            except ReplayError:
+                out.append((d, None))
+    return out
+
+
 def load(path: Path | str) -> MatchReplay:
     """Whatever the user pointed at: a match folder, a round folder, or a replay file."""
     p = Path(path)

@@ -7,6 +7,7 @@ Everything is drawn from the typed records of the replay
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
@@ -14,7 +15,8 @@ from rich.text import Text
 
 from judge.rules import EndReason, score
 from judge.views.board import turn_view
-from judge.views.replayfile import MatchReplay, RoundReplay
+from judge.views.replayfile import MatchReplay, RoundReplay, matches_in
+from judge.views.tables import print_table
 
 ReadLine = Callable[[], str | None]
 
@@ -96,7 +98,7 @@ def summary(console: Console, match: MatchReplay, shown: RoundReplay) -> None:
                 )
             )
         )
-    console.print(table)
+    print_table(console, table)
     if match.result is not None:
         p = match.result.points
         console.print(f"match points: {match.teams[0]} {p[0]}, {match.teams[1]} {p[1]}")
@@ -153,3 +155,41 @@ def step(
             msg = f"{cmd!r}: Enter = next, b = back, a number = go to turn, q = quit"
     console.print("")
     summary(console, match, rnd)
+
+
+def is_tournament(path: Path) -> bool:
+    """A folder of match folders (a tournament's), not a match or a round itself."""
+    return (
+        path.is_dir()
+        and not (path / "result.json").is_file()
+        and not (path / "replay.jsonl").is_file()
+        and bool(matches_in(path))
+    )
+
+
+def list_matches(console: Console, path: Path) -> None:
+    """A tournament folder: its matches, each with the command that shows it."""
+    found = matches_in(path)
+    console.print(
+        f"{path} is a tournament folder with {len(found)} match"
+        f"{'es' if len(found) != 1 else ''}; show one with 'judge replay {path}/MATCH':",
+        soft_wrap=True,
+    )
+    table = Table(box=None, pad_edge=False)
+    for col in ("MATCH", "teams", "points", "rounds"):
+        table.add_column(col, no_wrap=True)
+    for folder, result in found:
+        if result is None:
+            table.add_row(Text(folder.name), Text("(result.json unreadable)"), Text(""), Text(""))
+            continue
+        done = len(result.rounds)
+        planned = result.planned if result.planned is not None else done
+        table.add_row(
+            Text(folder.name),
+            Text(" vs ".join(result.teams)),
+            Text(f"{result.points[0]}-{result.points[1]}"),
+            Text(f"{done}/{planned}"),
+        )
+    print_table(console, table)
+    if (path / "index.html").is_file():
+        console.print(f"(or open {path / 'index.html'} in a web browser)", soft_wrap=True)

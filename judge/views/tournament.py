@@ -72,6 +72,14 @@ class RunView:
     def starting(self, run: RunStart) -> None:
         if self.show:
             self._header(run)
+        if run.protections_off:  # said even with --quiet: an official run should be isolated
+            self.console.print(
+                f"UNSANDBOXED (--unsandboxed): {len(run.protections_off)} sandbox protections "
+                f"OFF ({', '.join(run.protections_off)}); this run is recorded as not isolated "
+                "in the ledger and in standings.json",
+                style="bold red",
+                markup=False,
+            )
         self._progress = Progress(
             TextColumn("[bold]{task.description}"),
             BarColumn(),
@@ -132,6 +140,8 @@ class RunView:
             f"{run.jobs} round(s) at a time",
             highlight=False,
         )
+        if run.programs:
+            c.print(f"programs: {run.programs}", markup=False)
         c.print(f"isolation: {run.isolation}", markup=False)
         if run.done_before:
             c.print(

@@ -22,8 +22,9 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import pytest
+import yaml
 
-yaml = pytest.importorskip("yaml")
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "bots"

@@ -25,6 +25,8 @@ from judge.cli import main
 from judge.mapgen import generate_map
 from judge.maps import GameMap, load_map
 
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
+
 ROOT = Path(__file__).resolve().parents[2]
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
 

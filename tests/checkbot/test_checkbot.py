@@ -225,6 +225,7 @@ EXPECTED: dict[str, tuple[str, list[str]]] = {
 }
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", sorted(EXPECTED))
 def test_fixture_mistake_is_diagnosed(sandbox: Sandbox, fixtures_dir: Path, mode: str) -> None:
     results = run_fixture(sandbox, fixtures_dir, mode)
@@ -249,6 +250,7 @@ def test_fixture_mistake_is_diagnosed(sandbox: Sandbox, fixtures_dir: Path, mode
             assert error_tags(r) <= {tag}, (key, r.findings)
 
 
+@pytest.mark.slow
 def test_fixture_details(sandbox: Sandbox, fixtures_dir: Path) -> None:
     slow = run_fixture(sandbox, fixtures_dir / "d", "slow")
     assert [f.tag for f in slow["largest_move"].findings] == ["slow"]  # 0.6 s of 1 s: a warning
@@ -261,6 +263,7 @@ def test_fixture_details(sandbox: Sandbox, fixtures_dir: Path) -> None:
     assert [f.tag for f in correct["reask"].findings] == ["same_reask"]  # the advice
 
 
+@pytest.mark.slow
 def test_greedy_passes_and_cli_exit_status(
     capsys: pytest.CaptureFixture[str], fixtures_dir: Path
 ) -> None:

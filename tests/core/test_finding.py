@@ -28,6 +28,7 @@ def err_text(capsys: Any) -> str:
     return " ".join(capsys.readouterr().err.split())
 
 
+@pytest.mark.slow
 def test_bundled_bots_and_maps_from_another_folder(tmp_path: Path, monkeypatch: Any) -> None:
     monkeypatch.chdir(tmp_path)  # no bots/ or maps/ here
     out = tmp_path / "out"
@@ -81,6 +82,7 @@ def test_own_folders_come_before_the_bundled_ones(tmp_path: Path, monkeypatch: A
         resolve_bot("greedyy", [mine])
 
 
+@pytest.mark.slow
 def test_match_takes_bots_dir_and_maps_dir(tmp_path: Path, monkeypatch: Any) -> None:
     own_maps = tmp_path / "my maps"
     own_maps.mkdir()
@@ -92,6 +94,7 @@ def test_match_takes_bots_dir_and_maps_dir(tmp_path: Path, monkeypatch: Any) -> 
     assert main([*argv, "--bots-dir", str(own_bots), "--maps-dir", str(own_maps)]) == 0
 
 
+@pytest.mark.slow
 def test_the_built_package_carries_the_bundled_bots_and_maps(tmp_path: Path) -> None:
     """What ``pip install .`` installs: setup.py's build step, then the judge run elsewhere."""
     src = tmp_path / "src"

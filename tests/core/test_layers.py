@@ -19,6 +19,7 @@ ROOT = Path(__file__).resolve().parents[2] / "judge"
 LAYERS: list[tuple[str, ...]] = [
     # plain helpers: no game, no processes
     ("judge", "judge.errors", "judge.atomic", "judge.stats", "judge.names", "judge.pentanomial"),
+    ("judge.settings", "judge.grid", "judge.seeds"),
     ("judge.bundled",),  # where the bundled bots and maps are
     ("judge.maps", "judge.mapgen", "judge.mapstyles"),
     ("judge.rules",),  # pure: no I/O
@@ -79,7 +80,9 @@ def layer(module: str) -> int:
     best, index = "", -1
     for i, names in enumerate(LAYERS):
         for n in names:
-            if (module == n or module.startswith(n + ".")) and len(n) > len(best):
+            # "judge" is the package's __init__ alone, not everything under it
+            inside = module == n or (n != "judge" and module.startswith(n + "."))
+            if inside and len(n) > len(best):
                 best, index = n, i
     return index
 

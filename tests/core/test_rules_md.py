@@ -30,7 +30,9 @@ def test_rules_md_names_only_tests_that_exist() -> None:
     refs = re.findall(r"`(tests/[\w/]+\.py)::(\w+)`", text)
     assert len(refs) > 100
     assert not re.findall(r"`tests/[\w/]+\.py`", text), "name the test, not only its file"
+    defined: dict[str, set[str]] = {}
     for path, name in refs:
-        tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
-        names = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
-        assert name in names, f"{path}::{name} named in RULES.md does not exist"
+        if path not in defined:
+            tree = ast.parse((ROOT / path).read_text(encoding="utf-8"))
+            defined[path] = {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
+        assert name in defined[path], f"{path}::{name} named in RULES.md does not exist"

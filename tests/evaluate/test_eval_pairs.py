@@ -142,6 +142,7 @@ def _to_zero(which: int):  # type: ignore[no-untyped-def]
     return bot
 
 
+@pytest.mark.slow
 def test_mirrored_pairs_are_found_from_the_moves(tmp_path: Path) -> None:
     calls = {"n": 0}
 
@@ -250,6 +251,7 @@ def _check_against_rounds(s: dict[str, Any]) -> None:
     assert s["pairs"]["los"] == pytest.approx(est.los, abs=1e-4)
 
 
+@pytest.mark.slow
 def test_sprt_accepts_a_clearly_stronger_bot_and_rejects_a_clearly_weaker_one(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
@@ -268,6 +270,7 @@ def test_sprt_accepts_a_clearly_stronger_bot_and_rejects_a_clearly_weaker_one(
     assert s["pairs"]["elo"] < -300 and s["pairs"]["los"] < 0.01
 
 
+@pytest.mark.slow
 def test_sprt_rejects_a_weakened_variant_and_the_verdict_is_the_last_line(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -290,6 +293,7 @@ def test_sprt_rejects_a_weakened_variant_and_the_verdict_is_the_last_line(
     assert [p.label for p in book[: s["pairs"]["pairs"]]] == [p["map"] for p in s["pairs"]["list"]]
 
 
+@pytest.mark.slow
 def test_round_cap_makes_an_inconclusive_verdict_and_a_book_is_played_in_order(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -246,6 +246,7 @@ def _outcomes(summary: dict[str, Any]) -> list[tuple[Any, ...]]:
     ]
 
 
+@pytest.mark.slow
 def test_eval_greedy_vs_random_json_counts_seats_and_determinism(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
@@ -316,6 +317,7 @@ def test_eval_greedy_vs_random_json_counts_seats_and_determinism(
     assert _outcomes(s2) == _outcomes(s)
 
 
+@pytest.mark.slow
 def test_eval_table_output_and_bad_options(capsys: pytest.CaptureFixture[str]) -> None:
     code = main(
         [

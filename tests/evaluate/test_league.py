@@ -92,6 +92,7 @@ def test_match_choice_puts_new_bots_first_and_close_ratings_together() -> None:
 # ------------------------------------------------------------------ simulated leagues
 
 
+@pytest.mark.slow
 def test_a_dozen_bots_converge_to_their_known_order(tmp_path: Path) -> None:
     names = [f"s{s}" for s in (0, 100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100)]
     cfg = _cfg(names, pairs=360, batch=6)
@@ -189,6 +190,7 @@ def test_league_file_problems_are_all_named(tmp_path: Path) -> None:
 # ------------------------------------------------------------------ real bots
 
 
+@pytest.mark.slow
 def test_real_league_of_bundled_and_weakened_bots_finds_their_order(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -199,6 +199,7 @@ def _brute_force_max_loglik(counts: Sequence[float], mean: float) -> float:
     return best
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "counts, elo0, elo1",
     [

@@ -21,18 +21,11 @@ from judge.tournament.pairings import match_teams
 from judge.tournament.standings import standings
 from judge.views.replayfile import load
 from tests.referee.fakes import FakeSandbox, scripted, spec
+from tests.referee.test_match_e2e import SEA as SCENARIO_SEA
 
 V010 = Path(__file__).resolve().parents[1] / "fixtures" / "v0.1.0"
 
-SEA = """7 7 12
-0 0 0 0 0 0 0
-0 D 0 S 0 D 0
-0 0 3 0 3 0 0
-0 0 0 0 0 0 0
-0 0 3 0 3 0 0
-0 D 0 0 0 D 0
-0 0 0 0 0 0 0
-"""
+SEA = SCENARIO_SEA.format(k=12)  # the sea the fixture's round was played on
 
 
 def _replay_fake_round(out: Path) -> RoundResult:
@@ -57,8 +50,9 @@ def _replay_fake_round(out: Path) -> RoundResult:
 
 
 #: Fields added to the files since 0.1.0 (issue 12): why each move was void (turn records),
-#: moves asked for and why they were void (a seat's stats: the objects with "runs").
-ADDED_TO_TURNS = {"why"}
+#: moves asked for and why they were void (a seat's stats: the objects with "runs");
+#: (issue 16) how long each run was kept waiting for a CPU (turn records).
+ADDED_TO_TURNS = {"why", "wait_ms"}
 ADDED_TO_STATS = {"moves", "why_void"}
 
 
@@ -167,3 +161,14 @@ def test_a_0_1_0_ledger_gives_back_its_results_and_standings(tmp_path: Path) -> 
         assert [_without_added(lr.result.to_json(teams)) for lr in mine] == written["rounds"]
     rows = standings(["Alpha", "Beta", "Gamma"], (lr.result for lr in rounds))
     assert rows == json.loads((V010 / "tournament" / "standings.json").read_text())
+
+
+def test_seeds_are_those_of_0_1_0() -> None:
+    from judge.match import round_seed
+    from judge.tournament.pairings import match_seed
+
+    data = json.loads((V010 / "tournament" / "Beta-vs-Gamma" / "result.json").read_text())
+    assert match_seed(5, "Beta", "Gamma") == data["seed"]  # the tournament's seed was 5
+    assert [r["seed"] for r in data["rounds"]] == [round_seed(data["seed"], i) for i in (1, 2, 3)]
+    match = json.loads((V010 / "match" / "result.json").read_text())
+    assert [r["seed"] for r in match["rounds"]] == [round_seed(7, 1), round_seed(7, 2)]

@@ -15,6 +15,8 @@ import pytest
 
 from judge.cli import main
 
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
+
 HERE = Path(__file__).parent
 
 # 7x7 scenario sea (deliberately not a contest map: --allow-invalid-map).
@@ -274,7 +276,7 @@ def _strip_timings(obj: Any) -> Any:
         return {
             k: _strip_timings(v)
             for k, v in obj.items()
-            if k not in ("stats", "wall_ms", "cpu_ms", "mem_mb")
+            if k not in ("stats", "wall_ms", "cpu_ms", "wait_ms", "mem_mb")
         }
     if isinstance(obj, list):
         return [_strip_timings(v) for v in obj]

@@ -17,6 +17,8 @@ import pytest
 from judge.cli import main
 from tests.core.test_properties import RefRound
 
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

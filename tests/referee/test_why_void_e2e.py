@@ -5,9 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from judge.cli import main
 
 from .test_match_e2e import SEA, make_bot
+
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
 
 
 def summary_of(tmp_path: Path, a: list[str], capsys: Any, k: int = 6) -> str:

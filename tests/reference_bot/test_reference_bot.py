@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import os
 import random
+import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -331,7 +333,7 @@ def run_bot(folder: Path, text: str) -> tuple[str, float]:
     move_out = folder / "MOVE.OUT"
     if move_out.exists():
         move_out.unlink()
-    t0 = time.perf_counter()
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(
         [PYTHON, str(BOT_DIR / "bot.py")],
         cwd=folder,
@@ -341,8 +343,11 @@ def run_bot(folder: Path, text: str) -> tuple[str, float]:
         stderr=subprocess.PIPE,
         timeout=10,
     )
-    wall = time.perf_counter() - t0
-    return move_out.read_text(), wall
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    # CPU time, not wall time: what the bot itself spent, whatever the machine's load
+    # (the time targets themselves are measured by benchmarks/, not here).
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return move_out.read_text(), cpu
 
 
 def test_decision_time_as_a_process_on_the_largest_map(tmp_path: Path) -> None:
@@ -354,8 +359,8 @@ def test_decision_time_as_a_process_on_the_largest_map(tmp_path: Path) -> None:
     # Placement, then the first moves (the richest map, the longest horizon).
     moves = []
     for s in (0, 1):
-        out, wall = run_bot(folders[s], render_map_inp(game, s))
-        times.append(wall)
+        out, cpu = run_bot(folders[s], render_map_inp(game, s))
+        times.append(cpu)
         moves.append(parse_move_out(out.encode()).target)
     decision = game.decide_placement((moves[0], moves[1]), 0, random.Random(0))
     if decision.reask:
@@ -366,14 +371,14 @@ def test_decision_time_as_a_process_on_the_largest_map(tmp_path: Path) -> None:
     for _ in range(4):
         targets = []
         for s in (0, 1):
-            out, wall = run_bot(folders[s], render_map_inp(game, s))
-            times.append(wall)
+            out, cpu = run_bot(folders[s], render_map_inp(game, s))
+            times.append(cpu)
             targets.append(parse_move_out(out.encode()).target)
         game.step((targets[0], targets[1]))
         if game.ended:
             break
     worst = max(times)
-    print(f"decision time incl. start-up: max {worst * 1000:.0f} ms over {len(times)} runs")
+    print(f"decision CPU time incl. start-up: max {worst * 1000:.0f} ms over {len(times)} runs")
     assert worst < 1.0
 
 

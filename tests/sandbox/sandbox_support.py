@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -15,7 +17,7 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 #: The keep file as the referee asks for it (the sandbox itself has none by default).
 KEEP_STATE = {"keep": "STATE.OUT", "keep_bytes": 2**20}
 IS_ROOT = os.geteuid() == 0
-needs_root = pytest.mark.skipif(not IS_ROOT, reason="uid separation and namespaces need root")
+needs_root = pytest.mark.root("uid separation and namespaces need root")
 
 
 def find_cc() -> str | None:
@@ -59,3 +61,47 @@ def tree_digest(path: Path) -> dict[str, tuple[int, int, int, str]]:
                     digest = hashlib.sha256(f.read()).hexdigest()
             out[os.path.relpath(p, path)] = (st.st_mode, st.st_uid, st.st_size, digest)
     return out
+
+
+def may_raise_priority() -> bool:
+    """Whether this process holds CAP_SYS_NICE (root usually does; not in every container)."""
+    try:
+        with open("/proc/self/status") as f:
+            caps = next(line.split()[1] for line in f if line.startswith("CapEff:"))
+    except (OSError, StopIteration, IndexError):
+        return False
+    return bool(int(caps, 16) >> 23 & 1)
+
+
+def start_hog(core: int, seconds: float | None = None) -> subprocess.Popen[bytes]:
+    """A busy program outside the judge on one core (for ``seconds``, or until killed).
+
+    It must take about two thirds of the core whatever priority the judge gives
+    its bots: as a real-time task busy 6 ms in every 9 ms where it may (root
+    with CAP_SYS_NICE), else as 40 busy processes, each in a session (and so a
+    scheduler autogroup) of its own, that end with it."""
+    until = "True" if seconds is None else f"time.monotonic() - t < {seconds}"
+    code = (
+        "import os, time\n"
+        f"os.sched_setaffinity(0, {{{core}}})\n"
+        "t = time.monotonic()\n"
+        "try:\n"
+        "    os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))\n"
+        "except OSError:\n"
+        "    me = os.getpid()\n"
+        "    for _ in range(40):\n"
+        "        if os.fork() == 0:\n"
+        "            os.setsid()\n"
+        f"            while {until} and os.getppid() == me:\n"
+        "                pass\n"
+        "            os._exit(0)\n"
+        f"    while {until}:\n"
+        "        time.sleep(0.05)\n"
+        "    raise SystemExit\n"
+        f"while {until}:\n"
+        "    busy = time.monotonic() + 0.006\n"
+        "    while time.monotonic() < busy:\n"
+        "        pass\n"
+        "    time.sleep(0.003)\n"
+    )
+    return subprocess.Popen([sys.executable, "-c", code])

@@ -22,6 +22,8 @@ from judge.sandbox.supervise import RawRun, Tail
 from judge.sandbox.uids import UidPool, UidsExhausted
 from judge.sandbox.verdicts import decide, fmt_bytes
 
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
+
 
 # ---------------------------------------------------------------- types
 def test_limits_defaults_and_validation() -> None:
@@ -108,7 +110,7 @@ def _raw(status: int | None = 0, **kw: object) -> RawRun:
             "end": "1",
         }
     )
-    raw = RawRun(rec, 0, 0.7, 0.5, Tail(8), Tail(8))
+    raw = RawRun(rec, 0, 0.4, 0.3, Tail(8), Tail(8))  # within test_verdict_precedence's 0.5 s
     for k, v in kw.items():
         setattr(raw, k, v)
     return raw

@@ -10,11 +10,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from sandbox_support import FIXTURES, IS_ROOT, procs_of_uid
+from sandbox_support import FIXTURES, procs_of_uid
 
 from judge.sandbox import Limits, Sandbox, TurnRun, Verdict
 from judge.sandbox.cgroups import read_mounts
 from judge.sandbox.probe import P_HELPER, P_MEMORY, P_NETWORK, P_VIEW
+
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
 
 V = Verdict
 
@@ -106,7 +108,7 @@ def test_python_helper_verdicts(py_helper: Sandbox) -> None:
     assert lingering.result.verdict is V.TLE and "still running" in lingering.result.message
 
 
-@pytest.mark.skipif(not IS_ROOT, reason="network namespaces need root")
+@pytest.mark.root("network namespaces need root")
 def test_python_helper_still_cuts_the_network(py_helper: Sandbox) -> None:
     assert py_helper.isolation.is_on(P_NETWORK)
     targets = {"port": 9, "abstract": "nothing-here"}

@@ -28,6 +28,8 @@ from sandbox_support import FIXTURES, IS_ROOT, KEEP_STATE, procs_of_uid, tree_di
 
 from judge.sandbox import Limits, Sandbox, TurnRun, Verdict
 
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
+
 V = Verdict
 KIB = 1024
 
@@ -230,8 +232,8 @@ def test_verdict_and_no_survivors(world: World, case: Case) -> None:
     assert out.leftovers == [], f"{case.name} left processes {out.leftovers}"
     assert set(out.left_files) <= {"STATE.OUT"}, out.left_files
     assert out.prog_intact, "the program copy changed"
-    if r.verdict is V.TLE:
-        assert case.time_s <= r.wall_s < case.time_s + 0.5, r.wall_s
+    if r.verdict is V.TLE:  # killed promptly at the limit plus the waiting it was given back
+        assert case.time_s <= r.wall_s < case.time_s + (r.wait_s or 0.0) + 0.5, r.wall_s
 
 
 def test_move_then_hang_returns_the_move(world: World) -> None:
@@ -253,7 +255,7 @@ def test_reserved_address_space_is_not_memory(world: World, name: str) -> None:
     assert out.turn.outputs["MOVE.OUT"] == b"3 3\n"
 
 
-@pytest.mark.skipif(not IS_ROOT, reason="the process cap is per uid only as root")
+@pytest.mark.root("the process cap is per uid only as root")
 def test_fork_storm_is_capped(world: World) -> None:
     # Sleeping children fill the cap at once, however busy the machine is.
     r = outcome(world, "forkwide_c").turn.result
@@ -298,7 +300,7 @@ def test_oversized_state_is_discarded(world: World) -> None:
     assert "STATE.OUT" not in out.left_files
 
 
-@pytest.mark.skipif(not IS_ROOT, reason="seats are separated only as root")
+@pytest.mark.root("seats are separated only as root")
 def test_cannot_read_other_seat_or_judge(world: World) -> None:
     results = json.loads(outcome(world, "read_other").turn.outputs["MOVE.OUT"] or b"{}")
     assert set(results) == {
@@ -317,7 +319,7 @@ def test_cannot_read_other_seat_or_judge(world: World) -> None:
         assert value.startswith("denied"), f"{key}: {value}"
 
 
-@pytest.mark.skipif(not IS_ROOT, reason="seats are separated only as root")
+@pytest.mark.root("seats are separated only as root")
 def test_cannot_write_outside(world: World) -> None:
     out = outcome(world, "write_outside")
     results = json.loads(out.turn.outputs["MOVE.OUT"] or b"{}")
@@ -352,7 +354,7 @@ def test_segfault_reports_signal(world: World, name: str) -> None:
     assert "SIGSEGV" in r.message
 
 
-@pytest.mark.skipif(not IS_ROOT, reason="network namespaces need root")
+@pytest.mark.root("network namespaces need root")
 def test_no_network(world: World) -> None:
     results = json.loads(outcome(world, "net").turn.outputs["MOVE.OUT"] or b"{}")
     for key, value in results.items():

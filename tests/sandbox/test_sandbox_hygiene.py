@@ -13,6 +13,8 @@ from sandbox_support import FIXTURES, IS_ROOT, KEEP_STATE, procs_of_uid
 
 from judge.sandbox import Limits, Sandbox, Seat, TurnRun, Verdict
 
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
+
 SH = "/bin/sh"
 
 

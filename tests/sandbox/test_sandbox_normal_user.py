@@ -22,6 +22,8 @@ import judge
 from judge.sandbox.probe import P_NETWORK, P_SIGNAL, P_UID
 from tests.nobody import SYSTEM_PYTHON, leftovers, run_as_nobody
 
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
+
 SCRIPT = r"""
 import json, sys
 from pathlib import Path

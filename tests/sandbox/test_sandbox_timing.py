@@ -10,9 +10,12 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
 from sandbox_support import FIXTURES, procs_of_uid
 
 from judge.sandbox import Limits, Sandbox, TurnRun, Verdict
+
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
 
 
 def _sleeper(sandbox: Sandbox, seconds: str) -> tuple[TurnRun, float, list[int]]:
@@ -38,8 +41,10 @@ def test_sleep_1_5_ok_and_sleep_2_3_tle_gone_by_2_1(sandbox: Sandbox) -> None:
     assert left == []
     run, returned_after, left = long_
     assert run.result.verdict is Verdict.TLE, run.result.message
-    assert 2.0 <= run.result.wall_s <= 2.1, run.result.wall_s
-    assert returned_after <= 2.1 + 0.05, returned_after  # cleanup after the kill included
+    # A start-up kept waiting for a CPU by a busy machine is given back (issue 16).
+    given_back = run.result.wait_s or 0.0
+    assert 2.0 <= run.result.wall_s <= 2.1 + given_back, run.result.wall_s
+    assert returned_after <= 2.1 + given_back + 0.05, returned_after  # cleanup included
     assert left == [], "the sleeping program outlived its run"
     assert run.outputs["MOVE.OUT"] is None
     assert run.result.signal == 9 and run.result.exit_code is None

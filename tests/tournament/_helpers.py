@@ -59,6 +59,31 @@ def config_dict(
     return data
 
 
+BURNER = """#!/usr/bin/env python3
+\"\"\"Needs its first argument's seconds of CPU a turn, then plays like the bundled random bot.\"\"\"
+import os
+import runpy
+import sys
+import time
+
+need = float(sys.argv[1])
+start = time.process_time()
+while time.process_time() - start < need:
+    pass
+here = os.path.dirname(os.path.abspath(__file__))
+runpy.run_path(os.path.join(here, "random_bot.py"), run_name="__main__")
+"""
+
+
+def make_burner(folder: Path, cpu_s: float) -> Path:
+    """A bot folder whose program needs ``cpu_s`` seconds of CPU every turn (issue 16)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "bot.py").write_text(BURNER)
+    shutil.copy(BOTS / "random" / "bot.py", folder / "random_bot.py")
+    (folder / "bot.yaml").write_text(f"name: burner\ncommand: [python3, bot.py, '{cpu_s}']\n")
+    return folder
+
+
 def write_config(folder: Path, data: Any, name: str = "judge.yaml") -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / name
@@ -188,4 +213,6 @@ def ledger_rows(out: Path) -> list[tuple[Any, ...]]:
 
 
 def read_standings(out: Path) -> list[dict[str, Any]]:
-    return json.loads((out / "standings.json").read_text())
+    """The rows of standings.json (an object: the audit record, then ``standings``)."""
+    rows: list[dict[str, Any]] = json.loads((out / "standings.json").read_text())["standings"]
+    return rows

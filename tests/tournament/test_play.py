@@ -83,6 +83,7 @@ def test_result_json_is_in_the_matchs_team_order_whatever_the_seats(tmp_path: Pa
         ]
 
 
+@pytest.mark.slow
 def test_jobs_do_not_change_the_results(tmp_path: Path) -> None:
     cfg = make_config(tmp_path / "cfg", 4)
     run_fake(cfg, tmp_path / "one", jobs=1)

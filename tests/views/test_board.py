@@ -66,7 +66,7 @@ def test_board_cells_and_boats_where_the_record_says(big: list[dict[str, Any]]) 
                 if (i, j) in boats:
                     assert got.strip("[] x") == "AB"[boats[(i, j)]], (turn, i, j, got)
                 elif (i, j) == (8, 8) and rec["treasure"] and rec["grid"][7].split()[7] != "0":
-                    assert got == f"*{rec['treasure']:<2}"
+                    assert got == f"{rec['treasure']:>2}*"
                 else:
                     assert got == expected_cell(rec, i, j), (turn, i, j, got)
 
@@ -110,7 +110,7 @@ def test_shield_wreck_treasure_and_events_in_words(eventful: list[dict[str, Any]
     before = render(board_text(rec_at(eventful, 9), names)).splitlines()
     assert cell(before, 4, 4) == " . "  # no treasure before half time
     at = render(turn_view(rec_at(eventful, 10), names, 20, 80))
-    assert cell(at.splitlines(), 4, 4) == "*6 "
+    assert cell(at.splitlines(), 4, 4) == " 6*"  # the digit where gold digits are
     assert "a treasure worth 6 appeared at (4,4)" in at
     assert "treasure 6 at (4,4)" in at
     after = render(turn_view(rec_at(eventful, 19), names, 20, 80))

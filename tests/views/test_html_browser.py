@@ -19,6 +19,11 @@ import pytest
 
 from judge.cli import main
 
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.browser,
+]  # headless Chromium: slow, and it must not be skipped under CI
+
 CHROMIUM = os.environ.get("OCEAN_CHROMIUM", "/usr/bin/chromium")
 ARGS = [
     "--no-sandbox",
@@ -228,3 +233,28 @@ def test_scales_to_a_projector_and_a_small_window(browser: Any, html_match: Path
         # the board uses the height it is given: most of the screen, never past it
         assert box["y"] + box["height"] <= h and box["height"] > h * 0.6
         ctx.close()
+
+
+def test_void_moves_are_said_in_words(
+    page: Any, eventful: list[dict[str, Any]], tmp_path: Path
+) -> None:
+    """Issue 12: the page says why a move was void, as log.txt and the board do."""
+    from ._replays import write_match
+
+    rec = next(r for r in eventful[1:] if r["turn"] == 5)
+    rec.update(verdicts=["TLE", "OK"], move_status=["run_failed", "no_move_out"])
+    rec["why"] = [None, "move_on_stdout"]  # seat 0 as an older replay (no reasons) has it
+    folder = write_match(tmp_path / "m", [eventful])
+    out = tmp_path / "void.html"
+    assert main(["replay", str(folder), "--html", str(out)]) == 0
+    page.goto(out.as_uri() + "#round=1&turn=5")
+    page.wait_for_selector("body[data-ready='true']")
+    assert page.text_content("#turn") == "5"
+    assert page.text_content("#status-0") == "void: the program ran out of time (TLE)"
+    assert page.get_attribute("#status-0", "data-status") == "run_failed"
+    assert page.text_content("#status-1") == (
+        "void: no MOVE.OUT — the move was printed on standard output"
+    )
+    page.evaluate("() => window.oceanReplay.goto(6)")
+    assert page.text_content("#status-0") in ("moved", "stayed")
+    assert page.errors == []

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +117,43 @@ def test_step_forward_back_jump_and_quit(
     assert "no turn 99: the turns are 1..20" in flat(out)
     assert out.count("Enter: next, b: back") == 7
     assert "round 1 on maps/small.txt: alpha wins" in flat(out)  # the summary after quitting
+
+
+def test_step_starts_at_turn_1_unless_told(
+    match_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 12: stepping starts at the beginning of the round, not at its last turn."""
+    monkeypatch.setattr("sys.stdin", io.StringIO("\nq\n"))
+    code, out, _ = run(capsys, str(match_dir), "--step")
+    assert code == 0
+    assert [int(m) for m in re.findall(r"turn (\d+)/20", out)] == [1, 2]
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    code, out, _ = run(capsys, str(match_dir), "--step", "--turn", "7")
+    assert [int(m) for m in re.findall(r"turn (\d+)/20", out)] == [7]
+
+
+def test_a_tournament_folder_lists_its_matches(
+    match_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tournament = tmp_path / "final"
+    tournament.mkdir()
+    shutil.copytree(match_dir, tournament / "Rong_Bien-vs-Ca-Map")
+    result = json.loads((match_dir / "result.json").read_text())
+    result["teams"] = ["Rồng Biển", "Cá-Mập"]
+    (tournament / "Rong_Bien-vs-Ca-Map" / "result.json").write_text(
+        json.dumps(result, ensure_ascii=False), encoding="utf-8"
+    )
+    shutil.copytree(match_dir, tournament / "alpha-vs-beta")
+    (tournament / "ledger.sqlite").write_bytes(b"")
+    code, out, err = run(capsys, str(tournament))
+    assert code == 0 and err == ""
+    text = flat(out)
+    assert f"{tournament} is a tournament folder with 2 matches" in text
+    assert f"judge replay {tournament}/MATCH" in text
+    lines = out.splitlines()
+    row = next(line for line in lines if line.startswith("Rong_Bien-vs-Ca-Map"))
+    assert "Rồng Biển vs Cá-Mập" in row and "2/2" in row
+    assert any(line.startswith("alpha-vs-beta") for line in lines)
 
 
 def test_step_at_the_ends_and_end_of_input(

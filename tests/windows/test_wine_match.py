@@ -28,6 +28,8 @@ from tests.tournament._helpers import config_dict, read_standings, write_config
 
 from .conftest import ROOT, Exes
 
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
+
 #: Generous: the two matches are compared move by move, and a run slowed past the
 #: limit by a busy machine (a TLE) would change a move.
 TIME_LIMIT = "10"

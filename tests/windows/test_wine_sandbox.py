@@ -28,6 +28,8 @@ from tests.nobody import leftovers, run_as_nobody
 
 from .conftest import Exes
 
+pytestmark = pytest.mark.slow  # real programs: not in the fast subset
+
 V = Verdict
 #: For runs that end by themselves: a busy machine must not turn them into TLE.
 ROOMY = Limits(time_s=10.0)
@@ -136,7 +138,7 @@ def test_first_turn_of_a_trivial_exe_is_ok_within_the_contest_limit(
     assert noisy.stderr_tail.replace(b"\r", b"") == b"hello from stderr\n"
 
 
-@pytest.mark.skipif(not IS_ROOT, reason="the filesystem view needs root")
+@pytest.mark.root("the filesystem view needs root")
 def test_z_drive_shows_only_the_private_view(wine_sandbox: Sandbox, exes: Exes) -> None:
     """Through Z: a program sees the seat's view: it can write its own scratch places
     (removed after the run) and nothing else, not the other seat, not the host's /tmp,
@@ -193,7 +195,7 @@ def test_z_drive_shows_only_the_private_view(wine_sandbox: Sandbox, exes: Exes) 
         assert again.result.verdict is V.OK and again.discarded == ()
 
 
-@pytest.mark.skipif(not IS_ROOT, reason="uids and views need root")
+@pytest.mark.root("uids and views need root")
 def test_a_tampered_prefix_is_made_afresh_outside_the_programs_time(
     wine_sandbox: Sandbox, exes: Exes
 ) -> None:
@@ -218,7 +220,7 @@ def test_a_tampered_prefix_is_made_afresh_outside_the_programs_time(
         assert [p.pid for p in procs_of(seat.uid)] != server  # a new wineserver
 
 
-@pytest.mark.skipif(not IS_ROOT, reason="uids and views need root")
+@pytest.mark.root("uids and views need root")
 def test_the_seats_wineserver_outlives_a_kill_and_cannot_be_inspected(
     wine_sandbox: Sandbox, exes: Exes
 ) -> None:
@@ -266,7 +268,7 @@ print(json.dumps(out))
 """
 
 
-@pytest.mark.skipif(not IS_ROOT, reason="switching to another user needs root")
+@pytest.mark.root("switching to another user needs root")
 def test_a_normal_user_runs_exes_with_what_is_available(wine_sandbox: Sandbox, exes: Exes) -> None:
     """As a normal user (no uid, no view) an .exe still gets its verdicts and leaves
     nothing behind; the user reads the root-built template (symlinks, never copies)."""

@@ -1,0 +1,417 @@
+"""The cores bots run on: one budget per Sandbox, shared by every round in flight.
+
+Why: the limit is wall-clock time, so a program that shares its core with
+another busy program gets half the time it was promised.  Two rounds at once
+with both seats running is four busy programs; on two cores each would get
+half a core and CPU-bound bots would lose on time to the judge's own
+parallelism.  So every run holds one core of the budget for its whole run and
+is pinned to it (a cgroup cpuset of that one core where cgroups allow, which the
+program cannot widen; else the CPU affinity the exec helper gives the program's
+process before exec, which all it starts inherits).  A run that finds no free
+core waits *before* its clock starts, in arrival order, never during its clock:
+``--jobs`` then only bounds how many rounds are in flight, never how many
+programs run.  As root the program also runs at :data:`BOT_NICE`, ahead of
+ordinary work on its core (the judge's own threads included).
+
+The budget by default is the cores this process may use: its CPU affinity
+(which also reflects a cpuset), cut down to the whole cores of a CPU quota
+(cgroup v2 ``cpu.max`` or v1 ``cpu.cfs_quota_us``) when one is set, so a
+container given 1.5 CPUs runs one program at a time.  With three or more
+usable cores one is kept for the judge itself (the referee, the ledger, the
+views) and the judge's threads are pinned to it, so its work never lands on a
+bot's core; with one or two cores nothing is kept back and the judge's own
+work is measured instead, like any other CPU thief (see
+:mod:`judge.sandbox.cpuwait`).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections import deque
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from judge.sandbox.cpuwait import children
+
+#: From this many usable cores on, one is kept for the judge's own threads.
+JUDGE_CORE_FROM = 3
+#: The programs' nice value (as root; a normal user cannot go below 0): ahead of
+#: ordinary work at 0, the judge's own threads included, so whatever shares a bot's
+#: core takes little of it; the exec helper stays ahead, at -15, to kill on time.
+BOT_NICE = -10
+#: The scheduler's weight of a task at BOT_NICE (the kernel's sched_prio_to_weight): what
+#: the sandbox's CPU cgroup weighs per core, so the cgroup does not undo the nice value.
+BOT_WEIGHT = 9548
+
+
+class CoreSpecError(ValueError):
+    """A ``cores`` setting that cannot be used on this machine (the message says why).
+
+    A ValueError, not a judge.errors class: the sandbox imports nothing of the
+    judge; the commands turn it into exit status 2."""
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="ascii", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def _own_groups(text: str | None = None) -> dict[str, str]:
+    text = text if text is not None else (_read("/proc/self/cgroup") or "")
+    out: dict[str, str] = {}
+    for line in text.splitlines():
+        parts = line.split(":", 2)
+        if len(parts) == 3:
+            for ctrl in parts[1].split(",") if parts[1] else [""]:
+                out[ctrl] = parts[2]
+    return out
+
+
+def _mounts(text: str | None = None) -> list[tuple[str, str, str, set[str]]]:
+    """(fstype, mount point, hierarchy root shown there, options) of cgroup mounts."""
+    text = text if text is not None else (_read("/proc/self/mountinfo") or "")
+    out = []
+    for line in text.splitlines():
+        left, sep, right = line.partition(" - ")
+        fields, rfields = left.split(), right.split()
+        if sep and len(fields) >= 5 and len(rfields) >= 3 and rfields[0] in ("cgroup", "cgroup2"):
+            out.append((rfields[0], fields[4], fields[3], set(rfields[2].split(","))))
+    return out
+
+
+def _group_dirs(mountpoint: str, root: str, group: str) -> list[str]:
+    """The folders of ``group`` and of each of its ancestors under one mount."""
+    if root != "/" and (group == root or group.startswith(root + "/")):
+        group = group[len(root) :] or "/"
+    parts = [p for p in group.split("/") if p]
+    return [os.path.join(mountpoint, *parts[:i]) for i in range(len(parts), -1, -1)]
+
+
+def cpu_quota(mountinfo: str | None = None, cgroup: str | None = None) -> float | None:
+    """The tightest CPU quota (in CPUs) over this process's cgroup and its ancestors.
+
+    None when no quota is set (or none can be read).  v2: ``cpu.max`` is
+    ``QUOTA PERIOD`` or ``max PERIOD``; v1: ``cpu.cfs_quota_us`` (-1: none) over
+    ``cpu.cfs_period_us``.
+    """
+    own = _own_groups(cgroup)
+    best: float | None = None
+    for fstype, mountpoint, root, opts in _mounts(mountinfo):
+        if fstype == "cgroup2":
+            dirs = _group_dirs(mountpoint, root, own.get("", "/"))
+            for d in dirs:
+                text = _read(os.path.join(d, "cpu.max"))
+                if not text:
+                    continue
+                words = text.split()
+                if len(words) == 2 and words[0] != "max":
+                    try:
+                        q = int(words[0]) / int(words[1])
+                    except (ValueError, ZeroDivisionError):
+                        continue
+                    best = q if best is None else min(best, q)
+        elif "cpu" in opts:
+            for d in _group_dirs(mountpoint, root, own.get("cpu", "/")):
+                quota = _read(os.path.join(d, "cpu.cfs_quota_us"))
+                period = _read(os.path.join(d, "cpu.cfs_period_us"))
+                try:
+                    qv, pv = int((quota or "").strip()), int((period or "").strip())
+                except ValueError:
+                    continue
+                if qv > 0 and pv > 0:
+                    best = qv / pv if best is None else min(best, qv / pv)
+    return best
+
+
+def usable_cores() -> tuple[tuple[int, ...], str]:
+    """The cores this process may use and how that was found (for the report).
+
+    While a sandbox keeps the judge's threads on its own core (:class:`JudgePin`),
+    the affinity they had before counts: a second sandbox sees the same machine.
+    """
+    try:
+        affinity = tuple(sorted(JudgePin.before_pinning() or os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        n = os.cpu_count() or 1
+        affinity = tuple(range(n))
+    how = f"CPU affinity {format_cores(affinity)}"
+    quota = cpu_quota()
+    if quota is not None and int(quota) < len(affinity):
+        whole = max(1, int(quota))
+        how += f", cut to {whole} by a cgroup CPU quota of {quota:g} CPUs"
+        affinity = affinity[:whole]
+    return affinity, how
+
+
+def format_cores(cores: Sequence[int]) -> str:
+    """``0-3,6`` style: how ``taskset -c`` and cpusets write core lists."""
+    out: list[str] = []
+    items = sorted(set(cores))
+    i = 0
+    while i < len(items):
+        j = i
+        while j + 1 < len(items) and items[j + 1] == items[j] + 1:
+            j += 1
+        out.append(str(items[i]) if i == j else f"{items[i]}-{items[j]}")
+        i = j + 1
+    return ",".join(out) if out else "none"
+
+
+def parse_core_list(text: str) -> tuple[int, ...]:
+    """``"0,2-3"`` -> (0, 2, 3); CoreSpecError for anything else."""
+    cores: set[int] = set()
+    for part in text.split(","):
+        part = part.strip()
+        if not part and text.strip().endswith(","):
+            continue
+        lo, sep, hi = part.partition("-")
+        try:
+            a = int(lo)
+            b = int(hi) if sep else a
+        except ValueError:
+            raise CoreSpecError(
+                f"cores {text!r}: give a number of cores (e.g. 2) or a core list (e.g. 0,2-3)"
+            ) from None
+        if a < 0 or b < a:
+            raise CoreSpecError(f"cores {text!r}: {part!r} is not a core range")
+        cores.update(range(a, b + 1))
+    return tuple(sorted(cores))
+
+
+@dataclass(frozen=True)
+class CorePlan:
+    """Which cores run bots and which (if any) the judge keeps for itself."""
+
+    bots: tuple[int, ...]
+    judge: tuple[int, ...]
+    how: str  #: where the numbers come from, in words
+
+
+def plan_cores(spec: str | int | None, usable: Sequence[int], how: str) -> CorePlan:
+    """Turn a ``cores`` setting into a plan.  ``spec``:
+
+    * None or ``"auto"``: every usable core, but one kept for the judge from
+      :data:`JUDGE_CORE_FROM` usable cores on;
+    * a number N: the last N usable cores for bots, the others for the judge
+      (core 0 is the one the kernel most often gives interrupts to);
+    * a core list such as ``"0,2-3"``, as ``taskset -c`` writes it (one core
+      alone is ``"3-3"`` or ``"3,"``, since ``"3"`` means three cores):
+      exactly those (each must be usable), the other usable cores for the judge.
+    """
+    usable = tuple(sorted(set(usable)))
+    if not usable:
+        raise CoreSpecError("this process may use no core at all")
+    if spec is None or spec == "auto":
+        if len(usable) >= JUDGE_CORE_FROM:
+            return CorePlan(usable[1:], usable[:1], f"{how}; core {usable[0]} kept for the judge")
+        return CorePlan(usable, (), how)
+    if isinstance(spec, bool):
+        raise CoreSpecError(f"cores: {spec!r} is not a number of cores or a core list")
+    text = str(spec).strip()
+    if isinstance(spec, int) or text.isdigit():
+        n = int(text)
+        if not 1 <= n <= len(usable):
+            raise CoreSpecError(
+                f"cores {n}: give 1 to {len(usable)} (this process may use {format_cores(usable)})"
+            )
+        bots, judge = usable[len(usable) - n :], usable[: len(usable) - n]
+        return CorePlan(bots, judge, f"{n} of {how} (set by the cores option)")
+    wanted = parse_core_list(text)
+    missing = [c for c in wanted if c not in usable]
+    if missing:
+        raise CoreSpecError(
+            f"cores {text}: core(s) {format_cores(missing)} not usable by this process "
+            f"(it may use {format_cores(usable)})"
+        )
+    judge = tuple(c for c in usable if c not in wanted)
+    return CorePlan(wanted, judge, f"cores {format_cores(wanted)} (set by the cores option)")
+
+
+class _Waiter:
+    __slots__ = ("core", "event")
+
+    def __init__(self) -> None:
+        self.event = threading.Event()
+        self.core: int | None = None
+
+
+class CoreBudget:
+    """Hands out the bots' cores, one per run, first come first served.  Thread-safe."""
+
+    def __init__(self, plan: CorePlan) -> None:
+        if not plan.bots:
+            raise CoreSpecError("no core left for the bots")
+        self.plan = plan
+        self._lock = threading.Lock()
+        self._free: list[int] = list(plan.bots)
+        self._queue: deque[_Waiter] = deque()
+        self._in_use = 0
+        #: most runs that ever held a core at once (tests check it never passes the budget)
+        self.peak = 0
+        self.runs = 0
+
+    @property
+    def cores(self) -> tuple[int, ...]:
+        return self.plan.bots
+
+    @property
+    def size(self) -> int:
+        """How many programs may run at once."""
+        return len(self.plan.bots)
+
+    def _take(self, core: int) -> int:
+        self._in_use += 1
+        self.runs += 1
+        self.peak = max(self.peak, self._in_use)
+        return core
+
+    def acquire(self) -> int:
+        """A free core (the lowest), waiting in arrival order until one is released."""
+        with self._lock:
+            if self._free and not self._queue:
+                return self._take(self._free.pop(0))
+            waiter = _Waiter()
+            self._queue.append(waiter)
+        try:
+            waiter.event.wait()
+        except BaseException:  # interrupted while waiting: leave the queue, or hand it on
+            with self._lock:
+                got = waiter.core
+                if got is None:
+                    self._queue.remove(waiter)
+            if got is not None:
+                self.release(got)
+            raise
+        assert waiter.core is not None
+        return waiter.core
+
+    def release(self, core: int) -> None:
+        """Give the core back: to the longest waiting run if any."""
+        with self._lock:
+            self._in_use -= 1
+            if self._queue:
+                waiter = self._queue.popleft()
+                waiter.core = self._take(core)
+                waiter.event.set()
+            else:
+                self._free.append(core)
+                self._free.sort()
+
+    @contextmanager
+    def core(self) -> Iterator[int]:
+        """Hold one core for the ``with`` block."""
+        core = self.acquire()
+        try:
+            yield core
+        finally:
+            self.release(core)
+
+    def describe(self) -> str:
+        """For headers, after "programs: ": how many at once, on which cores."""
+        n = self.size
+        judge = (
+            f"; the judge runs on core {format_cores(self.plan.judge)}"
+            if self.plan.judge
+            else "; the judge shares them (its use is measured as waiting, never the bot's)"
+        )
+        return (
+            f"at most {n} at once, one per core, on core{'s' if n != 1 else ''} "
+            f"{format_cores(self.plan.bots)}{judge}"
+        )
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "programs_at_once": self.size,
+            "bot_cores": list(self.plan.bots),
+            "judge_cores": list(self.plan.judge),
+            "source": self.plan.how,
+        }
+
+
+class JudgePin:
+    """Pins every thread of this process to the judge's cores; ``restore()`` undoes it.
+
+    Threads started later inherit the affinity of the thread that starts them,
+    so pinning the threads alive now covers the judge's future threads too.
+
+    CPU affinity belongs to the whole process, so the pins in force are known to
+    the class (``_active``): the affinity before the first one is what the
+    process may use, for any sandbox made meanwhile.
+    """
+
+    _active: list[JudgePin] = []
+    _lock = threading.Lock()
+
+    def __init__(self, cores: Sequence[int]) -> None:
+        self.cores = set(cores)
+        self._saved: dict[int, set[int]] = {}
+        self._pid = os.getpid()
+        if not self.cores:
+            return
+        for tid in _threads():
+            try:
+                self._saved[tid] = os.sched_getaffinity(tid)
+                os.sched_setaffinity(tid, self.cores)
+            except OSError:
+                pass
+        with JudgePin._lock:
+            JudgePin._active.append(self)
+
+    @classmethod
+    def before_pinning(cls) -> set[int] | None:
+        """The process's affinity before the earliest pin still in force (None: no pin)."""
+        with cls._lock:
+            for pin in cls._active:
+                if pin._pid == os.getpid() and pin._saved:
+                    return pin._saved.get(pin._pid, set().union(*pin._saved.values()))
+        return None
+
+    def restore(self) -> None:
+        """Threads pinned by us get their old cores back; threads started since, the process's."""
+        with JudgePin._lock:
+            if self in JudgePin._active:
+                JudgePin._active.remove(self)
+        saved, self._saved = self._saved, {}
+        if not saved:
+            return
+        default = saved.get(os.getpid(), set().union(*saved.values()))
+        for tid in _threads():
+            try:
+                os.sched_setaffinity(tid, saved.get(tid, default))
+            except OSError:  # the thread is gone
+                pass
+
+
+def pin_tree(root: int, cores: set[int], nice: int | None = None) -> None:
+    """Pin every thread of ``root``'s descendants to ``cores`` (and give them ``nice``).
+
+    ``root`` itself is the exec helper and stays where it is.  Best effort: a
+    process that is gone, or not ours to move, is passed over.
+    """
+    stack = children(root)
+    while stack:
+        pid = stack.pop()
+        try:
+            tids = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+        except OSError:
+            continue
+        for tid in tids:
+            try:
+                os.sched_setaffinity(tid, cores)
+                if nice is not None:
+                    os.setpriority(os.PRIO_PROCESS, tid, nice)
+            except OSError:
+                pass
+        stack.extend(children(pid))
+
+
+def _threads() -> list[int]:
+    try:
+        return [int(t) for t in os.listdir("/proc/self/task")]
+    except OSError:
+        return [threading.get_native_id()]

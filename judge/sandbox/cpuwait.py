@@ -1,0 +1,197 @@
+"""How long a run was kept waiting for a CPU: the judge's fault, never the program's.
+
+Linux counts, for every task, the time it was runnable but not running (it
+wanted the CPU and something else had it).  A run that went over the time
+limit because of that waiting was slowed by the machine (another program, the
+judge itself), so the supervisor gives it that time back, and a run that only
+finished in the extra time is the judge's failure (IE, run again), never TLE.
+Sleeping, waiting for a file and the program's own threads competing for its
+one core are not counted: those are the program's doing.
+
+Two sources, best first:
+
+* **PSI of the run's cgroup** (cgroup v2 ``cpu.pressure``; on a cgroup-v1
+  machine a per-run group in the unified hierarchy, kept for this alone).
+  Its ``full`` line is the time *none* of the run's tasks could run although
+  some wanted to: exactly the waiting others caused, for the whole process
+  tree, exited processes included.  Kernels before 5.13 only have ``some``
+  (self-contention included), so it is capped by wall minus the group's CPU.
+* **/proc/PID/task/TID/schedstat** of every task of the tree, read at the
+  deadline (when a time-out is decided, the tree is still alive).  The sum of
+  the tasks' waits is capped by wall minus the whole tree's CPU time (live
+  processes, plus what the exec helper and every process in the tree have
+  reaped, from /proc/PID/stat), which takes out a program's own processes and
+  threads competing for its core, even a fork storm's.  Waits of tasks that
+  exited before the deadline are not counted (they can only make the judge
+  blame itself less).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Protocol
+
+NS = 1e-9
+US = 1e-6
+TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")
+
+
+class WaitMeter(Protocol):
+    """Waiting so far; ``read`` returns None when nothing could be measured."""
+
+    #: plain-words source, for messages and the report
+    source: str
+    #: whether ``read`` still works after the tree exited (a cgroup's counters do)
+    after_exit: bool
+
+    def read(self, elapsed_s: float) -> float | None: ...
+
+
+def _keyed_totals(text: str) -> dict[str, int]:
+    """``some avg10=.. total=N`` lines -> {"some": N, "full": N} (microseconds)."""
+    out: dict[str, int] = {}
+    for line in text.splitlines():
+        words = line.split()
+        if not words:
+            continue
+        for w in words[1:]:
+            if w.startswith("total="):
+                try:
+                    out[words[0]] = int(w[6:])
+                except ValueError:
+                    pass
+    return out
+
+
+def psi_usable(group_dir: str) -> bool:
+    """Whether the group's ``cpu.pressure`` can be read (PSI compiled in and switched on)."""
+    try:
+        with open(os.path.join(group_dir, "cpu.pressure"), encoding="ascii") as f:
+            return "some" in _keyed_totals(f.read())
+    except OSError:
+        return False
+
+
+class PsiMeter:
+    """Waiting of everything in one fresh cgroup (its PSI counters start at zero)."""
+
+    after_exit = True
+
+    def __init__(self, group_dir: str) -> None:
+        self.dir = group_dir
+        self.source = "cgroup CPU pressure (PSI) of the run's group"
+
+    def _group_cpu_s(self) -> float | None:
+        try:
+            with open(os.path.join(self.dir, "cpu.stat"), encoding="ascii") as f:
+                for line in f:
+                    key, _, value = line.partition(" ")
+                    if key == "usage_usec":
+                        return int(value) * US
+        except (OSError, ValueError):
+            pass
+        return None
+
+    def read(self, elapsed_s: float) -> float | None:
+        try:
+            with open(os.path.join(self.dir, "cpu.pressure"), encoding="ascii") as f:
+                totals = _keyed_totals(f.read())
+        except OSError:
+            return None
+        if "full" in totals:
+            return totals["full"] * US
+        if "some" not in totals:
+            return None
+        cpu = self._group_cpu_s()
+        some = totals["some"] * US
+        return some if cpu is None else max(0.0, min(some, elapsed_s - cpu))
+
+
+def _per_task(pid: int, name: str) -> dict[int, bytes]:
+    """{tid: contents of /proc/PID/task/TID/<name>} for every thread still there."""
+    out: dict[int, bytes] = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return out
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/{name}", "rb") as f:
+                out[int(tid)] = f.read()
+        except (OSError, ValueError):
+            pass
+    return out
+
+
+def children(pid: int) -> list[int]:
+    """The child processes of every thread of ``pid`` (a subreaper's whole next level)."""
+    out: list[int] = []
+    for text in _per_task(pid, "children").values():
+        try:
+            out.extend(int(x) for x in text.split())
+        except ValueError:
+            pass
+    return out
+
+
+def task_times(pid: int) -> dict[int, tuple[int, int]]:
+    """{tid: (ns on a CPU, ns runnable but waiting)} of every thread of ``pid``."""
+    out: dict[int, tuple[int, int]] = {}
+    for tid, text in _per_task(pid, "schedstat").items():
+        words = text.split()
+        try:
+            out[tid] = (int(words[0]), int(words[1]))
+        except (ValueError, IndexError):
+            pass
+    return out
+
+
+def stat_cpu_s(pid: int, children_only: bool = False) -> float:
+    """CPU seconds of a process (all its threads) plus what it reaped, from /proc/PID/stat."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
+    except (OSError, ValueError, IndexError):
+        return 0.0
+    return ((0 if children_only else utime + stime) + cutime + cstime) * TICK_S
+
+
+class TreeMeter:
+    """Waiting of the live descendants of ``root`` (the exec helper, itself left out)."""
+
+    after_exit = False
+    source = "per-task schedstat of the run's processes"
+
+    def __init__(self, root: int) -> None:
+        self.root = root
+        #: last value seen per task, so a task that exits between two reads still counts
+        self.seen: dict[int, tuple[int, int]] = {}
+
+    def read(self, elapsed_s: float) -> float | None:
+        stack = children(self.root)
+        found = False
+        tree_cpu = stat_cpu_s(self.root, children_only=True)  # reaped by the helper
+        while stack:
+            pid = stack.pop()
+            times = task_times(pid)
+            found = found or bool(times)
+            self.seen.update(times)
+            tree_cpu += stat_cpu_s(pid)
+            stack.extend(children(pid))
+        if not found and not self.seen:
+            return None
+        cpu = max(tree_cpu, sum(c for c, _ in self.seen.values()) * NS)
+        wait = sum(w for _, w in self.seen.values()) * NS
+        return max(0.0, min(wait, elapsed_s - cpu))
+
+
+def wait_grace_s(time_s: float) -> float:
+    """Waiting up to this much is scheduling noise nobody is blamed for (40 ms at 2 s)."""
+    return 0.02 + 0.01 * time_s
+
+
+#: A run kept waiting is given its waiting back, but never beyond this many times its limit
+#: (plus :data:`EXTENSION_EXTRA_S`): a machine that busy cannot time a run fairly at all.
+EXTENSION_FACTOR = 5.0
+EXTENSION_EXTRA_S = 2.0
