@@ -6,9 +6,11 @@ includes the rectangular extremes 5 x 15 and 15 x 5, K from 20 to 100), plus
 the hand-made maps of ``maps/styles/``.  Every map is played twice with the
 seats swapped, with real processes in the sandbox, exactly as ``judge match``
 plays.  The table gives, per opponent and per style, wins / draws / losses of
-the reference, its share of the decided rounds and a 95 % Wilson interval that
+the reference, its share of the decided rounds with a 95 % Wilson interval that
 counts each map once (deterministic bots replay the same game in both seat
-orders, so a map's two rounds are one sample, not two).  A closing section
+orders, so a map's two rounds are one sample, not two), and the seat-swapped
+pairs' statistics of ``judge eval`` (judge/pentanomial.py): the pentanomial
+counts, the score per round with its 95 % interval and the Elo difference.  A closing section
 checks the issue's targets: at least 70 % of the decided rounds against every
 bundled bot, no failed runs, and per turn on 15 x 15 with K = 100 (start-up
 included) p99 < 300 ms, max < 1 s, peak memory < 128 MiB.
@@ -38,11 +40,13 @@ from rich.console import Console  # noqa: E402
 from rich.table import Table  # noqa: E402
 
 from judge.bots import BotError, BotSpec, resolve_bot  # noqa: E402
-from judge.evaluate import percentile, wilson_interval  # noqa: E402
+from judge.evaluate import wilson_interval  # noqa: E402
 from judge.maps import GameMap, load_map  # noqa: E402
 from judge.mapstyles import STYLES, generate_styled  # noqa: E402
+from judge.pentanomial import Pentanomial, estimate, round_points  # noqa: E402
 from judge.referee import RoundAborted, RoundConfig, RoundResult, play_round  # noqa: E402
 from judge.sandbox import Limits, Sandbox  # noqa: E402
+from judge.stats import percentile  # noqa: E402
 
 SEED = 20240615
 #: Map sizes drawn from (rows, cols): squares, and rectangles up to the extremes.
@@ -50,6 +54,16 @@ SIZES = [(5, 7), (7, 7), (9, 9), (11, 11), (13, 13), (15, 15), (5, 15), (15, 5),
 #: Bundled bots that are not opponents: the reference itself.
 NOT_OPPONENTS = {"reference"}
 TARGET_RATE = 0.70
+COLUMNS = (
+    "wins",
+    "draws",
+    "losses",
+    "won of decided",
+    "95% Wilson",
+    "pairs",
+    "score",
+    "Elo",
+)
 
 
 @dataclass(frozen=True)
@@ -146,14 +160,35 @@ def wdl(outcomes: Sequence[Outcome]) -> tuple[int, int, int]:
     return v.count("win"), v.count("draw"), v.count("loss")
 
 
+def pairs_of(outcomes: Sequence[Outcome]) -> Pentanomial:
+    """The seat-swapped pairs (a map's two rounds against one opponent), scored for the reference."""
+    by_pair: dict[tuple[str, str], list[float]] = {}
+    for o in outcomes:
+        if o.verdict is not None:
+            by_pair.setdefault((o.opponent, o.case.label), []).append(round_points(o.verdict))
+    return Pentanomial.from_pair_scores(sum(v) for v in by_pair.values() if len(v) == 2)
+
+
 def rate_cells(outcomes: Sequence[Outcome]) -> list[str]:
-    """W, D, L, rate of decided rounds, 95 % Wilson counting each map once."""
+    """W, D, L, rate of decided rounds, 95 % Wilson counting each map once, then the
+    pairs: pentanomial counts, score per round [95 %], Elo +- (judge/pentanomial.py)."""
     w, d, lo = wdl(outcomes)
     dec = w + lo
-    if not dec:
-        return [str(w), str(d), str(lo), "-", "-"]
-    a, b = wilson_interval(w / 2, dec / 2)
-    return [str(w), str(d), str(lo), f"{100 * w / dec:.1f}%", f"{100 * a:.0f}-{100 * b:.0f}%"]
+    cells = [str(w), str(d), str(lo)]
+    if dec:
+        a, b = wilson_interval(w / 2, dec / 2)
+        cells += [f"{100 * w / dec:.1f}%", f"{100 * a:.0f}-{100 * b:.0f}%"]
+    else:
+        cells += ["-", "-"]
+    penta = pairs_of(outcomes)
+    est = estimate(penta)
+    if est is None:
+        return cells + ["-", "-", "-"]
+    return cells + [
+        " ".join(str(c) for c in penta.counts),
+        f"{100 * est.score:.0f}% [{100 * est.score_lo:.0f}-{100 * est.score_hi:.0f}]",
+        f"{est.elo:+.0f} +-{est.elo_pm:.0f}",
+    ]
 
 
 def ref_times(outcomes: Sequence[Outcome]) -> tuple[list[float], float, int]:
@@ -219,10 +254,13 @@ def main() -> int:
             ]
             timing = play_all(ref, opponents[:1], big, sandbox, Path(tmp) / "t", 1, console)
 
-    table = Table(title="the reference's results (rounds; 95% Wilson counts each map once)")
+    table = Table(
+        title="the reference's results: rounds (95% Wilson counts each map once), then "
+        "seat-swapped pairs (pentanomial LL LD WL/DD WD WW, score per round [95%], Elo)"
+    )
     table.add_column("opponent")
     table.add_column("maps")
-    for col in ("wins", "draws", "losses", "won of decided", "95% Wilson"):
+    for col in COLUMNS:
         table.add_column(col, justify="right")
     verdicts: list[str] = []
     for name in names:
@@ -240,7 +278,7 @@ def main() -> int:
     console.print(table)
     by_style = Table(title="all opponents together, by map style")
     by_style.add_column("maps")
-    for col in ("wins", "draws", "losses", "won of decided", "95% Wilson"):
+    for col in COLUMNS:
         by_style.add_column(col, justify="right")
     for style in styles:
         by_style.add_row(style, *rate_cells([o for o in outcomes if o.case.style == style]))

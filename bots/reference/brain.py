@@ -85,8 +85,10 @@ INSIST = 1
 OPP_STARTS = 1       # placement: the opponent's likely start cells considered
 PLACE_HORIZON = 30
 PLACE_WIDTH = 10
+TREASURE_LAM = 0.6    # ... and it survives only this per turn the opponent could be there first
 TREASURE_RHO = 0.0    # denial weight of the treasure at least this (0: as any gold)
-PLAN_H = 40           # moves a route is planned ahead at most
+PLAN_H = 40           # moves ahead the routes from each first move are planned (the
+                     # search from the boat plans to the end; re-timing scores all to the end)
 BUDGET = 0.40         # seconds of planning per turn (a safety net: the beam stops early)
 LAM_LEAD = 0.5       # tactics: weight of the worst case when the opponent leads (it may ram),
 LAM_TIE = 0.3        # ... when level,
@@ -510,6 +512,9 @@ class Planner(object):
             ka.append(a)
         self.ka = ka
         self.lam = [LAM ** i for i in range(H + 3)]
+        # Everyone goes for the treasure: it survives an earlier opponent far less.
+        self.tlam = [TREASURE_LAM ** i for i in range(H + 3)]
+        self.centre = sea.centre
         self.mu = [MU ** i for i in range(H + 3)]
         self.ngold = len(kcell) - len(specials)
         self.vmax = max(kval) if kval else 0
@@ -553,7 +558,8 @@ class Planner(object):
             w = self.mu[i] if i < len(self.mu) else 0.0
             return v * alive, v * (later + (alive - later) * w)
         i = t2 - a + 1
-        ev = v * self.lam[i] * alive if i < len(self.lam) else 0.0
+        lam = self.tlam if self.kcell[k] == self.centre else self.lam
+        ev = v * lam[i] * alive if i < len(lam) else 0.0
         return ev, ev
 
     def gone(self, k, t2):
@@ -695,7 +701,7 @@ class Planner(object):
             best = Plan(fs, fd, None, fe)
         return best
 
-    def search(self, root, width, branch=BRANCH):
+    def search(self, root, width, branch=BRANCH, ahead=None):
         """Beam search from ``root``: (best Plan, {first stop key: best Plan})."""
         H, t_half = self.H, self.t_half
         kcell, kval, kopp, ka = self.kcell, self.kval, self.kopp, self.ka
@@ -703,14 +709,15 @@ class Planner(object):
         gpow, vmax, lam, mu, rho = self.gpow, self.vmax, self.lam, self.mu, self.rho
         trho = self.trho
         nlam, nmu = len(lam), len(mu)
+        centre = self.centre
         wvar = self.wvar
         kmin, kmax, klat = self.kmin, self.kmax, self.klat
         future_treasure = self.future_treasure
         paths = self.paths
         t0 = root[1]
-        # Routes are planned PLAN_H moves ahead at most: the far future is a guess
-        # anyway, and the beam's cost grows with its length.
-        H = min(H, t0 + PLAN_H)
+        # Routes are planned ``ahead`` moves at most (default: to the end): the
+        # beam's cost grows with its length.
+        H = min(H, t0 + (ahead if ahead is not None else H))
         buckets = [[] for _ in range(H + 2)]
         buckets[t0].append(root)
         best = None
@@ -777,7 +784,10 @@ class Planner(object):
                         den = v * (later + (alive - later) * w)
                     else:
                         i = t2 - a + 1
-                        ev = den = v * lam[i] * alive if i < nlam else 0.0
+                        if kcell[k] == centre:
+                            ev = den = v * self.tlam[i] * alive if i < nlam else 0.0
+                        else:
+                            ev = den = v * lam[i] * alive if i < nlam else 0.0
                     r = ev / d
                     if not full:
                         heappush(heap, (r, k, t2, ev, den))
@@ -1000,7 +1010,7 @@ def choose_move(sit):
     for plan in sorted(firsts.values(), key=lambda p: -p.score)[:POOL]:
         pool.append(planner.keys(plan.node))
     for pl, root in zip(planners, roots):
-        plan = pl.search(root, WIDTH)[0]
+        plan = pl.search(root, WIDTH, BRANCH, PLAN_H)[0]
         pool.append(pl.keys(plan.node))
     values = []
     for pl, root in zip(planners, roots):
@@ -1277,9 +1287,10 @@ def choose_start(sit, tried):
         for o in likely:
             if o == z:
                 # Both name it: after the re-ask we insist and it names another
-                # cell, usually a near one (and a boat that keeps clear of ours
-                # leaves us the area): valued as if alone.
-                o = -1
+                # cell, its next best: valued against it there (values with an
+                # opponent count the gold we deny it, so they are not comparable
+                # with a value alone).
+                o = next((x for _, _, x in theirs if x != z and x not in tried), -1)
             total += start_value(sit, z, o, hor)
             n += 1
         scored.append((total / max(1, n), -z, z))

@@ -96,10 +96,11 @@ def test_placement_is_on_a_zero_cell_and_changes_on_a_reask(size: int, k: int, s
         assert named[2] != named[0]
 
 
-def test_placement_takes_the_mirror_image_that_a_plain_bot_does_not_name() -> None:
-    """On a symmetric map the best start has mirror images worth as much; the
-    reference names the one away from where other bots start (greedy here), so
-    that no re-ask is needed and neither side gets the worse cell."""
+def test_placement_does_not_collide_with_a_plain_bot_on_symmetric_maps() -> None:
+    """On a symmetric map the best start has mirror images worth as much: the
+    reference names the one away from the opponent's likely start, so that a
+    plain bot (greedy, which keeps the first of equal cells) and the reference
+    need no re-ask."""
     from judge.mapstyles import generate_styled
 
     for seed in range(4):
@@ -112,9 +113,8 @@ def test_placement_takes_the_mirror_image_that_a_plain_bot_does_not_name() -> No
             theirs = parse_move_out(greedy.turn(text) or b"").target
         finally:
             greedy.close()
-        assert theirs is not None and ours != theirs, seed
-        images = {(10 - theirs[0], theirs[1]), (theirs[0], 12 - theirs[1])}
-        assert ours in images, (seed, ours, theirs)
+        assert game.valid_start(ours)
+        assert theirs is not None and ours != theirs, (seed, ours)
 
 
 def test_placement_is_deterministic() -> None:
