@@ -27,6 +27,7 @@ import shutil
 import sys
 import tempfile
 import time
+import weakref
 from pathlib import Path
 from typing import Any
 
@@ -103,6 +104,9 @@ class ScriptBot:
             ScriptBot._mods[name] = load_module(f"bot_{name}", path)
         self.mod = ScriptBot._mods[name]
         self.dir = tempfile.mkdtemp(prefix=f"refh-{name}-")
+        # Removed when the bot is collected or at exit, whether or not close() is called:
+        # tests make these bots freely and must leave no folders behind.
+        self._cleanup = weakref.finalize(self, shutil.rmtree, self.dir, True)
         self.times: list[float] = []
 
     def new_round(self) -> None:
@@ -133,7 +137,7 @@ class ScriptBot:
             os.chdir(old)
 
     def close(self) -> None:
-        shutil.rmtree(self.dir, ignore_errors=True)
+        self._cleanup()
 
 
 class NullBot:
