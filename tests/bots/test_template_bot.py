@@ -148,6 +148,7 @@ def test_the_template_never_walks_back_and_forth_while_gold_is_in_reach(chase: b
     assert rounds == 80 and moved >= rounds * 0.8  # it did sail, not just wait
 
 
+@pytest.mark.slow
 def test_the_template_beats_random_through_the_judge(tmp_path: Path) -> None:
     """Real rounds: processes in the sandbox, MAP.INP and MOVE.OUT, in both seat orders."""
     points = {"template": 0, "random": 0}
