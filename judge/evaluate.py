@@ -644,6 +644,7 @@ def summarize(
         p = o.spec.plan
         entry: dict[str, Any] = {
             "round": o.spec.number,
+            "pair": p.index + 1,  # a book may hold one map twice: pair rounds by this
             "map": p.label,
             "size": p.size_label,
             "turns": p.turns,

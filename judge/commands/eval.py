@@ -344,7 +344,8 @@ def run(args: argparse.Namespace) -> int:
             console.print(f"replays, eval.json and {BOOK_FILE} in {out_dir}", markup=False)
         verdict = sprt_line(summary, req.names)
         if verdict is not None:
-            console.print(verdict, markup=False, highlight=False)
+            # one line even through a pipe (rich would wrap it at 80 columns): `tail -1` is the verdict
+            console.print(verdict, markup=False, highlight=False, soft_wrap=True)
     sys.stdout.flush()
     if caught:
         played = summary["rounds_played"]

@@ -141,7 +141,11 @@ def pair_lines(summary: dict[str, Any]) -> list[str]:
 
 
 def sprt_line(summary: dict[str, Any], names: Sequence[str]) -> str | None:
-    """The SPRT's verdict in one line (printed last, as plain text); None without a test."""
+    """The SPRT's verdict in one line (printed last, as plain text); None without a test.
+
+    Inconclusive is the round cap's doing when every planned pair was counted;
+    otherwise the evaluation was stopped (a signal) before the test decided.
+    """
     t = summary.get("sprt")
     if not t:
         return None
@@ -157,7 +161,10 @@ def sprt_line(summary: dict[str, Any], names: Sequence[str]) -> str | None:
             f"SPRT: H0 accepted: {a} is not better than {b} by {t['elo1']:g} Elo "
             f"(at most {t['elo0']:g}) ({where})"
         )
-    return f"SPRT: inconclusive: the round cap came first ({where})"
+    counted = summary["pairs"]["pairs"] + summary["pairs"]["incomplete"]
+    if 2 * counted >= summary["rounds_planned"]:
+        return f"SPRT: inconclusive: the round cap came first ({where})"
+    return f"SPRT: inconclusive: stopped before the test decided ({where})"
 
 
 class EvalProgress:

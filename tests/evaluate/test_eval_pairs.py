@@ -124,6 +124,19 @@ def test_undecided_test_is_inconclusive_and_abandoned_rounds_make_incomplete_pai
     assert s["sprt"]["verdict"] == "inconclusive"
 
 
+def test_each_round_names_its_pair_even_when_a_book_plays_one_map_twice(tmp_path: Path) -> None:
+    """An independent check pairs the rounds of --json by "pair", not by map label."""
+    plans = parse_book("gen 5x5 6 1\ngen 5x5 6 1\n", tmp_path)
+    specs = round_specs(plans)
+    outs = [_outcome(specs[0], "win"), _outcome(specs[1], "win"),
+            _outcome(specs[2], "loss"), _outcome(specs[3], "draw")]  # fmt: skip
+    s = summarize(outs, ["a", "b"], ["a", "b"], 0, plans, [(5, 5)], [6], Limits(), 1, None)
+    assert len({r["map"] for r in s["rounds"]}) == 1
+    assert [r["pair"] for r in s["rounds"]] == [1, 1, 2, 2]
+    assert s["pairs"]["pentanomial"] == [0, 1, 0, 0, 1]
+    _check_against_rounds(s)
+
+
 # ------------------------------------------------------------- mirrored pairs
 
 
@@ -238,11 +251,12 @@ def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict[str,
 
 def _check_against_rounds(s: dict[str, Any]) -> None:
     """The report's pentanomial and Elo, recomputed from its own list of rounds."""
-    by_map: dict[str, float] = {}
+    by_pair: dict[int, float] = {}
     for r in s["rounds"]:
         pts = {"win": 1.0, "draw": 0.5, "loss": 0.0}[r["outcome"]]
-        by_map[r["map"]] = by_map.get(r["map"], 0.0) + pts
-    penta = Pentanomial.from_pair_scores(by_map.values())
+        by_pair[r["pair"]] = by_pair.get(r["pair"], 0.0) + pts
+    assert [p["pair"] for p in s["pairs"]["list"]] == sorted(by_pair)
+    penta = Pentanomial.from_pair_scores(by_pair.values())
     assert s["pairs"]["pentanomial"] == penta.as_list()
     est = estimate(penta)
     assert est is not None
@@ -283,7 +297,8 @@ def test_sprt_rejects_a_weakened_variant_and_the_verdict_is_the_last_line(
     assert code == 0
     text = " ".join(out)
     assert "SPRT: H0 accepted: half-greedy is not better than greedy by 200 Elo" in text
-    assert out[-1].rstrip().endswith("ELO1 200)")
+    # the whole verdict is the last line, not wrapped at 80 columns through the pipe
+    assert out[-1].startswith("SPRT: H0 accepted:") and out[-1].rstrip().endswith("ELO1 200)")
     assert "pentanomial LL" in text and "LOS" in text and "Elo -" in text
     s = json.loads((tmp_path / "out" / "eval.json").read_text())
     assert s["sprt"]["verdict"] == "H0" and s["rounds_played"] <= 60

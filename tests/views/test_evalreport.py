@@ -1,0 +1,111 @@
+"""``judge eval``'s and ``judge league``'s tables on a StringIO console of fixed width.
+
+The summary is made by :func:`judge.evaluate.summarize` from rounds whose
+results are known (no sandbox), so what is drawn is checked against numbers
+worked out here; names that look like rich markup must come out as written.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from judge.commands.league import leaderboard_table
+from judge.evaluate import EvalRound, PairTracker, RoundSpec, plan_maps, round_specs, summarize
+from judge.pentanomial import Sprt
+from judge.sandbox import Limits
+from judge.views.evalreport import render, sprt_line
+from judge.views.tables import print_item
+from tests.records_support import a_result
+
+A, B = "[bold]mine[/bold]", "Cá Mập"
+
+
+def _round(spec: RoundSpec, for_a: str) -> EvalRound:
+    """A finished round that BOT_A won, drew or lost."""
+    a = spec.a_seat
+    winner = {"win": a, "loss": 1 - a, "draw": None}[for_a]
+    gold = (5, 5) if winner is None else ((9, 1) if winner == 0 else (1, 9))
+    return EvalRound(spec, a_result(None, gold, map_label="m", replay="r", seed=1), trace="t")
+
+
+def _summary(results: list[str], sprt: Sprt | None = None, n_maps: int | None = None) -> Any:
+    """The summary of rounds with these results for BOT_A (two per map, in order)."""
+    plans = plan_maps(n_maps or len(results) // 2, [(5, 5)], [6], seed=0)
+    outs = [_round(s, r) for s, r in zip(round_specs(plans), results, strict=False)]
+    tracker = PairTracker(sprt)
+    for o in outs:
+        tracker.add(o)
+    tracker.finish()
+    return summarize(outs, [A, B], ["x", "y"], 0, plans, [(5, 5)], [6], Limits(), 1, None, tracker)
+
+
+def _text(items: list[Any], width: int = 100) -> str:
+    console = Console(file=io.StringIO(), width=width, color_system=None)
+    for item in items:
+        print_item(console, item)
+    out = console.file
+    assert isinstance(out, io.StringIO)
+    return out.getvalue()
+
+
+def test_the_report_shows_the_pentanomial_elo_and_names_as_written() -> None:
+    # pairs: WW, WL, LD -> pentanomial LL 0, LD 1, WL+DD 1, WD 0, WW 1
+    s = _summary(["win", "win", "win", "loss", "loss", "draw"])
+    text = _text(render(s))
+    assert "[bold]mine[/bold] vs Cá Mập: 6 rounds (3 maps x 2 seat orders)" in text
+    assert "pentanomial LL 0, LD 1, WL+DD 1, WD 0, WW 1" in text
+    # 3.5 points of 6 rounds: 58.3 %, Elo 400 log10(3.5 / 2.5) = +58.45; fishtest's 1e-3
+    # of a pair in each empty cell (LL, WD) moves it to +58.4
+    assert "[bold]mine[/bold] scores 58.3%: Elo +58.4 +-" in text
+    assert "95% Wilson (if rounds were independent)" in text
+    assert "mean gold" in text and "5x5" in text
+
+
+def test_no_complete_pair_is_said_in_words() -> None:
+    s = _summary(["win"], n_maps=1)
+    assert "no complete pair" in _text(render(s))
+
+
+@pytest.mark.parametrize(
+    "results, verdict",
+    [
+        (
+            ["win"] * 24,
+            "SPRT: H1 accepted: [bold]mine[/bold] is better than Cá Mập by at least 100",
+        ),
+        (["loss"] * 24, "SPRT: H0 accepted: [bold]mine[/bold] is not better than Cá Mập by 100"),
+    ],
+)
+def test_the_verdict_names_the_hypothesis_and_the_llr(results: list[str], verdict: str) -> None:
+    s = _summary(results, Sprt(0, 100))
+    line = sprt_line(s, [A, B])
+    assert line is not None and line.startswith(verdict)
+    assert f"LLR {s['sprt']['llr']:.2f}, bounds -2.94 and 2.94" in line
+
+
+def test_an_undecided_test_says_whether_the_cap_or_a_stop_ended_it() -> None:
+    capped = _summary(["win", "loss"] * 3, Sprt(0, 5))
+    line = sprt_line(capped, [A, B])
+    assert line is not None and "inconclusive: the round cap came first" in line
+    # 10 maps planned, 3 played: stopped (a signal) before the cap
+    stopped = _summary(["win", "loss"] * 3, Sprt(0, 5), n_maps=10)
+    line = sprt_line(stopped, [A, B])
+    assert line is not None and "inconclusive: stopped before the test decided" in line
+    assert sprt_line(_summary(["win", "loss"]), [A, B]) is None  # no test, no line
+
+
+def test_the_leaderboard_table_escapes_names_and_shows_missing_rates() -> None:
+    rows = [
+        {"rank": 1, "bot": "[red]Rồng[/red]", "rating": 31.5, "uncertainty": 2.25,
+         "conservative": 24.75, "rounds": 40, "win_rate": 0.625},
+        {"rank": 2, "bot": "new", "rating": 25.0, "uncertainty": 8.33,
+         "conservative": 0.01, "rounds": 0, "win_rate": None},
+    ]  # fmt: skip
+    text = _text([leaderboard_table(rows, "leaderboard (out)")], width=90)
+    assert "[red]Rồng[/red]" in text and "62.5%" in text
+    line = next(ln for ln in text.splitlines() if " new " in ln)
+    assert line.split("│")[-2].strip() == "-"
