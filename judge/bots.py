@@ -172,8 +172,8 @@ def _from_executable(path: Path, spec: str) -> BotSpec:
     else:
         if not os.access(path, os.X_OK):
             raise BotError(
-                f"bot {spec!r}: {path} is not executable; run 'chmod +x {path}' "
-                "(and give a script a '#!' line)"
+                f"bot {spec!r}: {path} is not executable; make it so with the command "
+                f"chmod +x {shlex.quote(str(path))} (and give a script a '#!' line)"
             )
         _check_line_endings(path, spec)
     command: tuple[str, ...] = (path.name,)

@@ -47,9 +47,11 @@ def kits(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
     root = tmp_path_factory.mktemp("kits")
     commands = {"template": [sys.executable, str(ROOT / "bots" / "template" / "bot.py")]}
     for name in ("template_cpp", "template_pas"):
-        shutil.copytree(ROOT / "bots" / name, root / name)
-        spec: BotSpec = resolve_bot(str(root / name))
-        assert spec.program_dir is not None and spec.name == name
+        # As a student does: copy the kit to a folder of their own name.
+        mine = root / f"doi_{name}"
+        shutil.copytree(ROOT / "bots" / name, mine)
+        spec: BotSpec = resolve_bot(str(mine))
+        assert spec.program_dir is not None and spec.name == mine.name
         commands[name] = spec.argv_for(spec.program_dir)
         assert Path(commands[name][0]).is_file(), f"{name}: its build made no program"
     return commands
@@ -168,7 +170,7 @@ def test_the_kits_play_a_match_through_the_judge(
     )
     assert code == 0
     result = json.loads((out / "result.json").read_text())
-    assert result["complete"] and result["teams"] == ["template_cpp", "template_pas"]
+    assert result["complete"] and result["teams"] == ["doi_template_cpp", "doi_template_pas"]
     lines = (out / result["rounds"][0]["replay"]).read_text().splitlines()
     moved = [0, 0]
     for rec in map(json.loads, lines[1:]):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -85,3 +86,17 @@ def test_a_command_naming_a_missing_file(tmp_path: Path) -> None:
         BotError, match="which is neither a file of the bot's folder .* nor a program installed"
     ):
         resolve_bot(str(folder))
+
+
+def test_the_chmod_hint_for_a_script_is_a_command_that_works(tmp_path: Path) -> None:
+    """A folder name with spaces (a Vietnamese team name) is quoted in the hint."""
+    bot = tmp_path / "Rồng Biển" / "bot.py"
+    bot.parent.mkdir()
+    bot.write_text("#!/usr/bin/env python3\nprint('1 1')\n", encoding="utf-8")
+    with pytest.raises(BotError, match="is not executable") as caught:
+        resolve_bot(str(bot))
+    hint = str(caught.value).split("with the command ", 1)[1].split(" (and give", 1)[0]
+    assert hint.startswith("chmod +x ") and "'" in hint
+    subprocess.run(["sh", "-c", hint], check=True)
+    assert os.access(bot, os.X_OK)
+    assert resolve_bot(str(bot)).name == "bot.py"

@@ -107,12 +107,16 @@ def test_exe_plays_exactly_as_the_same_source_built_natively(
 
 
 def test_the_cpp_kits_exe_is_built_by_its_bot_yaml_and_plays(exes: Exes, tmp_path: Path) -> None:
-    """bots/template_cpp_exe: MinGW builds the kit's source as bot.exe; it plays through wine."""
-    for name in ("template_cpp", "template_cpp_exe"):
-        shutil.copytree(ROOT / "bots" / name, tmp_path / name)
-    spec = resolve_bot(str(tmp_path / "template_cpp_exe"))
-    assert spec.command == ("bot.exe",) and (tmp_path / "template_cpp_exe" / "bot.exe").is_file()
-    out = play(tmp_path / "m", str(tmp_path / "template_cpp_exe"), "greedy", 3, ("m5",), 8)
+    """bots/template_cpp_exe: MinGW builds the kit's source as bot.exe; it plays through wine.
+
+    The kit is copied alone, under a team's name, as a student would: it needs
+    nothing outside its folder, and the bot takes the folder's name."""
+    mine = tmp_path / "Đội_exe"
+    shutil.copytree(ROOT / "bots" / "template_cpp_exe", mine)
+    spec = resolve_bot(str(mine))
+    assert spec.name == "Đội_exe"
+    assert spec.command == ("bot.exe",) and (mine / "bot.exe").is_file()
+    out = play(tmp_path / "m", str(mine), "greedy", 3, ("m5",), 8)
     (rnd,) = turns_of(out)
     assert all(rec["verdicts"][0] == "OK" for rec in rnd), [r["messages"] for r in rnd]
 
