@@ -27,6 +27,7 @@ import shutil
 import socket
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,9 @@ from judge.scheduler import RoundDone, RoundStatus, RoundTask, play_task, protec
 PLUGIN_NAME = "ocean-judge"
 #: How often a round in flight looks at the judge's stop event (seconds).
 STOP_POLL_S = 1.0
+#: While a bundle is fetched: how often the worker asks who holds it, and when it gives up.
+FETCH_CHECK_S = 2.0
+FETCH_TIMEOUT_S = 600.0
 
 
 def dataset_name(digest: str) -> str:
@@ -194,7 +198,9 @@ class WorkerState:
             try:
                 spec, n = self.bot(ref)
             except _Missing as exc:
-                return RemoteDone(RoundDone(task, RoundStatus.STOPPED), missing=exc.digest)
+                return RemoteDone(
+                    RoundDone(task, RoundStatus.STOPPED, worker=self.name), missing=exc.digest
+                )
             except BotError as exc:
                 return RemoteDone(
                     RoundDone(
@@ -237,13 +243,30 @@ class _Missing(Exception):
 
 
 def _fetch(digest: str) -> bytes:
-    """A bundle's bytes from the cluster, where the judge published them."""
+    """A bundle's bytes from the cluster, where the judge published them.
+
+    A bundle lost with the worker that held it stays published under its
+    name, but no worker holds its data any more, and waiting for it would
+    wait for ever (Dask never recomputes scattered data).  So while it
+    waits the worker asks the scheduler who holds it, every
+    ``FETCH_CHECK_S``: nobody is :class:`_Missing` (the judge publishes it
+    again), as is a fetch still unfinished after ``FETCH_TIMEOUT_S``.
+    """
     client = get_client()
     try:
         future = client.get_dataset(dataset_name(digest), default=None)
         if future is None:
             raise _Missing(digest)
-        data = client.gather(future)
+        deadline = time.monotonic() + FETCH_TIMEOUT_S
+        while True:
+            if not client.who_has([future]).get(future.key):
+                raise _Missing(digest)
+            try:
+                data = future.result(timeout=FETCH_CHECK_S)
+                break
+            except TimeoutError:
+                if time.monotonic() > deadline:
+                    raise _Missing(digest) from None
     except _Missing:
         raise
     except Exception as exc:  # noqa: BLE001 - lost with its worker, cancelled: publish it again

@@ -16,6 +16,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -267,6 +268,63 @@ def test_workers_killed_the_judge_killed_and_the_scheduler_lost(tmp_path: Path, 
         assert "Traceback" not in err
         assert "--resume" in err
         assert _ledger_rows(out) >= 1
+
+
+def test_a_bundle_lost_with_the_worker_holding_it_is_published_again(
+    tmp_path: Path, work: Path
+) -> None:
+    """The only worker holds every bundle (the data Dask scattered) and is killed mid-round:
+    a worker that joins later still gets the bots, and the round is played and recorded once."""
+    cfg_path = _config(tmp_path, ["slow", "twin_a"], "slow.yaml")
+    shutil.copytree(work / "bots", tmp_path / "bots")
+    _run_local(_config(tmp_path, ["greedy", "twin_a"], "fast.yaml"), tmp_path / "ref")
+    out = tmp_path / "out"
+    with DaskProcs(tmp_path) as procs:
+        address = procs.start_scheduler()
+        procs.start_worker("w1")
+        assert procs.client is not None
+        venues: list[Venue] = []
+
+        @contextlib.contextmanager
+        def venue_for(jobs: int) -> Iterator[Venue]:
+            with cluster_venue(address, None, require_full=True) as venue:
+                venues.append(venue)
+                yield venue
+
+        runner = Runner(load_config(cfg_path, build=False), out, 2, Sandbox, venue_for=venue_for)
+        reports: list[Any] = []
+        thread = threading.Thread(target=lambda: reports.append(runner.run(resume=False)))
+        thread.start()
+        try:
+
+            def w1_busy() -> bool:
+                assert procs.client is not None
+                return any(procs.client.processing().values()) and _ledger_rows(out) >= 1
+
+            _wait("w1 playing a round", w1_busy)
+            w1 = procs.names()["w1"]
+            held = {k for k, who in procs.client.who_has().items() if w1 in who}
+            procs.kill(procs.workers["w1"])
+            procs.start_worker("w2")
+        finally:
+            thread.join(timeout=300)
+        assert not thread.is_alive() and reports and reports[0].complete, reports[0].failure
+        w2 = procs.names()["w2"]
+        counters = procs.client.run(worker_counters)[w2]
+
+    assert any(k.startswith("bytes-") for k in held)  # w1 held the bundles' data
+    assert _standings(out) == _standings(tmp_path / "ref")
+    rows = _rows(out)
+    assert len(rows) == len(set(rows)) == 3
+    assert reports[0].played == 3
+    # Both bundles were published again once (w1 took the first copies with it) and w2
+    # fetched each once; w2 played the rest, among them the round w1 was playing.
+    traffic = venues[0].executor.traffic  # type: ignore[attr-defined]
+    assert traffic.bundles_published == 4 and set(traffic.per_hash.values()) == {2}
+    assert set(counters["fetches"]) == set(traffic.per_hash)
+    assert set(counters["fetches"].values()) == {1} and counters["builds"] == 1
+    players = [h["worker"].split(" ")[0] for h in _headers(out)]
+    assert len(players) == 3 and players.count(w2) >= 2 and set(players) <= {w1, w2}
 
 
 def test_a_worker_that_is_not_root_has_its_rounds_refused_unless_unsandboxed(
