@@ -293,7 +293,9 @@ def test_a_bundle_lost_with_the_worker_holding_it_is_published_again(
 
         runner = Runner(load_config(cfg_path, build=False), out, 2, Sandbox, venue_for=venue_for)
         reports: list[Any] = []
-        thread = threading.Thread(target=lambda: reports.append(runner.run(resume=False)))
+        thread = threading.Thread(
+            target=lambda: reports.append(runner.run(resume=False)), daemon=True
+        )
         thread.start()
         try:
 
@@ -327,39 +329,70 @@ def test_a_bundle_lost_with_the_worker_holding_it_is_published_again(
     assert len(players) == 3 and players.count(w2) >= 2 and set(players) <= {w1, w2}
 
 
-def test_a_worker_that_is_not_root_has_its_rounds_refused_unless_unsandboxed(
+def test_a_worker_that_is_not_root_is_refused_by_name_unless_unsandboxed(
     tmp_path: Path, work: Path
 ) -> None:
-    cfg_path = _config(tmp_path, ["twin_a", "random"])
+    """Up front (the worker is there when the judge joins) and per round (it joins later)."""
     shutil.copytree(work / "bots", tmp_path / "bots")
+    sleepy = tmp_path / "bots" / "sleepy"  # greedy's moves, 1.2 s a turn: rounds of 5 s or so
+    shutil.copytree(tmp_path / "bots" / "slow", sleepy)
+    (sleepy / "slow.py").write_text((sleepy / "slow.py").read_text().replace("0.1", "1.2"))
+    cfg_path = _config(tmp_path, ["sleepy", "random"])
     with DaskProcs(tmp_path) as procs:
         address = procs.start_scheduler()
-        procs.start_worker("nobody", as_nobody=True)
-        worker = procs.names()["nobody"]
+        procs.start_worker("root1")
+        nobody = procs.start_worker("nobody", as_nobody=True)
+        names = procs.names()
+        argv = _judge(str(cfg_path), "--out", str(tmp_path / "refused"), "--cluster", address)
 
-        refused = subprocess.run(
-            _judge(str(cfg_path), "--out", str(tmp_path / "refused"), "--cluster", address),
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        # 1. Joined with a root worker and one that is not: refused before any round is
+        # played (not even on the root worker), naming the one that is not.
+        refused = subprocess.run(argv, capture_output=True, text=True, timeout=300)
         err = " ".join(refused.stderr.split())
         assert refused.returncode == 2, refused.stderr
-        assert worker in err and "protections are OFF" in err and "--unsandboxed" in err
-        assert _ledger_rows(tmp_path / "refused") == 0
+        assert f"worker {names['nobody']} (nobody on " in err
+        assert "protections are OFF" in err and "separate uid per seat" in err
+        assert "--unsandboxed" in err and "Traceback" not in err
+        assert names["root1"] not in err
+        assert not (tmp_path / "refused").exists()
 
-        out = tmp_path / "unsandboxed"
+        # 2. A worker that is not root joins once the rounds are under way (and the root
+        # worker goes): the round sent to it is refused, naming it; the rounds played on
+        # the root worker are kept.
+        procs.kill(nobody)
+        _wait("the scheduler to drop the worker", lambda: "nobody" not in procs.names())
+        out = tmp_path / "per-round"
+        argv = _judge(str(cfg_path), "--out", str(out), "--cluster", address)
+        judge = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+        _wait("the run to start", (out / "ledger.sqlite").is_file)
+        procs.start_worker("late", as_nobody=True)
+        late = procs.names()["late"]
+        procs.kill(procs.workers["root1"])
+        _, err = judge.communicate(timeout=300)
+        said = " ".join(err.split())
+        assert judge.returncode == 2, err
+        assert f"worker {late} (late on " in said and "cannot fully isolate" in said
+        assert "--unsandboxed" in said and "Traceback" not in err
+        kept = _rows(out)
+        assert len(kept) < 3
+        assert all(h["worker"].startswith(names["root1"]) for h in _headers(out))
+
+        # 3. --unsandboxed lets the rounds on that worker count, and says so: in each
+        # round's replay (its worker and the protections off there) and in standings.json.
         played = subprocess.run(
-            [*_judge(str(cfg_path), "--out", str(out), "--cluster", address), "--unsandboxed"],
-            capture_output=True,
-            text=True,
-            timeout=300,
+            [*argv, "--resume", "--unsandboxed"], capture_output=True, text=True, timeout=300
         )
         assert played.returncode == 0, played.stderr
-        headers = _headers(out)
-        assert len(headers) == 3 and all(h["worker"].startswith(worker) for h in headers)
-        off = [name for name, p in headers[0]["isolation"].items() if not p["on"]]
-        assert "separate uid per seat" in off
+        rows = _rows(out)
+        assert len(rows) == len(set(rows)) == 3 and set(kept) <= set(rows)
+        by_late = [h for h in _headers(out) if h["worker"].startswith(late)]
+        assert len(by_late) == 3 - len(kept)
+        for header in by_late:
+            off = [name for name, p in header["isolation"].items() if not p["on"]]
+            assert "separate uid per seat" in off
+        audit = json.loads((out / "standings.json").read_text(encoding="utf-8"))
+        assert audit["unsandboxed"] is True and "separate uid per seat" in audit["protections_off"]
+        assert [r["unsandboxed_option"] for r in audit["runs"]] == [False, True]
 
 
 def test_a_league_on_the_cluster_matches_the_local_one(cluster: DaskProcs, work: Path) -> None:
