@@ -9,8 +9,10 @@ Small maps, K = 4 and cheap bots keep these to seconds; they are marked ``slow``
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
@@ -24,15 +26,18 @@ from typing import Any
 
 import pytest
 import yaml
+from rich.console import Console
 
 from judge.bots import resolve_bot
 from judge.cluster.session import cluster_venue, open_cluster
 from judge.cluster.worker import worker_counters
-from judge.evaluate import EvalRequest, evaluate, parse_sizes
+from judge.evaluate import EvalRequest, PairTracker, evaluate, parse_sizes
 from judge.sandbox import Sandbox
 from judge.scheduler import Venue
 from judge.tournament.config import load_config
 from judge.tournament.play import Runner
+from judge.views.evalreport import EvalProgress
+from judge.views.tournament import RunView
 from tests.cluster.dask_procs import DaskProcs
 
 pytestmark = [pytest.mark.slow, pytest.mark.root("workers as root and as uid 65534")]
@@ -136,9 +141,19 @@ def test_a_tournament_on_the_cluster_matches_the_local_one_and_ships_each_bundle
 
     cfg = load_config(cfg_path, build=False)
     assert not (work / "bots" / "twin_a" / "greedy").exists()  # the judge built nothing
-    runner = Runner(cfg, work / "cluster", 2, Sandbox, venue_for=venue_for)
+    screen = io.StringIO()
+    view = RunView(Console(file=screen, width=200), progress=True)
+    runner = Runner(cfg, work / "cluster", 2, Sandbox, events=view, venue_for=venue_for)
     report = runner.run(resume=False)
     assert report.complete and report.played == 18
+    # The header names the cluster and each worker with its isolation; the progress bar
+    # says how many workers play and how many rounds a minute.
+    shown = screen.getvalue()
+    assert f"cluster {cluster.address}: 2 worker(s)" in shown
+    for name, address in cluster.names().items():
+        assert f"{address} ({name} on " in shown
+    assert shown.count("all protections on") == 2
+    assert re.search(r"18/18 .*2 workers, 2 threads, \d+\.\d rounds/min", shown), shown
     assert not (work / "bots" / "twin_a" / "greedy").exists()  # built on the workers only
     _run_local(cfg_path, work / "local")
     assert _standings(work / "cluster") == _standings(work / "local")
@@ -174,10 +189,17 @@ def test_an_evaluation_on_the_cluster_matches_the_local_one(cluster: DaskProcs, 
 
     with Sandbox() as sandbox:
         local = evaluate(request(True), sandbox, work / "eval-local")
+    screen = io.StringIO()
     with open_cluster(cluster.address) as session:
         ex = session.executor(None, require_full=False)
-        remote = evaluate(request(False), None, work / "eval-cluster", executor=ex)
+        req = request(False)
+        with EvalProgress(
+            Console(file=screen, width=200), req, PairTracker(), True, session.status
+        ) as progress:
+            remote = evaluate(req, None, work / "eval-cluster", on_done=progress.done, executor=ex)
     assert remote["rounds_played"] == 40
+    # the progress bar: rounds played, the workers and the pace
+    assert re.search(r"40/40 .*2 workers, 2 threads, \d+\.\d rounds/min", screen.getvalue())
     for key in ("result", "pairs", "by_seat", "by_size", "end_reasons", "mirrored_maps"):
         assert remote[key] == local[key], key
     strip = ("replay",)
