@@ -268,13 +268,17 @@ def test_workers_killed_the_judge_killed_and_the_scheduler_lost(tmp_path: Path, 
         _wait("a round in the ledger", lambda: _ledger_rows(out) >= 1)
         os.killpg(judge.pid, signal.SIGKILL)
         judge.wait(timeout=60)
-        kept = _ledger_rows(out)
-        assert 1 <= kept < 3
+        kept = _rows(out)
+        assert 1 <= len(kept) < 3
         resumed = subprocess.run([*argv, "--resume"], capture_output=True, text=True, timeout=300)
         assert resumed.returncode == 0, resumed.stderr
-        assert _standings(out) == expected and len(_rows(out)) == 3
+        rows = _rows(out)
+        assert _standings(out) == expected
+        assert len(rows) == len(set(rows)) == 3 and set(kept) <= set(rows)
+        assert len(_headers(out)) == 3  # each round's files once, the killed run's tidied
 
-        # 3. The scheduler lost: a clear message, the finished rounds kept.
+        # 3. The scheduler lost: a clear message, the finished rounds kept; a new scheduler
+        # and worker, and --resume finishes the tournament.
         out = tmp_path / "lost-scheduler"
         judge = subprocess.Popen(
             _judge(str(cfg_path), "--out", str(out), "--cluster", address),
@@ -289,7 +293,17 @@ def test_workers_killed_the_judge_killed_and_the_scheduler_lost(tmp_path: Path, 
         assert "lost the Dask scheduler" in said or "lost contact with the Dask cluster" in said
         assert "Traceback" not in err
         assert "--resume" in err
-        assert _ledger_rows(out) >= 1
+        kept = _rows(out)
+        assert 1 <= len(kept) < 3
+        assert len(_headers(out)) >= len(kept)  # the kept rounds' replays are there
+        address = procs.start_scheduler()
+        procs.start_worker("w4")
+        argv = _judge(str(cfg_path), "--out", str(out), "--cluster", address, "--resume")
+        resumed = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+        assert resumed.returncode == 0, resumed.stderr
+        rows = _rows(out)
+        assert _standings(out) == expected
+        assert len(rows) == len(set(rows)) == 3 and set(kept) <= set(rows)
 
 
 def test_a_bundle_lost_with_the_worker_holding_it_is_published_again(
@@ -332,7 +346,8 @@ def test_a_bundle_lost_with_the_worker_holding_it_is_published_again(
             procs.start_worker("w2")
         finally:
             thread.join(timeout=300)
-        assert not thread.is_alive() and reports and reports[0].complete, reports[0].failure
+        assert not thread.is_alive(), "the tournament hangs"
+        assert reports and reports[0].complete, reports[0].failure
         w2 = procs.names()["w2"]
         counters = procs.client.run(worker_counters)[w2]
 
