@@ -10,7 +10,8 @@ Why it is built this way:
   once, by hash (two bots with the same files: one bundle); a round carries
   only the hash, and a worker fetches a bundle the first time it needs it and
   keeps it (:mod:`.worker`).  A bundle lost with the worker that held it is
-  published again when a round says it is missing, and that round resubmitted.
+  published again when a round says it is missing (and no worker holds it),
+  and that round resubmitted (a few times at most: then it is a failure).
 * **Only the judge writes.**  A round's files come back with its record; they
   are written into the round's folder here, before ``on_done`` (which commits
   the ledger), so a round in the ledger always has its files.
@@ -59,6 +60,8 @@ from judge.scheduler import POLL_S, RoundDone, RoundStatus, RoundTask
 
 #: How long the count of workers' threads is trusted before asking the scheduler again.
 CAPACITY_TTL_S = 2.0
+#: How many times a round is resubmitted because its worker could not fetch a bundle.
+MAX_REFETCHES = 5
 
 
 @dataclass
@@ -98,6 +101,7 @@ class DaskExecutor:
         self._bundles: dict[str, Bundle] = {}
         self._published: dict[str, Future[Any]] = {}
         self._reported: set[str] = set()
+        self._refetches: dict[str, int] = {}  # round key -> times its bundle could not be fetched
         self._seq = itertools.count()
         self._threads = (0.0, 0)
         self._lock = threading.Lock()
@@ -252,8 +256,7 @@ class DaskExecutor:
                     self._check_connected(reconnecting=False)
                     raise self._lost(exc) from None
                 if remote.missing is not None:
-                    self._publish(remote.missing, again=True)
-                    return None
+                    return self._missing(job, remote)
                 self.traffic.result_bytes += len(remote.files)
                 if remote.fetched:
                     self.traffic.fetched_bytes += remote.fetched
@@ -288,6 +291,55 @@ class DaskExecutor:
             )
         finally:
             fut.release()
+
+    def _missing(self, job: RemoteRound, remote: RemoteDone) -> RoundDone | None:
+        """A round whose worker could not fetch a bundle: publish it again if it is lost
+        (its worker died), and have the round resubmitted (None), a few times at most."""
+        digest = remote.missing
+        assert digest is not None
+        tries = self._refetches[job.task.key] = self._refetches.get(job.task.key, 0) + 1
+        if tries > MAX_REFETCHES:
+            return RoundDone(
+                job.task,
+                RoundStatus.FAILED,
+                error=(
+                    f"worker {remote.done.worker} could not fetch bundle {digest[:12]} "
+                    f"(the files of {self._bot_of(job, digest)}) {MAX_REFETCHES} times: "
+                    "look at the workers' logs and their network"
+                ),
+                exit_code=3,
+                worker=remote.done.worker,
+            )
+        if not self._available(digest):
+            self._publish(digest, again=True)
+        return None
+
+    def _available(self, digest: str) -> bool:
+        """Whether a bundle is published and some worker holds its data (else: lost).
+
+        Lost, the judge's client already knows it (the scheduler told it the
+        data was forgotten): the published future comes back cancelled.
+        """
+        try:
+            future = self.client.get_dataset(dataset_name(digest), default=None)
+        except (OSError, TimeoutError) as exc:  # Dask's comms gave up
+            raise self._lost(exc) from None
+        if future is None:
+            return False
+        try:
+            if future.status != "finished":
+                return False
+            return bool(self.client.who_has([future]).get(future.key))
+        except CancelledError:  # forgotten meanwhile
+            return False
+        except (OSError, TimeoutError) as exc:
+            raise self._lost(exc) from None
+        finally:
+            future.release()
+
+    @staticmethod
+    def _bot_of(job: RemoteRound, digest: str) -> str:
+        return " and ".join(sorted({r.spec.name for r in job.refs if r.bundle == digest}))
 
     def _check_connected(self, reconnecting: bool = True) -> None:
         """Raise ClusterError when the scheduler is gone (``reconnecting``: still trying is fine)."""

@@ -7,7 +7,9 @@ it at the end.  Either way the judge's plugin is registered on the workers
 (each opens its own sandbox), the workers are asked what they are (their
 judge version and isolation, shown in the header), and a worker running
 another version of the judge is refused: the rounds must be played by the
-same rules everywhere.
+same rules everywhere.  A run that requires full isolation (a tournament
+without ``--unsandboxed``) refuses, by name, the workers that lack it, before
+any round is played.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from types import ModuleType
 from typing import Any
 
@@ -128,6 +130,17 @@ class ClusterSession:
         lines += [f"  {info.describe(require_full)}" for _, info in sorted(self.infos.items())]
         return "\n".join(lines)
 
+    def check_isolation(self) -> None:
+        """Refuse, naming them, the workers that cannot play an official round.
+
+        Asked when the cluster is joined, before any round is played: a worker
+        with a protection off (not root) or no sandbox.  A worker that joins
+        later refuses such rounds itself, naming itself (:mod:`.worker`).
+        """
+        why = isolation_refusal(self.infos)
+        if why is not None:
+            raise ClusterError(why)
+
     def protections_off(self) -> tuple[str, ...]:
         """Every protection some worker has off (what rounds may be played without)."""
         off: set[str] = set()
@@ -166,6 +179,15 @@ class ClusterSession:
         self._close_cluster()
 
 
+def isolation_refusal(infos: Mapping[str, Any]) -> str | None:
+    """Why these workers (address -> WorkerInfo) cannot play an official run, naming each
+    one short of full isolation; None when every one has every protection on."""
+    from judge.cluster.worker import REFUSAL_WAYS_OUT
+
+    short = [why for _, i in sorted(infos.items()) if (why := i.shortfall()) is not None]
+    return f"{'; '.join(short)}; {REFUSAL_WAYS_OUT}" if short else None
+
+
 @contextlib.contextmanager
 def open_cluster(spec: str) -> Iterator[ClusterSession]:
     """A :class:`ClusterSession` for the length of a run; Dask's own log silenced.
@@ -196,6 +218,8 @@ def open_cluster(spec: str) -> Iterator[ClusterSession]:
 def cluster_venue(spec: str, jobs: int | None, require_full: bool) -> Iterator[Venue]:
     """The cluster as a :class:`~judge.scheduler.Venue` for one run (a tournament's rounds)."""
     with open_cluster(spec) as session:
+        if require_full:
+            session.check_isolation()
         yield Venue(
             session.executor(jobs, require_full),
             session.describe(require_full),

@@ -27,6 +27,7 @@ import shutil
 import socket
 import tempfile
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,9 @@ from judge.scheduler import RoundDone, RoundStatus, RoundTask, play_task, protec
 PLUGIN_NAME = "ocean-judge"
 #: How often a round in flight looks at the judge's stop event (seconds).
 STOP_POLL_S = 1.0
+#: While a bundle is fetched: how often the worker asks who holds it, and when it gives up.
+FETCH_CHECK_S = 2.0
+FETCH_TIMEOUT_S = 600.0
 
 
 def dataset_name(digest: str) -> str:
@@ -82,27 +86,45 @@ class WorkerInfo:
     threads: int
     isolation: dict[str, Any] | None
     error: str | None  # why it has no sandbox
+    #: how messages and replays name it: its address, its Dask name (``--name``) and host
+    label: str = ""
 
     def describe(self, require_full: bool) -> str:
-        where = f"{self.address} ({self.host}, {self.threads} thread(s))"
+        where = f"{self.label or self.address}, {self.threads} thread(s)"
         if self.error is not None:
             return f"{where}: NO SANDBOX: {self.error}"
-        off = protections_off_in(self.isolation or {})
+        off = self.protections_off()
         if not off:
             return f"{where}: all protections on"
         verdict = "its rounds are refused" if require_full else "played anyway (--unsandboxed)"
         return f"{where}: {len(off)} protections OFF ({', '.join(off)}): {verdict}"
 
+    def protections_off(self) -> list[str]:
+        return protections_off_in(self.isolation or {})
+
+    def shortfall(self) -> str | None:
+        """Why this worker cannot play an official round (None: every protection is on)."""
+        if self.error is not None:
+            return f"worker {self.label or self.address} has no sandbox ({self.error})"
+        off = self.protections_off()
+        if not off:
+            return None
+        return (
+            f"worker {self.label or self.address} cannot fully isolate the bots: {len(off)} of "
+            f"{len(self.isolation or {})} sandbox protections are OFF ({', '.join(off)})"
+        )
+
 
 class WorkerState:
     """One worker process's sandbox and bundles (made when the plugin is set up)."""
 
-    def __init__(self, address: str, local_dir: Path, threads: int):
+    def __init__(self, address: str, local_dir: Path, threads: int, name: object = None):
         from judge.sandbox import Sandbox
 
         self.address, self.threads = address, threads
         self.host = socket.gethostname()
-        self.name = f"{address} ({self.host})"
+        #: how it is named in messages and replays (``name``: its Dask name, ``--name``)
+        self.name = worker_label(address, name, self.host)
         self.root = Path(tempfile.mkdtemp(prefix="ocean-judge-", dir=local_dir))
         self.lock = threading.Lock()
         self.bundle_locks: dict[str, threading.Lock] = {}
@@ -126,7 +148,9 @@ class WorkerState:
 
     def info(self) -> WorkerInfo:
         iso = self.sandbox.isolation.as_dict() if self.sandbox is not None else None
-        return WorkerInfo(self.address, self.host, __version__, self.threads, iso, self.error)
+        return WorkerInfo(
+            self.address, self.host, __version__, self.threads, iso, self.error, self.name
+        )
 
     # ------------------------------------------------------------ bundles
     def _lock_for(self, digest: str) -> threading.Lock:
@@ -194,7 +218,9 @@ class WorkerState:
             try:
                 spec, n = self.bot(ref)
             except _Missing as exc:
-                return RemoteDone(RoundDone(task, RoundStatus.STOPPED), missing=exc.digest)
+                return RemoteDone(
+                    RoundDone(task, RoundStatus.STOPPED, worker=self.name), missing=exc.digest
+                )
             except BotError as exc:
                 return RemoteDone(
                     RoundDone(
@@ -220,13 +246,26 @@ class WorkerState:
         return RemoteDone(dataclasses.replace(done, task=task), files, fetched)
 
 
+def worker_label(address: str, name: object, host: str) -> str:
+    """``tcp://10.0.0.7:40331 (m07 on node7)``: the address and, when it has one, the Dask name."""
+    if name is None or str(name) in ("", address):
+        return f"{address} ({host})"
+    return f"{address} ({name} on {host})"
+
+
+#: What a tournament refused for isolation can do about it.
+REFUSAL_WAYS_OUT = (
+    "an official tournament needs every protection on every worker: run such a worker as "
+    "root (or in a privileged container) on Linux, or stop it; to play anyway, add "
+    "--unsandboxed (recorded in the ledger, standings.json and every round's replay)"
+)
+
+
 def refusal(worker: str, off: list[str], total: int) -> str:
     """Why a round is not played on a worker, and the ways out."""
     return (
         f"worker {worker} cannot fully isolate the bots: {len(off)} of {total} sandbox "
-        f"protections are OFF ({', '.join(off)}); an official tournament needs all of them: "
-        "run that worker as root (or in a privileged container) on Linux, or stop it; to play "
-        "anyway, add --unsandboxed (recorded in every round's replay)"
+        f"protections are OFF ({', '.join(off)}); {REFUSAL_WAYS_OUT}"
     )
 
 
@@ -237,13 +276,30 @@ class _Missing(Exception):
 
 
 def _fetch(digest: str) -> bytes:
-    """A bundle's bytes from the cluster, where the judge published them."""
+    """A bundle's bytes from the cluster, where the judge published them.
+
+    A bundle lost with the worker that held it stays published under its
+    name, but no worker holds its data any more, and waiting for it would
+    wait for ever (Dask never recomputes scattered data).  So while it
+    waits the worker asks the scheduler who holds it, every
+    ``FETCH_CHECK_S``: nobody is :class:`_Missing` (the judge publishes it
+    again), as is a fetch still unfinished after ``FETCH_TIMEOUT_S``.
+    """
     client = get_client()
     try:
         future = client.get_dataset(dataset_name(digest), default=None)
         if future is None:
             raise _Missing(digest)
-        data = client.gather(future)
+        deadline = time.monotonic() + FETCH_TIMEOUT_S
+        while True:
+            if not client.who_has([future]).get(future.key):
+                raise _Missing(digest)
+            try:
+                data = future.result(timeout=FETCH_CHECK_S)
+                break
+            except TimeoutError:
+                if time.monotonic() > deadline:
+                    raise _Missing(digest) from None
     except _Missing:
         raise
     except Exception as exc:  # noqa: BLE001 - lost with its worker, cancelled: publish it again
@@ -280,7 +336,7 @@ class JudgePlugin(WorkerPlugin):
 
     def setup(self, worker: Any) -> None:
         self.state = WorkerState(
-            worker.address, Path(worker.local_directory), worker.state.nthreads
+            worker.address, Path(worker.local_directory), worker.state.nthreads, worker.name
         )
 
     def teardown(self, worker: Any) -> None:

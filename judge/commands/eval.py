@@ -87,7 +87,7 @@ the worker that played it and its isolation.  Needs the [cluster] extra.
 
 Exit status: 0 when every round was played (whatever the SPRT verdict); 2 for
 a bad bot or option; 3 when the judge itself failed (a round it could not
-play, or no sandbox).
+play, no sandbox, or its Dask scheduler lost).
 
 examples:
   judge eval greedy random

@@ -48,14 +48,18 @@ the configuration says the same): the scheduler at ADDRESS and its workers
 (see README, "Several machines"); --cluster local:N starts N worker
 processes on this machine for the run.  Each bot is sent to each worker once
 and built there; only this command writes the ledger and the folder.  There
-the isolation is each worker's: a round sent to a worker with a protection
-off is refused, naming the worker, unless --unsandboxed (each replay records
-the worker that played it and its protections).
+the isolation is each worker's: a worker with a protection off (or no
+sandbox) when the judge joins is named and the tournament refused before any
+round is played; one that joins later has the rounds sent to it refused,
+naming it, and the tournament stops (the finished rounds are kept).
+--unsandboxed lets such rounds count (each replay records the worker that
+played it and its protections).  The judge killed: --resume, as locally.
 Needs the [cluster] extra (Dask distributed).
 
 Exit status: 0 all rounds played; 2 a refused configuration, folder or
-isolation (nothing is run); 3 the judge itself failed; 130/143 stopped by SIGINT/SIGTERM (resume
-with --resume).
+isolation (nothing is run); 3 the judge itself failed, or lost its Dask
+scheduler (the finished rounds are kept); 130/143 stopped by SIGINT/SIGTERM
+(resume with --resume).
 
 examples:
   judge tournament                      # judge.yaml, its output folder

@@ -67,6 +67,10 @@ class DaskProcs:
         return proc
 
     def start_scheduler(self) -> str:
+        """A scheduler (again, after the last one was killed: the old client is closed)."""
+        if self.client is not None:
+            with contextlib.suppress(Exception):
+                self.client.close(timeout=5)
         port = free_port()
         self.address = f"tcp://127.0.0.1:{port}"
         argv = [sys.executable, "-m", "dask", "scheduler", "--host", "127.0.0.1"]

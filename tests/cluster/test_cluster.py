@@ -9,13 +9,16 @@ Small maps, K = 4 and cheap bots keep these to seconds; they are marked ``slow``
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
+import re
 import shutil
 import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,15 +26,18 @@ from typing import Any
 
 import pytest
 import yaml
+from rich.console import Console
 
 from judge.bots import resolve_bot
 from judge.cluster.session import cluster_venue, open_cluster
 from judge.cluster.worker import worker_counters
-from judge.evaluate import EvalRequest, evaluate, parse_sizes
+from judge.evaluate import EvalRequest, PairTracker, evaluate, parse_sizes
 from judge.sandbox import Sandbox
 from judge.scheduler import Venue
 from judge.tournament.config import load_config
 from judge.tournament.play import Runner
+from judge.views.evalreport import EvalProgress
+from judge.views.tournament import RunView
 from tests.cluster.dask_procs import DaskProcs
 
 pytestmark = [pytest.mark.slow, pytest.mark.root("workers as root and as uid 65534")]
@@ -135,9 +141,19 @@ def test_a_tournament_on_the_cluster_matches_the_local_one_and_ships_each_bundle
 
     cfg = load_config(cfg_path, build=False)
     assert not (work / "bots" / "twin_a" / "greedy").exists()  # the judge built nothing
-    runner = Runner(cfg, work / "cluster", 2, Sandbox, venue_for=venue_for)
+    screen = io.StringIO()
+    view = RunView(Console(file=screen, width=200), progress=True)
+    runner = Runner(cfg, work / "cluster", 2, Sandbox, events=view, venue_for=venue_for)
     report = runner.run(resume=False)
     assert report.complete and report.played == 18
+    # The header names the cluster and each worker with its isolation; the progress bar
+    # says how many workers play and how many rounds a minute.
+    shown = screen.getvalue()
+    assert f"cluster {cluster.address}: 2 worker(s)" in shown
+    for name, address in cluster.names().items():
+        assert f"{address} ({name} on " in shown
+    assert shown.count("all protections on") == 2
+    assert re.search(r"18/18 .*2 workers, 2 threads, \d+\.\d rounds/min", shown), shown
     assert not (work / "bots" / "twin_a" / "greedy").exists()  # built on the workers only
     _run_local(cfg_path, work / "local")
     assert _standings(work / "cluster") == _standings(work / "local")
@@ -173,10 +189,17 @@ def test_an_evaluation_on_the_cluster_matches_the_local_one(cluster: DaskProcs, 
 
     with Sandbox() as sandbox:
         local = evaluate(request(True), sandbox, work / "eval-local")
+    screen = io.StringIO()
     with open_cluster(cluster.address) as session:
         ex = session.executor(None, require_full=False)
-        remote = evaluate(request(False), None, work / "eval-cluster", executor=ex)
+        req = request(False)
+        with EvalProgress(
+            Console(file=screen, width=200), req, PairTracker(), True, session.status
+        ) as progress:
+            remote = evaluate(req, None, work / "eval-cluster", on_done=progress.done, executor=ex)
     assert remote["rounds_played"] == 40
+    # the progress bar: rounds played, the workers and the pace
+    assert re.search(r"40/40 .*2 workers, 2 threads, \d+\.\d rounds/min", screen.getvalue())
     for key in ("result", "pairs", "by_seat", "by_size", "end_reasons", "mirrored_maps"):
         assert remote[key] == local[key], key
     strip = ("replay",)
@@ -245,13 +268,17 @@ def test_workers_killed_the_judge_killed_and_the_scheduler_lost(tmp_path: Path, 
         _wait("a round in the ledger", lambda: _ledger_rows(out) >= 1)
         os.killpg(judge.pid, signal.SIGKILL)
         judge.wait(timeout=60)
-        kept = _ledger_rows(out)
-        assert 1 <= kept < 3
+        kept = _rows(out)
+        assert 1 <= len(kept) < 3
         resumed = subprocess.run([*argv, "--resume"], capture_output=True, text=True, timeout=300)
         assert resumed.returncode == 0, resumed.stderr
-        assert _standings(out) == expected and len(_rows(out)) == 3
+        rows = _rows(out)
+        assert _standings(out) == expected
+        assert len(rows) == len(set(rows)) == 3 and set(kept) <= set(rows)
+        assert len(_headers(out)) == 3  # each round's files once, the killed run's tidied
 
-        # 3. The scheduler lost: a clear message, the finished rounds kept.
+        # 3. The scheduler lost: a clear message, the finished rounds kept; a new scheduler
+        # and worker, and --resume finishes the tournament.
         out = tmp_path / "lost-scheduler"
         judge = subprocess.Popen(
             _judge(str(cfg_path), "--out", str(out), "--cluster", address),
@@ -266,42 +293,143 @@ def test_workers_killed_the_judge_killed_and_the_scheduler_lost(tmp_path: Path, 
         assert "lost the Dask scheduler" in said or "lost contact with the Dask cluster" in said
         assert "Traceback" not in err
         assert "--resume" in err
-        assert _ledger_rows(out) >= 1
+        kept = _rows(out)
+        assert 1 <= len(kept) < 3
+        assert len(_headers(out)) >= len(kept)  # the kept rounds' replays are there
+        address = procs.start_scheduler()
+        procs.start_worker("w4")
+        argv = _judge(str(cfg_path), "--out", str(out), "--cluster", address, "--resume")
+        resumed = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+        assert resumed.returncode == 0, resumed.stderr
+        rows = _rows(out)
+        assert _standings(out) == expected
+        assert len(rows) == len(set(rows)) == 3 and set(kept) <= set(rows)
 
 
-def test_a_worker_that_is_not_root_has_its_rounds_refused_unless_unsandboxed(
+def test_a_bundle_lost_with_the_worker_holding_it_is_published_again(
     tmp_path: Path, work: Path
 ) -> None:
-    cfg_path = _config(tmp_path, ["twin_a", "random"])
+    """The only worker holds every bundle (the data Dask scattered) and is killed mid-round:
+    a worker that joins later still gets the bots, and the round is played and recorded once."""
+    cfg_path = _config(tmp_path, ["slow", "twin_a"], "slow.yaml")
     shutil.copytree(work / "bots", tmp_path / "bots")
+    _run_local(_config(tmp_path, ["greedy", "twin_a"], "fast.yaml"), tmp_path / "ref")
+    out = tmp_path / "out"
     with DaskProcs(tmp_path) as procs:
         address = procs.start_scheduler()
-        procs.start_worker("nobody", as_nobody=True)
-        worker = procs.names()["nobody"]
+        procs.start_worker("w1")
+        assert procs.client is not None
+        venues: list[Venue] = []
 
-        refused = subprocess.run(
-            _judge(str(cfg_path), "--out", str(tmp_path / "refused"), "--cluster", address),
-            capture_output=True,
-            text=True,
-            timeout=300,
+        @contextlib.contextmanager
+        def venue_for(jobs: int) -> Iterator[Venue]:
+            with cluster_venue(address, None, require_full=True) as venue:
+                venues.append(venue)
+                yield venue
+
+        runner = Runner(load_config(cfg_path, build=False), out, 2, Sandbox, venue_for=venue_for)
+        reports: list[Any] = []
+        thread = threading.Thread(
+            target=lambda: reports.append(runner.run(resume=False)), daemon=True
         )
+        thread.start()
+        try:
+
+            def w1_busy() -> bool:
+                assert procs.client is not None
+                return any(procs.client.processing().values()) and _ledger_rows(out) >= 1
+
+            _wait("w1 playing a round", w1_busy)
+            w1 = procs.names()["w1"]
+            held = {k for k, who in procs.client.who_has().items() if w1 in who}
+            procs.kill(procs.workers["w1"])
+            procs.start_worker("w2")
+        finally:
+            thread.join(timeout=300)
+        assert not thread.is_alive(), "the tournament hangs"
+        assert reports and reports[0].complete, reports[0].failure
+        w2 = procs.names()["w2"]
+        counters = procs.client.run(worker_counters)[w2]
+
+    assert any(k.startswith("bytes-") for k in held)  # w1 held the bundles' data
+    assert _standings(out) == _standings(tmp_path / "ref")
+    rows = _rows(out)
+    assert len(rows) == len(set(rows)) == 3
+    assert reports[0].played == 3
+    # Both bundles were published again once (w1 took the first copies with it) and w2
+    # fetched each once; w2 played the rest, among them the round w1 was playing.
+    traffic = venues[0].executor.traffic  # type: ignore[attr-defined]
+    assert traffic.bundles_published == 4 and set(traffic.per_hash.values()) == {2}
+    assert set(counters["fetches"]) == set(traffic.per_hash)
+    assert set(counters["fetches"].values()) == {1} and counters["builds"] == 1
+    players = [h["worker"].split(" ")[0] for h in _headers(out)]
+    assert len(players) == 3 and players.count(w2) >= 2 and set(players) <= {w1, w2}
+
+
+def test_a_worker_that_is_not_root_is_refused_by_name_unless_unsandboxed(
+    tmp_path: Path, work: Path
+) -> None:
+    """Up front (the worker is there when the judge joins) and per round (it joins later)."""
+    shutil.copytree(work / "bots", tmp_path / "bots")
+    sleepy = tmp_path / "bots" / "sleepy"  # greedy's moves, 1.2 s a turn: rounds of 5 s or so
+    shutil.copytree(tmp_path / "bots" / "slow", sleepy)
+    (sleepy / "slow.py").write_text((sleepy / "slow.py").read_text().replace("0.1", "1.2"))
+    cfg_path = _config(tmp_path, ["sleepy", "random"])
+    with DaskProcs(tmp_path) as procs:
+        address = procs.start_scheduler()
+        procs.start_worker("root1")
+        nobody = procs.start_worker("nobody", as_nobody=True)
+        names = procs.names()
+        argv = _judge(str(cfg_path), "--out", str(tmp_path / "refused"), "--cluster", address)
+
+        # 1. Joined with a root worker and one that is not: refused before any round is
+        # played (not even on the root worker), naming the one that is not.
+        refused = subprocess.run(argv, capture_output=True, text=True, timeout=300)
         err = " ".join(refused.stderr.split())
         assert refused.returncode == 2, refused.stderr
-        assert worker in err and "protections are OFF" in err and "--unsandboxed" in err
-        assert _ledger_rows(tmp_path / "refused") == 0
+        assert f"worker {names['nobody']} (nobody on " in err
+        assert "protections are OFF" in err and "separate uid per seat" in err
+        assert "--unsandboxed" in err and "Traceback" not in err
+        assert names["root1"] not in err
+        assert not (tmp_path / "refused").exists()
 
-        out = tmp_path / "unsandboxed"
+        # 2. A worker that is not root joins once the rounds are under way (and the root
+        # worker goes): the round sent to it is refused, naming it; the rounds played on
+        # the root worker are kept.
+        procs.kill(nobody)
+        _wait("the scheduler to drop the worker", lambda: "nobody" not in procs.names())
+        out = tmp_path / "per-round"
+        argv = _judge(str(cfg_path), "--out", str(out), "--cluster", address)
+        judge = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+        _wait("the run to start", (out / "ledger.sqlite").is_file)
+        procs.start_worker("late", as_nobody=True)
+        late = procs.names()["late"]
+        procs.kill(procs.workers["root1"])
+        _, err = judge.communicate(timeout=300)
+        said = " ".join(err.split())
+        assert judge.returncode == 2, err
+        assert f"worker {late} (late on " in said and "cannot fully isolate" in said
+        assert "--unsandboxed" in said and "Traceback" not in err
+        kept = _rows(out)
+        assert len(kept) < 3
+        assert all(h["worker"].startswith(names["root1"]) for h in _headers(out))
+
+        # 3. --unsandboxed lets the rounds on that worker count, and says so: in each
+        # round's replay (its worker and the protections off there) and in standings.json.
         played = subprocess.run(
-            [*_judge(str(cfg_path), "--out", str(out), "--cluster", address), "--unsandboxed"],
-            capture_output=True,
-            text=True,
-            timeout=300,
+            [*argv, "--resume", "--unsandboxed"], capture_output=True, text=True, timeout=300
         )
         assert played.returncode == 0, played.stderr
-        headers = _headers(out)
-        assert len(headers) == 3 and all(h["worker"].startswith(worker) for h in headers)
-        off = [name for name, p in headers[0]["isolation"].items() if not p["on"]]
-        assert "separate uid per seat" in off
+        rows = _rows(out)
+        assert len(rows) == len(set(rows)) == 3 and set(kept) <= set(rows)
+        by_late = [h for h in _headers(out) if h["worker"].startswith(late)]
+        assert len(by_late) == 3 - len(kept)
+        for header in by_late:
+            off = [name for name, p in header["isolation"].items() if not p["on"]]
+            assert "separate uid per seat" in off
+        audit = json.loads((out / "standings.json").read_text(encoding="utf-8"))
+        assert audit["unsandboxed"] is True and "separate uid per seat" in audit["protections_off"]
+        assert [r["unsandboxed_option"] for r in audit["runs"]] == [False, True]
 
 
 def test_a_league_on_the_cluster_matches_the_local_one(cluster: DaskProcs, work: Path) -> None:
