@@ -3,7 +3,8 @@
 A round leaves a replay (a :class:`ReplayHeader` line, then one
 :class:`TurnRecord` per turn, each with its per-seat parts :class:`SeatRun`
 and :class:`Boat`), and a :class:`RoundResult`; a match is a
-:class:`MatchResult`.  The referee makes them, the views, ``judge eval``,
+:class:`MatchResult`; ``judge eval``'s summary is an :class:`EvalSummary`
+(:mod:`judge.records.evaluation`).  The referee makes them, the views, ``judge eval``,
 ``judge check-bot`` and the tournament's ledger read them.  Nobody else
 reads or writes the JSON of these files: ``to_json`` gives the file's object
 (the format of judge 0.1.0, unchanged: schema :data:`REPLAY_SCHEMA`) and
@@ -26,6 +27,7 @@ Why these shapes:
   cannot run bots.  Verdicts are kept as their names (``"OK"``, ``"TLE"``).
 """
 
+from judge.records.evaluation import EvalSummary
 from judge.records.fields import (
     AnyEvent,
     ForeignEvent,
@@ -51,6 +53,7 @@ __all__ = [
     "AnyEvent",
     "Attempt",
     "Boat",
+    "EvalSummary",
     "ForeignEvent",
     "Json",
     "MapInfo",

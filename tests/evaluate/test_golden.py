@@ -10,18 +10,26 @@ the two encodings are both checked: ``--json`` escapes it (``json.dumps``),
 from __future__ import annotations
 
 import contextlib
+import io
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from judge.bots import BotSpec
 from judge.cli import main
+from judge.pentanomial import SprtVerdict
+from judge.records import EvalSummary, RecordError
+from judge.views.evalreport import render, sprt_line
+from judge.views.tables import print_item
 from tests.golden import check, normalise
 from tests.referee.fakes import FakeBot, FakeSandbox
 from tests.tournament._helpers import fake_greedy
 
 GOLDEN = Path(__file__).parent / "golden"
+V010 = Path(__file__).parents[1] / "fixtures" / "v0.1.0"
 NAMES = {"rong": "Rồng", "rival": "rival", "flaky": "flaky"}
 
 
@@ -80,6 +88,10 @@ def test_eval_json_and_out_file_with_an_sprt_are_those_of_the_golden_files(
     written = (out / "eval.json").read_text(encoding="utf-8")
     check(request, GOLDEN, "eval-sprt.eval.json", normalise(written, volatile))
     check(request, GOLDEN, "eval-sprt.book.txt", (out / "book.txt").read_bytes())
+    # the file reads back into the same record, which writes the same bytes
+    summary = EvalSummary.from_json(json.loads(written))
+    assert json.dumps(summary.to_json(), indent=2, ensure_ascii=False) + "\n" == written
+    assert summary.sprt is not None and summary.sprt.verdict is SprtVerdict.INCONCLUSIVE
 
 
 @pytest.mark.usefixtures("fake_eval")
@@ -89,6 +101,10 @@ def test_eval_json_with_abandoned_rounds_is_that_of_the_golden_file(
     code, printed = _eval(capsys, "rong", "flaky", "--rounds", "8", "--json")
     assert code == 3  # the judge abandoned rounds
     check(request, GOLDEN, "eval-abandoned.stdout.json", printed)
+    summary = EvalSummary.from_json(json.loads(printed))
+    assert json.dumps(summary.to_json(), indent=2) + "\n" == printed
+    assert [r.round for r in summary.rounds_aborted] == [3, 4, 7, 8]
+    assert summary.pairs is not None and summary.pairs.incomplete == 2
 
 
 @pytest.mark.usefixtures("fake_eval")
@@ -104,3 +120,41 @@ def test_eval_tables_are_those_of_the_golden_files(
 ) -> None:
     _code, printed = _eval(capsys, *args)
     check(request, GOLDEN, name, printed)
+
+
+def test_an_eval_json_of_judge_0_1_0_still_loads_and_shows() -> None:
+    """0.1.0's eval.json had no pairs, SPRT or book, and its rounds named no pair."""
+    text = (V010 / "eval" / "eval.json").read_text(encoding="utf-8")
+    summary = EvalSummary.from_json(json.loads(text))
+    assert summary.pairs is None and summary.sprt is None and summary.book is None
+    assert summary.rounds_played == 4 and summary.result.wins == 4 and summary.maps == 2
+    assert [r.pair for r in summary.rounds] == [None] * 4
+    assert summary.a.time_ms.max == json.loads(text)["a"]["time_ms"]["max"]
+    # what 0.1.0 wrote comes back out unchanged, the keys added since aside
+    added = {"book", "wilson95_assumes", "pairs", "sprt"}
+    again = {k: v for k, v in summary.to_json().items() if k not in added}
+    assert again == json.loads(text)
+    console = Console(file=io.StringIO(), width=100, color_system=None)
+    for item in render(summary):
+        print_item(console, item)
+    shown = console.file.getvalue()  # type: ignore[attr-defined]
+    assert "greedy vs random: 4 rounds (2 maps x 2 seat orders), seed 3" in shown
+    assert "no complete pair" in shown and sprt_line(summary, ["a", "b"]) is None
+
+
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        ({"seed": "7"}, "eval.seed"),
+        ({"turns": [6, "x"]}, "eval.turns"),
+        ({"result": {"wins": 1}}, "eval.result.draws"),
+        ({"sprt": {"verdict": "maybe"}}, "eval.sprt.verdict"),
+    ],
+)
+def test_a_broken_eval_json_is_refused_naming_the_field(
+    change: dict[str, object], field: str
+) -> None:
+    data = json.loads((GOLDEN / "eval-abandoned.stdout.json").read_text(encoding="utf-8"))
+    data.update(change)
+    with pytest.raises(RecordError, match=field.replace(".", r"\.")):
+        EvalSummary.from_json(data)

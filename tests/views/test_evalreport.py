@@ -16,6 +16,7 @@ from rich.console import Console
 from judge.commands.league import leaderboard_table
 from judge.evaluate import EvalRound, PairTracker, RoundSpec, plan_maps, round_specs, summarize
 from judge.pentanomial import Sprt
+from judge.records import EvalSummary
 from judge.sandbox import Limits
 from judge.views.evalreport import render, sprt_line
 from judge.views.tables import print_item
@@ -32,7 +33,9 @@ def _round(spec: RoundSpec, for_a: str) -> EvalRound:
     return EvalRound(spec, a_result(None, gold, map_label="m", replay="r", seed=1), trace="t")
 
 
-def _summary(results: list[str], sprt: Sprt | None = None, n_maps: int | None = None) -> Any:
+def _summary(
+    results: list[str], sprt: Sprt | None = None, n_maps: int | None = None
+) -> EvalSummary:
     """The summary of rounds with these results for BOT_A (two per map, in order)."""
     plans = plan_maps(n_maps or len(results) // 2, [(5, 5)], [6], seed=0)
     outs = [_round(s, r) for s, r in zip(round_specs(plans), results, strict=False)]
@@ -84,7 +87,7 @@ def test_the_verdict_names_the_hypothesis_and_the_llr(results: list[str], verdic
     s = _summary(results, Sprt(0, 100))
     line = sprt_line(s, [A, B])
     assert line is not None and line.startswith(verdict)
-    assert f"LLR {s['sprt']['llr']:.2f}, bounds -2.94 and 2.94" in line
+    assert s.sprt is not None and f"LLR {s.sprt.llr:.2f}, bounds -2.94 and 2.94" in line
 
 
 def test_an_undecided_test_says_whether_the_cap_or_a_stop_ended_it() -> None:
