@@ -10,17 +10,22 @@ hashes and the project's folder (in the maps' names).
 
 from __future__ import annotations
 
+import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
+from judge.records import Standings, StandingsAudit
 from judge.tournament.ledger import LEDGER_FILE, Ledger
+from judge.tournament.standings import standings
 from tests.golden import check, normalise
 
 from ._helpers import ROOT, StopAfter, config_dict, fake_bots, make_config, run_fake
 
 GOLDEN = Path(__file__).parent / "golden"
+V010 = ROOT / "tests" / "fixtures" / "v0.1.0" / "tournament"
 NAMES = ["Alpha", "Rồng Biển", "Cá & <Mập>"]
 
 
@@ -54,3 +59,22 @@ def test_standings_files_and_index_are_those_of_the_golden_files(
     check(request, GOLDEN, "index.html", normalise(page, [(str(ROOT), "<ROOT>")]))
     with Ledger.open(out / LEDGER_FILE) as ledger:
         assert len(ledger.runs()) == 2 and len(ledger.rounds()) == 9
+    # the file reads back into the same records, which write the same bytes
+    again = Standings.from_json(json.loads(text))
+    assert again.rows == tuple(report.standings) and again.audit is not None
+    assert json.dumps(again.to_json(), indent=2, ensure_ascii=False) + "\n" == text
+
+
+def test_a_0_1_0_ledger_has_no_runs_and_its_audit_says_so(tmp_path: Path) -> None:
+    """Ledgers of 0.1.0 have no 'runs' key: the audit then lists none and nothing is off."""
+    shutil.copy(V010 / "ledger.sqlite", tmp_path / "ledger.sqlite")
+    with Ledger.open(tmp_path / "ledger.sqlite") as ledger:
+        runs = ledger.runs()
+        rows = standings(["Alpha", "Beta", "Gamma"], (lr.result for lr in ledger.rounds()))
+    assert runs == []
+    audit = StandingsAudit.of_runs(
+        runs, {}, seed=5, date="d", started_at=None, judge_version="v", config_hash="h"
+    )
+    assert not audit.unsandboxed and audit.protections_off == () and audit.runs == ()
+    written = json.loads((V010 / "standings.json").read_text(encoding="utf-8"))
+    assert Standings.from_json(written).rows == tuple(rows)
