@@ -1,17 +1,18 @@
 """A league's outputs byte for byte: leaderboard.json, leaderboard.csv, index.html and its table.
 
 Simulated bots of known strength (each round drawn from the Elo model with a
-fixed hash, no sandbox) play two runs; between them one bot leaves and one is
-replaced by a new version, so the leaderboard has retired rows too; then a
-bot joins that has not played (no win rate).  A few pairs have folders (empty:
-the page says why they cannot be shown), so the page lists them.  Nothing here differs between two runs but the temporary
-folder, which is replaced by a placeholder.
+fixed hash, no sandbox) play two runs; between them one bot leaves and two are
+replaced by a new version, so the leaderboard has retired rows too; then a bot
+joins that has not played (no win rate).  A few pairs have folders (empty: the
+page says why they cannot be shown), so the page lists them.  Nothing here
+differs between two runs but the temporary folder, replaced by a placeholder.
 """
 
 from __future__ import annotations
 
 import hashlib
 import io
+import json
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -21,12 +22,12 @@ import pytest
 from rich.console import Console
 
 from judge.bots import BotSpec
-from judge.commands.league import leaderboard_table
 from judge.league.config import LeagueBot, LeagueConfig
 from judge.league.run import PAIRS_DIR, League, PairTask, RunReport, pair_folder
 from judge.league.store import RoundRow
 from judge.pentanomial import score_from_elo
-from judge.views.html import write_index_html
+from judge.records.leaderboard import Leaderboard
+from judge.views.league import leaderboard_table, write_index
 from judge.views.tables import print_item
 from tests.golden import check, normalise
 
@@ -77,13 +78,21 @@ def test_leaderboard_files_page_and_table_are_those_of_the_golden_files(
     for p in league.store.pairs()[::7]:  # a few pairs have a (broken) folder
         folder = out / PAIRS_DIR / pair_folder(p.id, names_of[p.a], names_of[p.b])
         folder.mkdir(parents=True)
-    rows, pairs = league.page(board)
-    write_index_html(out, rows, pairs, title="Ocean Treasure league")
+    write_index(out, board, league.latest_pairs())
     console = Console(file=io.StringIO(), width=100, color_system=None)
     print_item(console, leaderboard_table(board, "leaderboard (out)"))
     league.close()
 
-    check(request, GOLDEN, "leaderboard.json", (out / "leaderboard.json").read_bytes())
+    text = (out / "leaderboard.json").read_text(encoding="utf-8")
+    check(request, GOLDEN, "leaderboard.json", text)
+    # the file reads back into the same records, which write the same bytes
+    again = Leaderboard.from_json(json.loads(text))
+    assert again.rows == tuple(board) and {r.bot for r in again.retired} == {
+        "s0",
+        "s300",
+        "s600_Rồng",
+    }
+    assert json.dumps(again.to_json(), indent=2, ensure_ascii=False) + "\n" == text
     check(request, GOLDEN, "leaderboard.csv", (out / "leaderboard.csv").read_bytes())
     page = (out / "index.html").read_text(encoding="utf-8")
     check(request, GOLDEN, "index.html", normalise(page, [(str(out), "<OUT>")]))
