@@ -20,7 +20,6 @@ import os
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -28,50 +27,53 @@ sys.path.insert(0, str(ROOT))
 from rich.console import Console  # noqa: E402
 
 from judge.bots import BotError, resolve_bot  # noqa: E402
-from judge.evaluate import EvalRequest, evaluate, parse_sizes, render  # noqa: E402
+from judge.evaluate import EvalRequest, evaluate, parse_sizes  # noqa: E402
+from judge.records import EvalSummary  # noqa: E402
 from judge.sandbox import Limits, Sandbox  # noqa: E402
+from judge.views.evalreport import render  # noqa: E402
 
 SIZES = "5,7,9,11,13,15,7x13,15x9"
 SEED = 20240601
 OPPONENTS = ("greedy", "random")
 
 
-def _result_targets(opponent: str, s: dict[str, Any]) -> list[str]:
+def _result_targets(opponent: str, s: EvalSummary) -> list[str]:
     """The issue's result targets, each as 'ok'/'MISSED' with the figure."""
-    res, a = s["result"], s["a"]
+    res, a = s.result, s.a
     lines = []
     if opponent == "greedy":
-        rate = res["win_rate"]
+        rate = res.win_rate
         ok = rate is not None and rate >= 0.85
+        lo, hi = res.wilson95
+        map_lo, map_hi = res.wilson95_per_map
         lines.append(
-            f"{'ok' if ok else 'MISSED'}: decided rounds won {res['wins']}/{res['decided']}"
+            f"{'ok' if ok else 'MISSED'}: decided rounds won {res.wins}/{res.decided}"
             f" = {'-' if rate is None else f'{100 * rate:.1f}%'} (target >= 85%; 95% Wilson "
-            f"{100 * res['wilson95'][0]:.1f}%-{100 * res['wilson95'][1]:.1f}%, counting "
-            f"each map once {100 * res['wilson95_per_map'][0]:.1f}%-"
-            f"{100 * res['wilson95_per_map'][1]:.1f}%)"
+            f"{100 * lo:.1f}%-{100 * hi:.1f}%, counting "
+            f"each map once {100 * map_lo:.1f}%-{100 * map_hi:.1f}%)"
         )
     elif opponent == "random":
         lines.append(
-            f"{'ok' if res['losses'] == 0 else 'MISSED'}: {res['losses']} rounds lost (target 0)"
+            f"{'ok' if res.losses == 0 else 'MISSED'}: {res.losses} rounds lost (target 0)"
         )
     lines.append(
-        f"{'ok' if a['peak_mem_mb'] < 128 else 'MISSED'}: peak memory "
-        f"{a['peak_mem_mb']:.1f} MiB (target < 128)"
+        f"{'ok' if a.peak_mem_mb < 128 else 'MISSED'}: peak memory "
+        f"{a.peak_mem_mb:.1f} MiB (target < 128)"
     )
-    if a["failed_total"]:
-        lines.append(f"MISSED: failed runs {a['failed_runs']}")
+    if a.failed_total:
+        lines.append(f"MISSED: failed runs {dict(a.failed_runs)}")
     return lines
 
 
-def _time_targets(s: dict[str, Any]) -> list[str]:
-    t = s["a"]["time_ms"]
-    if t["p99"] is None:
+def _time_targets(s: EvalSummary) -> list[str]:
+    t = s.a.time_ms
+    if t.p99 is None or t.max is None:
         return ["MISSED: no timed runs"]
     return [
-        f"{'ok' if t['p99'] < 300 else 'MISSED'}: time p99 {t['p99']:.0f} ms (target < 300)",
-        f"{'ok' if t['max'] < 1000 else 'MISSED'}: time max {t['max']:.0f} ms (target < 1000)",
-        f"{'ok' if s['a']['peak_mem_mb'] < 128 else 'MISSED'}: peak memory "
-        f"{s['a']['peak_mem_mb']:.1f} MiB (target < 128)",
+        f"{'ok' if t.p99 < 300 else 'MISSED'}: time p99 {t.p99:.0f} ms (target < 300)",
+        f"{'ok' if t.max < 1000 else 'MISSED'}: time max {t.max:.0f} ms (target < 1000)",
+        f"{'ok' if s.a.peak_mem_mb < 128 else 'MISSED'}: peak memory "
+        f"{s.a.peak_mem_mb:.1f} MiB (target < 128)",
     ]
 
 

@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from judge.bots import resolve_bot  # noqa: E402
 from judge.evaluate import EvalRequest, evaluate, parse_sizes, parse_turns  # noqa: E402
+from judge.records import EvalSummary  # noqa: E402
 from judge.sandbox import Sandbox  # noqa: E402
 
 
@@ -71,9 +72,9 @@ def _bot_ms(out: Path) -> float:
 
 
 def _figures(
-    name: str, summary: dict[str, Any], out: Path, elapsed: float, slots: int
+    name: str, summary: EvalSummary, out: Path, elapsed: float, slots: int
 ) -> dict[str, Any]:
-    rounds = summary["rounds_played"]
+    rounds = summary.rounds_played
     bot = _bot_ms(out)
     slot_ms = elapsed * slots / rounds * 1000
     return {
@@ -125,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
             traffic = ex.traffic
         rows.append(_figures(f"dask local:{args.workers}", remote, out, elapsed, args.workers))
 
-    same = all(local[k] == remote[k] for k in ("result", "pairs", "end_reasons", "by_size"))
+    keys = ("result", "pairs", "end_reasons", "by_size")
+    same = all(getattr(local, k) == getattr(remote, k) for k in keys)
     print(
         f"{args.bot_a} vs {args.bot_b}: {args.rounds} rounds, sizes {args.sizes}, K {args.turns}, "
         f"seed {args.seed}"

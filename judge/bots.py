@@ -44,6 +44,7 @@ import yaml
 
 from judge import bundled, programs
 from judge.errors import JudgeError
+from judge.records import Json
 from judge.sandbox.wine import find_wine, refusal, windows_target
 
 BOT_FILE = "bot.yaml"
@@ -212,7 +213,7 @@ def _is_system_dir(folder: Path) -> bool:
     return any(str(folder).startswith(p) for p in ("/usr/", "/bin", "/sbin", "/opt/"))
 
 
-def _load_yaml(file: Path, spec: str) -> dict[str, Any]:
+def _load_yaml(file: Path, spec: str) -> Json:
     try:
         data = yaml.safe_load(file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as exc:

@@ -43,7 +43,6 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from judge.bots import BotSpec
 from judge.errors import JudgeError
@@ -57,6 +56,19 @@ from judge.pentanomial import (
     round_points,
 )
 from judge.records import ReplayHeader, RoundResult, TurnRecord, pos_json
+from judge.records.evaluation import (
+    AbandonedRound,
+    EloInterval,
+    EvalBot,
+    EvalBotStats,
+    EvalRoundLine,
+    EvalSummary,
+    PairLine,
+    PairsReport,
+    SprtReport,
+    TimeSummary,
+    WinDrawLoss,
+)
 from judge.referee import RoundConfig
 from judge.sandbox import Limits, Sandbox
 from judge.scheduler import Executor, RoundDone, RoundStatus, RoundTask, ThreadExecutor
@@ -458,65 +470,52 @@ def pairs_from(outcomes: Sequence[EvalRound]) -> PairTracker:
     return t
 
 
-def _pairs_summary(t: PairTracker) -> dict[str, Any]:
+def _pairs_report(t: PairTracker) -> PairsReport:
     """The pentanomial report: counts, score, Elo with its 95 % interval, LOS, mirrored pairs."""
     est = estimate(t.penta)
     complete = [p for p in t.pairs if p.score is not None]
-    out: dict[str, Any] = {
-        "pairs": len(complete),
-        "incomplete": len(t.pairs) - len(complete),
-        "pentanomial": t.penta.as_list(),
-        "pentanomial_order": ["LL", "LD", "WL+DD", "WD", "WW"],
-        "score": None if t.penta.score is None else round(t.penta.score, 4),
-        "elo": None,
-        "elo95": None,
-        "elo_pm": None,
-        "los": None,
-        "mirrored": sum(1 for p in complete if p.mirrored),
-        "list": [
-            {
-                "pair": p.plan.index + 1,
-                "map": p.plan.label,
-                "score": p.score,
-                "mirrored": p.mirrored,
-            }
-            for p in t.pairs
-        ],
-    }
+    elo = None
     if est is not None:
-        out.update(
-            {
-                "elo": round(est.elo, 2),
-                "elo95": [round(est.elo_lo, 2), round(est.elo_hi, 2)],
-                "elo_pm": round(est.elo_pm, 2),
-                "los": round(est.los, 4),
-            }
+        elo = EloInterval(
+            round(est.elo, 2),
+            round(est.elo_lo, 2),
+            round(est.elo_hi, 2),
+            round(est.elo_pm, 2),
+            round(est.los, 4),
         )
-    return out
+    return PairsReport(
+        pairs=len(complete),
+        incomplete=len(t.pairs) - len(complete),
+        pentanomial=t.penta.counts,
+        score=None if t.penta.score is None else round(t.penta.score, 4),
+        elo=elo,
+        mirrored=sum(1 for p in complete if p.mirrored),
+        lines=tuple(PairLine(p.plan.index + 1, p.plan.label, p.score, p.mirrored) for p in t.pairs),
+    )
 
 
-def _sprt_summary(t: PairTracker, rounds_after: int) -> dict[str, Any] | None:
+def _sprt_report(t: PairTracker, rounds_after: int) -> SprtReport | None:
     if t.sprt is None:
         return None
     s = t.sprt
-    return {
-        "elo0": s.elo0,
-        "elo1": s.elo1,
-        "alpha": s.alpha,
-        "beta": s.beta,
-        "lower": round(s.lower, 4),
-        "upper": round(s.upper, 4),
-        "llr": round(t.llr, 4),
-        "pairs": t.penta.pairs,
-        "verdict": t.verdict.value,
-        "rounds_after_verdict": rounds_after,
-    }
+    return SprtReport(
+        elo0=s.elo0,
+        elo1=s.elo1,
+        alpha=s.alpha,
+        beta=s.beta,
+        lower=round(s.lower, 4),
+        upper=round(s.upper, 4),
+        llr=round(t.llr, 4),
+        pairs=t.penta.pairs,
+        verdict=t.verdict,
+        rounds_after_verdict=rounds_after,
+    )
 
 
 # ------------------------------------------------------------------ the summary
 
 
-def _wdl(outcomes: Sequence[EvalRound]) -> dict[str, Any]:
+def _wdl(outcomes: Sequence[EvalRound]) -> WinDrawLoss:
     """Wins / draws / losses of BOT_A, the decided-round win rate and two 95 % intervals.
 
     ``wilson95`` treats every round as an independent trial.  But the two
@@ -532,15 +531,14 @@ def _wdl(outcomes: Sequence[EvalRound]) -> dict[str, Any]:
     decided = w + lo
     ci = wilson_interval(w, decided)
     ci_map = wilson_interval(w / 2, decided / 2)
-    return {
-        "wins": w,
-        "draws": d,
-        "losses": lo,
-        "decided": decided,
-        "win_rate": (w / decided) if decided else None,
-        "wilson95": [round(ci[0], 4), round(ci[1], 4)],
-        "wilson95_per_map": [round(ci_map[0], 4), round(ci_map[1], 4)],
-    }
+    return WinDrawLoss(
+        wins=w,
+        draws=d,
+        losses=lo,
+        win_rate=(w / decided) if decided else None,
+        wilson95=(round(ci[0], 4), round(ci[1], 4)),
+        wilson95_per_map=(round(ci_map[0], 4), round(ci_map[1], 4)),
+    )
 
 
 def mirrored_maps(outcomes: Sequence[EvalRound]) -> tuple[int, int]:
@@ -551,7 +549,7 @@ def mirrored_maps(outcomes: Sequence[EvalRound]) -> tuple[int, int]:
             by_map.setdefault(o.spec.plan.index, []).append(o)
     both = [pair for pair in by_map.values() if len(pair) == 2]
 
-    def view(o: EvalRound) -> tuple[Any, ...]:
+    def view(o: EvalRound) -> tuple[object, ...]:
         r = o.result
         assert r is not None
         return (o.outcome, r.gold[o.a], r.gold[o.b], r.end_reason, r.turns_played)
@@ -559,7 +557,7 @@ def mirrored_maps(outcomes: Sequence[EvalRound]) -> tuple[int, int]:
     return sum(1 for a, b in both if view(a) == view(b)), len(both)
 
 
-def _bot_stats(outcomes: Sequence[EvalRound], who: str) -> dict[str, Any]:
+def _bot_stats(outcomes: Sequence[EvalRound], who: str) -> EvalBotStats:
     walls: list[float] = []
     cpus: list[float] = []
     verdicts: dict[str, int] = {}
@@ -585,22 +583,38 @@ def _bot_stats(outcomes: Sequence[EvalRound], who: str) -> dict[str, Any]:
         points += r.points[seat]
     walls.sort()
     cpus.sort()
-    failed = {v: n for v, n in sorted(verdicts.items()) if v != "OK"}
-    return {
-        "mean_gold": round(gold / played, 2) if played else None,
-        "mean_points": round(points / played, 2) if played else None,
-        "runs": runs,
-        "time_ms": {
-            "p50": percentile(walls, 50),
-            "p99": percentile(walls, 99),
-            "max": walls[-1] if walls else None,
-        },
-        "cpu_ms_max": cpus[-1] if cpus else None,
-        "peak_mem_mb": round(peak, 1),
-        "failed_runs": failed,
-        "failed_total": sum(failed.values()),
-        "void_moves": void,
-    }
+    return EvalBotStats(
+        mean_gold=round(gold / played, 2) if played else None,
+        mean_points=round(points / played, 2) if played else None,
+        runs=runs,
+        time_ms=TimeSummary(
+            percentile(walls, 50), percentile(walls, 99), walls[-1] if walls else None
+        ),
+        cpu_ms_max=cpus[-1] if cpus else None,
+        peak_mem_mb=round(peak, 1),
+        failed_runs={v: n for v, n in sorted(verdicts.items()) if v != "OK"},
+        void_moves=void,
+    )
+
+
+def _round_line(o: EvalRound) -> EvalRoundLine:
+    """A round as the summary lists it (BOT_A's gold and points first)."""
+    p = o.spec.plan
+    # a book may hold one map twice: rounds are paired by ``pair``, not by map
+    where = (o.spec.number, p.index + 1, p.label, p.size_label, p.turns, p.map_seed, p.round_seed)
+    r = o.result
+    if r is None:
+        return EvalRoundLine(*where, a_seat=o.a, outcome=None, error=o.error)
+    return EvalRoundLine(
+        *where,
+        a_seat=o.a,
+        outcome=o.outcome,
+        gold=(r.gold[o.a], r.gold[o.b]),
+        points=(r.points[o.a], r.points[o.b]),
+        end_reason=r.end_reason.value,
+        turns_played=r.turns_played,
+        replay=r.replay,
+    )
 
 
 def summarize(
@@ -616,8 +630,8 @@ def summarize(
     out_dir: Path | None,
     tracker: PairTracker | None = None,
     book: str | None = None,
-) -> dict[str, Any]:
-    """The evaluation as one JSON-ready object (``judge eval --json`` prints it as is).
+) -> EvalSummary:
+    """The evaluation as one record (``judge eval --json`` prints its ``to_json()``).
 
     Only the rounds of the pairs ``tracker`` counted enter the statistics (all
     of them, unless an SPRT decided while rounds were still running).
@@ -634,68 +648,37 @@ def summarize(
         assert o.result is not None
         key = o.result.end_reason.value
         reasons[key] = reasons.get(key, 0) + 1
-    by_size: dict[str, dict[str, Any]] = {}
+    by_size: dict[str, WinDrawLoss] = {}
     for label in dict.fromkeys(p.size_label for p in plans):
         group = [o for o in played if o.spec.plan.size_label == label]
         if group:
             by_size[label] = _wdl(group)
-    rounds = []
-    for o in outcomes:
-        p = o.spec.plan
-        entry: dict[str, Any] = {
-            "round": o.spec.number,
-            "pair": p.index + 1,  # a book may hold one map twice: pair rounds by this
-            "map": p.label,
-            "size": p.size_label,
-            "turns": p.turns,
-            "map_seed": p.map_seed,
-            "seed": p.round_seed,
-            "a_seat": o.a,
-        }
-        if o.result is None:
-            entry.update({"outcome": None, "error": o.error})
-        else:
-            r = o.result
-            entry.update(
-                {
-                    "outcome": o.outcome,
-                    "gold": [r.gold[o.a], r.gold[o.b]],
-                    "points": [r.points[o.a], r.points[o.b]],
-                    "end_reason": r.end_reason.value,
-                    "turns_played": r.turns_played,
-                    "replay": r.replay,
-                }
-            )
-        rounds.append(entry)
-    return {
-        "bots": {
-            "a": {"name": names[0], "source": sources[0]},
-            "b": {"name": names[1], "source": sources[1]},
-        },
-        "seed": seed,
-        "book": book,
-        "rounds_planned": 2 * len(plans),
-        "rounds_played": len(played),
-        "rounds_aborted": [
-            {"round": o.spec.number, "error": o.error} for o in outcomes if o.result is None
-        ],
-        "sizes": [f"{r}x{c}" for r, c in sizes],
-        "turns": list(turns) if turns else "varied",
-        "jobs": jobs,
-        "limits": {"time_s": limits.time_s, "memory_mb": limits.memory_bytes // 2**20},
-        "result": _wdl(played),
-        "wilson95_assumes": "independent rounds (the two rounds of a pair are not)",
-        "pairs": _pairs_summary(tracker),
-        "sprt": _sprt_summary(tracker, len(after)),
-        "mirrored_maps": dict(zip(("same_result", "of"), mirrored_maps(outcomes), strict=False)),
-        "by_seat": {f"a_in_seat_{s}": _wdl([o for o in played if o.a == s]) for s in (0, 1)},
-        "by_size": by_size,
-        "end_reasons": dict(sorted(reasons.items())),
-        "a": _bot_stats(played, "a"),
-        "b": _bot_stats(played, "b"),
-        "out": str(out_dir) if out_dir is not None else None,
-        "rounds": rounds,
-    }
+    return EvalSummary(
+        bots=(EvalBot(names[0], sources[0]), EvalBot(names[1], sources[1])),
+        seed=seed,
+        book=book,
+        rounds_planned=2 * len(plans),
+        rounds_played=len(played),
+        rounds_aborted=tuple(
+            AbandonedRound(o.spec.number, o.error) for o in outcomes if o.result is None
+        ),
+        sizes=tuple(f"{r}x{c}" for r, c in sizes),
+        turns=tuple(turns) if turns else None,
+        jobs=jobs,
+        time_s=limits.time_s,
+        memory_mb=limits.memory_bytes // 2**20,
+        result=_wdl(played),
+        pairs=_pairs_report(tracker),
+        sprt=_sprt_report(tracker, len(after)),
+        mirrored_maps=mirrored_maps(outcomes),
+        by_seat=(_wdl([o for o in played if o.a == 0]), _wdl([o for o in played if o.a == 1])),
+        by_size=by_size,
+        end_reasons=dict(sorted(reasons.items())),
+        a=_bot_stats(played, "a"),
+        b=_bot_stats(played, "b"),
+        out=str(out_dir) if out_dir is not None else None,
+        rounds=tuple(_round_line(o) for o in outcomes),
+    )
 
 
 @dataclass
@@ -740,7 +723,7 @@ def evaluate(
     tracker: PairTracker | None = None,
     stop: threading.Event | None = None,
     executor: Executor | None = None,
-) -> dict[str, Any]:
+) -> EvalSummary:
     """Plan, play and summarise (the one call a benchmark needs).
 
     ``tracker`` (made here unless given, so a progress display can read the

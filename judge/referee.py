@@ -38,6 +38,7 @@ from judge.records import (
     REPLAY_SCHEMA,
     Attempt,
     Boat,
+    Json,
     MapInfo,
     ReplayHeader,
     RoundResult,
@@ -282,7 +283,7 @@ class _Round:
             worker=self.worker,
         )
 
-    def write_line(self, obj: dict[str, Any]) -> None:
+    def write_line(self, obj: Json) -> None:
         assert self.replay_file is not None
         self.replay_file.write(json.dumps(obj, separators=(",", ":")) + "\n")
         self.replay_file.flush()

@@ -47,3 +47,12 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if mark is not None:
             why = mark.args[0] if mark.args else "it needs root"
             item.add_marker(pytest.mark.skip(reason=f"not root: {why}"))
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        help="rewrite the golden files (tests/*/golden) from today's outputs instead of "
+        "comparing with them; review the diff before committing it",
+    )

@@ -5,11 +5,10 @@ The table and the explanations in colour are :mod:`judge.views.checkreport`'s.
 
 from __future__ import annotations
 
-from typing import Any
-
 from judge.bots import BotSpec
 from judge.checkbot.diagnose import ADVICE, ERROR, WARNING, patterns
 from judge.checkbot.trials import SituationResult, passed
+from judge.records import Json
 from judge.sandbox import Limits
 from judge.sandbox.verdicts import fmt_bytes
 
@@ -60,8 +59,8 @@ def as_json(
     results: list[SituationResult],
     limits: Limits,
     strict: bool,
-    isolation: dict[str, Any] | None = None,
-) -> dict[str, Any]:
+    isolation: Json | None = None,
+) -> Json:
     c = counts(results)
     return {
         "bot": {"name": bot.name, "source": bot.source},

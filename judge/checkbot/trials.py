@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from judge.bots import BotSpec
 from judge.checkbot.diagnose import (
@@ -25,7 +24,7 @@ from judge.checkbot.diagnose import (
 from judge.checkbot.situations import AVOID_REEF, Situation, battery
 from judge.errors import JudgeError
 from judge.protocol import MAP_INP, MOVE_OUT, STATE_MAX_BYTES, STATE_OUT
-from judge.records import SeatRun
+from judge.records import Json, SeatRun
 from judge.referee import read_run, run_retrying
 from judge.rules import EventKind
 from judge.sandbox import Limits, Sandbox, Seat, TurnRun, Verdict
@@ -61,7 +60,7 @@ class SituationResult:
     def level(self) -> str | None:
         return worst(self.findings)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> Json:
         s, f, r = self.situation, self.facts, self.run
         return {
             "key": s.key,

@@ -56,6 +56,7 @@ from judge.cluster.worker import (
     play_remote,
     stop_event_name,
 )
+from judge.records import Json
 from judge.scheduler import POLL_S, RoundDone, RoundStatus, RoundTask
 
 #: How long the count of workers' threads is trusted before asking the scheduler again.
@@ -77,7 +78,7 @@ class Traffic:
     fetches: int = 0  #: rounds that had to fetch a bundle first
     per_hash: dict[str, int] = field(default_factory=dict)  #: bundle hash -> times published
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> Json:
         return {k: v for k, v in self.__dict__.items() if k != "per_hash"}
 
 

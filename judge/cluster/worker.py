@@ -37,6 +37,7 @@ from distributed import Event, WorkerPlugin, get_client, get_worker
 from judge import __version__
 from judge.bots import BotError, BotSpec
 from judge.cluster.bundles import BotRef, pack_folder, prepare, unpack
+from judge.records import Json
 from judge.scheduler import RoundDone, RoundStatus, RoundTask, play_task, protections_off_in
 
 PLUGIN_NAME = "ocean-judge"
@@ -84,7 +85,7 @@ class WorkerInfo:
     host: str
     version: str
     threads: int
-    isolation: dict[str, Any] | None
+    isolation: Json | None
     error: str | None  # why it has no sandbox
     #: how messages and replays name it: its address, its Dask name (``--name``) and host
     label: str = ""
@@ -365,7 +366,7 @@ def worker_info(dask_worker: Any = None) -> WorkerInfo | None:
     return state.info() if state is not None else None
 
 
-def worker_counters(dask_worker: Any = None) -> dict[str, Any]:
+def worker_counters(dask_worker: Any = None) -> Json:
     """Bundle bytes fetched, fetches per hash and builds on this worker (tests, benchmark)."""
     plugin = dask_worker.plugins.get(PLUGIN_NAME) if dask_worker is not None else None
     state = getattr(plugin, "state", None)

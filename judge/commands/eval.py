@@ -285,6 +285,7 @@ def _announce(req: EvalRequest, args: argparse.Namespace, err: Console, venue: V
 
 
 def run(args: argparse.Namespace) -> int:
+    import dataclasses
     import json
     import tempfile
     import threading
@@ -330,12 +331,12 @@ def run(args: argparse.Namespace) -> int:
         if tmp is not None:
             tmp.cleanup()
     if args.cluster:  # rounds at once were the cluster's to decide
-        summary.update(jobs=req.jobs or None, cluster=args.cluster)
+        summary = dataclasses.replace(summary, jobs=req.jobs or None, cluster=args.cluster)
     if args.out is not None:
-        atomic.write_json(out_dir / "eval.json", summary)
+        atomic.write_json(out_dir / "eval.json", summary.to_json())
         atomic.write_text(out_dir / BOOK_FILE, format_book(req.plans()))
     if args.json:
-        print(json.dumps(summary, indent=2))
+        print(json.dumps(summary.to_json(), indent=2))
     else:
         console = Console()
         for item in render(summary):
@@ -348,6 +349,6 @@ def run(args: argparse.Namespace) -> int:
             console.print(verdict, markup=False, highlight=False, soft_wrap=True)
     sys.stdout.flush()
     if caught:
-        played = summary["rounds_played"]
+        played = summary.rounds_played
         return fail("eval", f"stopped by {caught[0]} after {played} rounds", exit_code(caught[0]))
-    return 3 if summary["rounds_aborted"] else 0
+    return 3 if summary.rounds_aborted else 0

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from judge.commands.options import add_cores_option, cores_line, fail, jobs_from, open_sandbox
 
 if TYPE_CHECKING:
-    from rich.table import Table
+    from judge.league.run import RunReport
 
 HELP = "rate many bots in a persistent league (OpenSkill) and publish a leaderboard"
 DESCRIPTION = """\
@@ -74,29 +74,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def leaderboard_table(rows: list[dict[str, Any]], title: str) -> Table:
-    from rich.markup import escape
-    from rich.table import Table
-
-    table = Table(title=title, title_justify="left")
-    table.add_column("#", justify="right")
-    table.add_column("bot")
-    for col in ("rating", "uncertainty", "conservative", "rounds", "win rate"):
-        table.add_column(col, justify="right")
-    for r in rows:
-        rate = "-" if r["win_rate"] is None else f"{100 * r['win_rate']:.1f}%"
-        table.add_row(
-            str(r["rank"]),
-            escape(r["bot"]),
-            f"{r['rating']:.2f}",
-            f"{r['uncertainty']:.2f}",
-            f"{r['conservative']:.2f}",
-            str(r["rounds"]),
-            rate,
-        )
-    return table
-
-
 def run(args: argparse.Namespace) -> int:
     import contextlib
     import threading
@@ -109,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
     from judge.league.config import PAIRS, load_league
     from judge.league.run import League, RoundsPlayer
     from judge.sandbox import Limits
-    from judge.views.html import write_index_html
+    from judge.views.league import leaderboard_table, write_index
 
     err, console = Console(stderr=True), Console()
     cfg = load_league(args.config, build=False if args.cluster else None)
@@ -139,14 +116,13 @@ def run(args: argparse.Namespace) -> int:
         stack.callback(league.close)
         caught = stack.enter_context(stop_on_signals(lambda name: stop.set()))
 
-        def progress(rep: Any) -> None:
+        def progress(rep: RunReport) -> None:
             if not args.quiet:
                 err.print(f"pairs played {rep.pairs}, rounds {rep.rounds}", highlight=False)
 
         report = league.run(args.resume, stop, progress)
         board = league.write_outputs()
-        rows, pairs = league.page(board)
-        write_index_html(out, rows, pairs, title="Ocean Treasure league")
+        write_index(out, board, league.latest_pairs())
     for what, names in (("joined", report.joined), ("replaced", report.replaced), ("retired", report.retired)):  # fmt: skip
         if names and not args.quiet:
             err.print(f"{what}: {escape(', '.join(names))}", highlight=False)

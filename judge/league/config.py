@@ -35,6 +35,7 @@ import yaml
 from judge.bots import BotError, BotSpec, build_output, resolve_bot
 from judge.evaluate import EvalError, Size, parse_sizes, parse_turns
 from judge.names import folder_name, name_problem, normalise
+from judge.records import Json
 from judge.settings import DEFAULT_SIZES, JOBS, MEMORY_LIMIT_MB, TIME_LIMIT_S, Range
 from judge.tournament.config import ConfigError
 
@@ -115,7 +116,7 @@ PAIRS = Range(1, 100_000, integer=True)
 BATCH = Range(1, 256, integer=True)
 
 
-def _int(data: dict[str, Any], key: str, default: int, bounds: Range, bad: list[str]) -> int:
+def _int(data: Json, key: str, default: int, bounds: Range, bad: list[str]) -> int:
     v = data.get(key, default)
     if not bounds.holds(v):
         bad.append(f"{key}: {v!r}; give a whole number from {bounds.low} to {bounds.high}")
@@ -124,7 +125,7 @@ def _int(data: dict[str, Any], key: str, default: int, bounds: Range, bad: list[
     return v
 
 
-def _bots(data: dict[str, Any], folder: Path, bots_dir: Path, default_policy: str, bad: list[str], build: bool = True) -> list[LeagueBot]:  # fmt: skip
+def _bots(data: Json, folder: Path, bots_dir: Path, default_policy: str, bad: list[str], build: bool = True) -> list[LeagueBot]:  # fmt: skip
     raw = data.get("bots")
     if not isinstance(raw, list) or len(raw) < 2:
         bad.append("bots: give a list of at least 2 entries like {name: greedy, bot: greedy}")

@@ -24,7 +24,6 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from judge import atomic
 from judge.bots import BotSpec
@@ -35,6 +34,7 @@ from judge.league.ratings import Entrant, Rater, Rating, choose_pairs, inherited
 from judge.league.store import DB_FILE, BotRow, PairRow, RoundRow, Store
 from judge.names import folder_name
 from judge.pentanomial import round_points
+from judge.records.leaderboard import COLUMNS, Leaderboard, LeaderboardRow, RetiredRow
 from judge.sandbox import Limits, Sandbox
 from judge.scheduler import Executor, RoundDone, RoundStatus, RoundTask, ThreadExecutor
 
@@ -44,12 +44,18 @@ LEADERBOARD_CSV = "leaderboard.csv"
 INDEX_HTML = "index.html"
 #: The HTML page links the replays of this many latest pairs.
 HTML_PAIRS = 40
-COLUMNS = ("rank", "bot", "version", "rating", "uncertainty", "conservative", "rounds",
-           "wins", "draws", "losses", "win_rate")  # fmt: skip
 
 
 class LeagueError(JudgeError, RuntimeError):
     """A league that cannot go on as asked (the message says what to do)."""
+
+
+@dataclass(frozen=True)
+class PairLink:
+    """A played pair's folder (relative to the league folder) and its title, for index.html."""
+
+    folder: str
+    title: str
 
 
 @dataclass(frozen=True)
@@ -319,66 +325,62 @@ class League:
         self.store.apply(updates, [p.id for p in pairs])  # type: ignore[arg-type]
 
     # ---------------------------------------------------------- the outputs
-    def leaderboard(self) -> list[dict[str, Any]]:
+    def leaderboard(self) -> list[LeaderboardRow]:
         """Active bots, best first by the conservative rating (mu - 3 sigma)."""
         rows = sorted(
             self.store.bots(active_only=True),
             key=lambda r: (-r.rating.conservative, -r.rating.mu, r.name),
         )
         return [
-            {
-                "rank": i,
-                "bot": r.name,
-                "version": r.version,
-                "rating": round(r.rating.mu, 2),
-                "uncertainty": round(r.rating.sigma, 2),
-                "conservative": round(r.rating.conservative, 2),
-                "rounds": r.rounds,
-                "wins": r.wins,
-                "draws": r.draws,
-                "losses": r.losses,
-                "win_rate": round(r.wins / r.rounds, 4) if r.rounds else None,
-            }
+            LeaderboardRow(
+                rank=i,
+                bot=r.name,
+                version=r.version,
+                rating=round(r.rating.mu, 2),
+                uncertainty=round(r.rating.sigma, 2),
+                conservative=round(r.rating.conservative, 2),
+                rounds=r.rounds,
+                wins=r.wins,
+                draws=r.draws,
+                losses=r.losses,
+                win_rate=round(r.wins / r.rounds, 4) if r.rounds else None,
+            )
             for i, r in enumerate(rows, start=1)
         ]
 
-    def write_outputs(self) -> list[dict[str, Any]]:
-        """leaderboard.json and leaderboard.csv (the command adds index.html: :meth:`page`)."""
-        board = self.leaderboard()
-        retired = [
-            {
-                "bot": r.name,
-                "version": r.version,
-                "rating": round(r.rating.mu, 2),
-                "uncertainty": round(r.rating.sigma, 2),
-                "rounds": r.rounds,
-            }  # fmt: skip
+    def retired(self) -> list[RetiredRow]:
+        """Bots (and older versions) that no longer play, in the order they joined."""
+        return [
+            RetiredRow(r.name, r.version, round(r.rating.mu, 2), round(r.rating.sigma, 2), r.rounds)
             for r in self.store.bots()
             if not r.active
         ]
-        atomic.write_json(self.out / LEADERBOARD_JSON, {"leaderboard": board, "retired": retired})
+
+    def write_outputs(self) -> list[LeaderboardRow]:
+        """leaderboard.json and leaderboard.csv (the command adds index.html)."""
+        board = self.leaderboard()
+        atomic.write_json(
+            self.out / LEADERBOARD_JSON, Leaderboard(tuple(board), tuple(self.retired())).to_json()
+        )
         buf = io.StringIO()
         writer = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\r\n")
         writer.writeheader()
-        writer.writerows(board)
+        writer.writerows(r.to_json() for r in board)
         # A byte order mark: spreadsheet programs then read the names as UTF-8.
         atomic.write_bytes(self.out / LEADERBOARD_CSV, buf.getvalue().encode("utf-8-sig"))
         return board
 
-    def page(
-        self, board: list[dict[str, Any]]
-    ) -> tuple[list[dict[str, Any]], list[dict[str, str]]]:
-        """What index.html shows: the leaderboard's rows and the latest pairs' folders."""
+    def latest_pairs(self) -> list[PairLink]:
+        """The latest rated pairs that have a folder, newest first (index.html links them)."""
         names = {r.id: r.name for r in self.store.bots()}
         latest = self.store.pairs("WHERE applied = 1")[-HTML_PAIRS:][::-1]
-        matches = []
+        links = []
         for p in latest:
             a, b = names[p.a], names[p.b]
             folder = Path(PAIRS_DIR) / pair_folder(p.id, a, b)
             if (self.out / folder).is_dir():
-                matches.append({"dir": str(folder), "title": f"pair {p.id}: {a} vs {b}"})
-        shown = [{k: ("-" if v is None else v) for k, v in row.items() if k != "rank"} for row in board]  # fmt: skip
-        return shown, matches
+                links.append(PairLink(str(folder), f"pair {p.id}: {a} vs {b}"))
+        return links
 
 
 def _flip(outcome: str) -> str:

@@ -3,7 +3,10 @@
 A round leaves a replay (a :class:`ReplayHeader` line, then one
 :class:`TurnRecord` per turn, each with its per-seat parts :class:`SeatRun`
 and :class:`Boat`), and a :class:`RoundResult`; a match is a
-:class:`MatchResult`.  The referee makes them, the views, ``judge eval``,
+:class:`MatchResult`; ``judge eval``'s summary is an :class:`EvalSummary`
+(:mod:`judge.records.evaluation`); a tournament's standings are
+:class:`StandingRow` s with a :class:`StandingsAudit` made of the ledger's
+:class:`LedgerRun` s (:mod:`judge.records.standings`).  The referee makes them, the views, ``judge eval``,
 ``judge check-bot`` and the tournament's ledger read them.  Nobody else
 reads or writes the JSON of these files: ``to_json`` gives the file's object
 (the format of judge 0.1.0, unchanged: schema :data:`REPLAY_SCHEMA`) and
@@ -26,6 +29,7 @@ Why these shapes:
   cannot run bots.  Verdicts are kept as their names (``"OK"``, ``"TLE"``).
 """
 
+from judge.records.evaluation import EvalSummary
 from judge.records.fields import (
     AnyEvent,
     ForeignEvent,
@@ -45,14 +49,17 @@ from judge.records.replay import (
     TurnRecord,
 )
 from judge.records.results import MatchResult, RoundResult, SeatStats, Treasure
+from judge.records.standings import LedgerRun, StandingRow, Standings, StandingsAudit
 
 __all__ = [
     "REPLAY_SCHEMA",
     "AnyEvent",
     "Attempt",
     "Boat",
+    "EvalSummary",
     "ForeignEvent",
     "Json",
+    "LedgerRun",
     "MapInfo",
     "MatchResult",
     "RecordError",
@@ -61,6 +68,9 @@ __all__ = [
     "RunLimits",
     "SeatRun",
     "SeatStats",
+    "StandingRow",
+    "Standings",
+    "StandingsAudit",
     "Treasure",
     "TurnRecord",
     "event_from_json",

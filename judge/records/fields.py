@@ -12,6 +12,9 @@ from judge.rules import Event, EventKind, Pos, SinkCause
 
 _CELL = re.compile(r"^(?:\d+|D|W|S)$")
 
+#: A JSON object as a file holds it (or YAML, read the same way).  The one untyped shape:
+#: used only where a file is read or written (``to_json``/``from_json``, a configuration
+#: file's document, a page's embedded data); everything between layers is a typed record.
 Json = dict[str, Any]
 
 
@@ -102,7 +105,7 @@ class ForeignEvent:
 
     data: Mapping[str, Any]
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> Json:
         return dict(self.data)
 
     def describe(self, names: Sequence[str] = ("A", "B")) -> str:

@@ -123,5 +123,8 @@ class Isolation:
         return head + "\n" + "\n".join(lines)
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready form: ``{name: {"on": bool, "detail": str}}`` in a stable order."""
+        """JSON-ready form: ``{name: {"on": bool, "detail": str}}`` in a stable order.
+
+        (Spelled out rather than ``judge.records.Json``: the sandbox imports nothing of
+        the judge.)"""
         return {name: {"on": on, "detail": detail} for name, on, detail in self.items}

@@ -45,6 +45,7 @@ from judge.maps import (
     map_from_text,
     read_text,
 )
+from judge.records import Json
 from judge.sandbox.cores import CoreSpecError, plan_cores, usable_cores
 from judge.settings import DEFAULT_CONFIG, JOBS, MEMORY_LIMIT_MB, TIME_LIMIT_S
 
@@ -139,7 +140,7 @@ class TournamentConfig:
         t = self.team(owner)
         return t.game_map, t.map_label or str(t.map_path)
 
-    def fingerprint(self) -> dict[str, Any]:
+    def fingerprint(self) -> Json:
         """What decides the results: stored in the ledger so a resume cannot mix two tournaments.
 
         ``jobs``, ``cores``, ``output`` and ``cluster`` are left out on purpose:
@@ -169,7 +170,7 @@ class TournamentConfig:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
-def diff_fingerprints(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
+def diff_fingerprints(old: Json, new: Json) -> list[str]:
     """The keys whose values differ, named as in judge.yaml (``seed``, ``teams[1].bot``)."""
     out: list[str] = []
     for key in sorted(set(old) | set(new)):
@@ -306,7 +307,7 @@ def load_config(
 
 
 def _check(
-    data: dict[str, Any], base: Path, source: str, bots_dir_override: Path | None, build: bool
+    data: Json, base: Path, source: str, bots_dir_override: Path | None, build: bool
 ) -> TournamentConfig:
     problems: list[str] = _unknown(data, list(TOP_KEYS), "", "the keys are")
 
@@ -492,7 +493,7 @@ def _published(maps_dir: Path) -> list[tuple[Path, GameMap]]:
 
 
 def _organiser_map(
-    data: dict[str, Any], base: Path, seed: Any, turns: int | None, problems: list[str]
+    data: Json, base: Path, seed: Any, turns: int | None, problems: list[str]
 ) -> tuple[GameMap | None, str, Path | None]:
     example = (
         "'organiser_map: maps/organiser/final.txt' or 'organiser_map: {generate: {rows: 11, "

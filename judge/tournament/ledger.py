@@ -27,12 +27,12 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
 from judge.errors import JudgeError
-from judge.records import RecordError, RoundResult
+from judge.records import Json, RecordError, RoundResult
+from judge.records.standings import LedgerRun
 from judge.tournament.pairings import match_teams
 
 SCHEMA_VERSION = 1
@@ -115,7 +115,7 @@ class Ledger:
         return conn
 
     @classmethod
-    def create(cls, path: str | Path, config_hash: str, config: dict[str, Any]) -> Ledger:
+    def create(cls, path: str | Path, config_hash: str, config: Json) -> Ledger:
         """A new, empty ledger for a tournament of this configuration."""
         if str(path) != ":memory:" and Path(path).exists():
             raise LedgerError(f"{path} already exists; resume it, or start in a new folder")
@@ -183,7 +183,7 @@ class Ledger:
         return self.meta("config_hash") or ""
 
     @property
-    def config(self) -> dict[str, Any]:
+    def config(self) -> Json:
         text = self.meta("config")
         return json.loads(text) if text else {}
 
@@ -191,21 +191,24 @@ class Ledger:
     def created_at(self) -> str:
         return self.meta("created_at") or ""
 
-    def runs(self) -> list[dict[str, Any]]:
+    def runs(self) -> list[LedgerRun]:
         """Every start and resume recorded so far (see :meth:`record_run`), oldest first."""
         try:
             runs = json.loads(self.meta("runs") or "[]")
         except ValueError:
             return []
-        return [r for r in runs if isinstance(r, dict)] if isinstance(runs, list) else []
+        if not isinstance(runs, list):
+            return []
+        return [LedgerRun.from_json(r) for r in runs if isinstance(r, dict)]
 
-    def record_run(self, run: dict[str, Any]) -> None:
+    def record_run(self, run: LedgerRun) -> None:
         """Add one start or resume to the audit trail, before any of its rounds is played.
 
-        ``run`` says how it was played: the judge's version, the sandbox protections that
-        were off and whether ``--unsandboxed`` allowed that, each team's program hash.
+        ``run`` says how it is played: the judge's version, the sandbox protections that
+        are off and whether ``--unsandboxed`` allowed that, each team's program hash.  Its
+        ``started_at`` is set here (now).
         """
-        runs = self.runs() + [{"started_at": _now(), **run}]
+        runs = [r.to_json() for r in [*self.runs(), replace(run, started_at=_now())]]
         try:
             self._conn.execute("BEGIN IMMEDIATE")
             self._conn.execute(

@@ -52,6 +52,14 @@ from judge.errors import JudgeError
 from judge.match import round_seed, write_result
 from judge.names import folder_name
 from judge.records import MatchResult, RoundResult
+from judge.records.standings import (
+    COLUMNS,
+    LedgerRun,
+    StandingRow,
+    Standings,
+    StandingsAudit,
+    TeamProgram,
+)
 from judge.referee import RoundConfig
 from judge.sandbox import Limits, ProgramUnreachable, Sandbox, SandboxError
 from judge.scheduler import (
@@ -72,7 +80,7 @@ from judge.tournament.pairings import (
     round_robin,
     rounds_in_play_order,
 )
-from judge.tournament.standings import COLUMNS, standings
+from judge.tournament.standings import standings
 
 STANDINGS_JSON = "standings.json"
 STANDINGS_CSV = "standings.csv"
@@ -97,7 +105,7 @@ class RunReport:
     interrupted_by: str | None = None  # the signal's name
     failure: str | None = None  # a judge failure (exit 3)
     failure_code: int = 3
-    standings: list[dict[str, Any]] = field(default_factory=list)
+    standings: list[StandingRow] = field(default_factory=list)
     elapsed_s: float = 0.0
 
     @property
@@ -141,7 +149,7 @@ def write_match_result(
 
 
 def write_standings(
-    out: Path, rows: list[dict[str, Any]], audit: dict[str, Any] | None = None
+    out: Path, rows: Sequence[StandingRow], audit: StandingsAudit | None = None
 ) -> None:
     """standings.json and standings.csv (the same rows, best first).
 
@@ -153,11 +161,11 @@ def write_standings(
     program (Excel) reads the file in the machine's legacy code page and shows
     ``Rồng Biển`` as ``Rá»“ng Biá»ƒn``; with it every program reads UTF-8.
     """
-    atomic.write_json(out / STANDINGS_JSON, {**(audit or {}), "standings": rows})
+    atomic.write_json(out / STANDINGS_JSON, Standings(tuple(rows), audit).to_json())
     buf = io.StringIO()
     writer = csv.DictWriter(buf, fieldnames=list(COLUMNS), lineterminator="\r\n")
     writer.writeheader()
-    writer.writerows(rows)
+    writer.writerows(r.to_json() for r in rows)
     atomic.write_bytes(out / STANDINGS_CSV, buf.getvalue().encode("utf-8-sig"))
 
 
@@ -372,15 +380,16 @@ class Runner:
                             self.out / LEDGER_FILE, self.cfg.config_hash(), self.cfg.fingerprint()
                         )
                     ledger.record_run(
-                        {
-                            "judge_version": __version__,
-                            "unsandboxed": bool(off),
-                            "unsandboxed_option": self.unsandboxed,
-                            "protections_off": off,
-                            "programs": self.program_hashes(),
-                            "jobs": self.jobs,
-                            **({"cluster": venue.cluster} if venue.cluster else {}),
-                        }
+                        LedgerRun(
+                            started_at="",  # the ledger's clock
+                            judge_version=__version__,
+                            unsandboxed=bool(off),
+                            unsandboxed_option=self.unsandboxed,
+                            protections_off=tuple(off),
+                            programs=self.program_hashes(),
+                            jobs=self.jobs,
+                            cluster=venue.cluster or None,
+                        )
                     )
                     self._tidy(todo, recorded)
                     self._play(todo, venue, ledger, recorded, report)
@@ -401,34 +410,19 @@ class Runner:
         """Each team's program fingerprint (judge.programs.tree_hash of its files)."""
         return {t.name: t.bot.digest for t in self.cfg.teams}
 
-    def audit(self) -> dict[str, Any]:
+    def audit(self) -> StandingsAudit:
         """What standings.json records so a result can be checked later: seed, dates, the
         judge's version, the configuration's hash, each team's program hash and how
         isolated the bots were in every run of the tournament (from the ledger)."""
-        runs = self._ledger.runs() if self._ledger is not None else []
-        off = sorted({p for r in runs for p in r.get("protections_off") or []})
-        changed = sorted(
-            {
-                team
-                for r in runs
-                for team, digest in (r.get("programs") or {}).items()
-                if digest != self.program_hashes().get(team)
-            }
+        return StandingsAudit.of_runs(
+            self._ledger.runs() if self._ledger is not None else [],
+            {t.name: TeamProgram(t.bot.source, t.bot.digest) for t in self.cfg.teams},
+            seed=self.cfg.seed,
+            date=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+            started_at=self._ledger.created_at if self._ledger is not None else None,
+            judge_version=__version__,
+            config_hash=self.cfg.config_hash(),
         )
-        return {
-            "seed": self.cfg.seed,
-            "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-            "started_at": self._ledger.created_at if self._ledger is not None else None,
-            "judge_version": __version__,
-            "config_hash": self.cfg.config_hash(),
-            "programs": {
-                t.name: {"bot": t.bot.source, "sha256": t.bot.digest} for t in self.cfg.teams
-            },
-            "programs_changed_between_runs": changed,
-            "unsandboxed": any(bool(r.get("unsandboxed")) for r in runs),
-            "protections_off": off,
-            "runs": runs,
-        }
 
     @contextlib.contextmanager
     def _venue(self) -> Iterator[Venue]:

@@ -10,22 +10,34 @@ Ranks are positions 1..N: after the name no two rows are equal.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from dataclasses import dataclass
 
 from judge.records import RoundResult
+from judge.records.standings import COLUMNS, StandingRow
 from judge.rules import r18_key
 
-#: The columns of standings.json and standings.csv, in order.
-COLUMNS = ("rank", "team", "points", "rounds_won", "draws", "losses", "gold")
+__all__ = ["COLUMNS", "StandingRow", "sort_key", "standings"]
 
 
-def sort_key(row: dict[str, Any]) -> tuple[Any, ...]:
+@dataclass
+class _Tally:
+    """A team's counts while the rounds are added up."""
+
+    team: str
+    points: int = 0
+    rounds_won: int = 0
+    draws: int = 0
+    losses: int = 0
+    gold: int = 0
+
+
+def sort_key(row: _Tally | StandingRow) -> tuple[int, int, int, str, str]:
     """R18: more points, more rounds won, more gold first; then the name."""
-    points, won, gold = r18_key(row["points"], row["rounds_won"], row["gold"])
-    return (-points, -won, -gold, row["team"].casefold(), row["team"])
+    points, won, gold = r18_key(row.points, row.rounds_won, row.gold)
+    return (-points, -won, -gold, row.team.casefold(), row.team)
 
 
-def standings(teams: Sequence[str], rounds: Iterable[RoundResult]) -> list[dict[str, Any]]:
+def standings(teams: Sequence[str], rounds: Iterable[RoundResult]) -> list[StandingRow]:
     """One row per team (teams without a round yet included), best first.
 
     Every round names its ``seats`` (the teams in seat 0 and 1).
@@ -34,10 +46,7 @@ def standings(teams: Sequence[str], rounds: Iterable[RoundResult]) -> list[dict[
     because a team had no gold; ``rounds_won + draws + losses`` is the number
     of rounds the team played.
     """
-    rows: dict[str, dict[str, Any]] = {
-        t: {"team": t, "points": 0, "rounds_won": 0, "draws": 0, "losses": 0, "gold": 0}
-        for t in teams
-    }
+    rows = {t: _Tally(t) for t in teams}
     for r in rounds:
         if r.seats is None:
             raise ValueError(f"a round on {r.map_label} does not name its teams")
@@ -46,15 +55,16 @@ def standings(teams: Sequence[str], rounds: Iterable[RoundResult]) -> list[dict[
             if team not in rows:
                 raise ValueError(f"a round names team {team!r}, which is not in the tournament")
             row = rows[team]
-            row["points"] += r.points[s]
-            row["gold"] += r.gold[s]
+            row.points += r.points[s]
+            row.gold += r.gold[s]
             if r.winner is None:
-                row["draws"] += 1
+                row.draws += 1
             elif r.winner == s:
-                row["rounds_won"] += 1
+                row.rounds_won += 1
             else:
-                row["losses"] += 1
+                row.losses += 1
     ordered = sorted(rows.values(), key=sort_key)
     return [
-        {"rank": i, **{k: row[k] for k in COLUMNS[1:]}} for i, row in enumerate(ordered, start=1)
+        StandingRow(i, t.team, t.points, t.rounds_won, t.draws, t.losses, t.gold)
+        for i, t in enumerate(ordered, start=1)
     ]

@@ -1,17 +1,17 @@
 """``judge eval``'s tables: a summary (the ``--json`` object) as rich renderables.
 
-Presentation only: everything shown is in the summary that
-:func:`judge.evaluate.summarize` makes, so ``--json`` and the tables never
-disagree.  Names are escaped: table titles, headers and cells are markup.
+Presentation only: everything shown is in the
+:class:`~judge.records.evaluation.EvalSummary` that
+:func:`judge.evaluate.summarize` makes and ``--json`` prints, so the two
+never disagree.  Names are escaped: table titles, headers and cells are markup.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
 
-from rich.console import Console
+from rich.console import Console, RenderableType
 from rich.markup import escape
 from rich.progress import (
     BarColumn,
@@ -25,6 +25,7 @@ from rich.table import Table
 
 from judge.evaluate import EvalRequest, EvalRound, PairTracker
 from judge.pentanomial import SprtVerdict
+from judge.records.evaluation import EvalBotStats, EvalSummary, WinDrawLoss
 
 
 def _pct(x: float | None) -> str:
@@ -35,22 +36,21 @@ def _ms(x: float | None) -> str:
     return "-" if x is None else f"{x:.0f}"
 
 
-def _wdl_cells(label: str, d: dict[str, Any]) -> tuple[str, ...]:
+def _wdl_cells(label: str, d: WinDrawLoss) -> tuple[str, ...]:
     """A row of wins, draws, losses, the win rate and its Wilson interval."""
-    lo, hi = d["wilson95"]
-    wilson = f"{100 * lo:.1f}% - {100 * hi:.1f}%" if d["decided"] else "-"
-    return (label, str(d["wins"]), str(d["draws"]), str(d["losses"]), _pct(d["win_rate"]), wilson)
+    lo, hi = d.wilson95
+    wilson = f"{100 * lo:.1f}% - {100 * hi:.1f}%" if d.decided else "-"
+    return (label, str(d.wins), str(d.draws), str(d.losses), _pct(d.win_rate), wilson)
 
 
-def render(summary: dict[str, Any]) -> list[Any]:
+def render(summary: EvalSummary) -> list[RenderableType]:
     """Rich renderables for a summary: the head-to-head table, per-bot measurements, by size."""
     # Names are shown as written: escaped, since table titles, headers and cells are markup.
-    a, b = escape(summary["bots"]["a"]["name"]), escape(summary["bots"]["b"]["name"])
-    res = summary["result"]
-    maps = summary["pairs"]["pairs"] + summary["pairs"]["incomplete"]
-    where = f"book {summary['book']}" if summary.get("book") else f"seed {summary['seed']}"
+    a, b = escape(summary.bots[0].name), escape(summary.bots[1].name)
+    maps = summary.maps
+    where = f"book {summary.book}" if summary.book else f"seed {summary.seed}"
     head = Table(
-        title=f"{a} vs {b}: {summary['rounds_played']} rounds "
+        title=f"{a} vs {b}: {summary.rounds_played} rounds "
         f"({maps} map{'' if maps == 1 else 's'} x 2 seat orders), {escape(where)}"
     )
     for col in (
@@ -62,53 +62,49 @@ def render(summary: dict[str, Any]) -> list[Any]:
         "95% Wilson (if rounds were independent)",
     ):
         head.add_column(col, justify="right" if col else "left")
-
-    def row(label: str, d: dict[str, Any]) -> None:
-        head.add_row(*_wdl_cells(label, d))
-
-    row(f"{a} (all)", res)
+    head.add_row(*_wdl_cells(f"{a} (all)", summary.result))
     for s in (0, 1):
-        row(f"  as seat {s}", summary["by_seat"][f"a_in_seat_{s}"])
+        head.add_row(*_wdl_cells(f"  as seat {s}", summary.by_seat[s]))
 
     bots = Table(title="per bot")
     bots.add_column("")
     bots.add_column(a, justify="right")
     bots.add_column(b, justify="right")
-    sa, sb = summary["a"], summary["b"]
 
     def num(x: float | None, fmt: str = "{:.1f}") -> str:
         return "-" if x is None else fmt.format(x)
 
-    def failed(st: dict[str, Any]) -> str:
-        return ", ".join(f"{v} {n}" for v, n in st["failed_runs"].items()) or "none"
+    def failed(st: EvalBotStats) -> str:
+        return ", ".join(f"{v} {n}" for v, n in st.failed_runs.items()) or "none"
 
-    for label, fn in (
-        ("mean gold", lambda st: num(st["mean_gold"])),
-        ("mean points", lambda st: num(st["mean_points"])),
-        ("runs", lambda st: str(st["runs"])),
-        ("time p50 ms", lambda st: _ms(st["time_ms"]["p50"])),
-        ("time p99 ms", lambda st: _ms(st["time_ms"]["p99"])),
-        ("time max ms", lambda st: _ms(st["time_ms"]["max"])),
-        ("peak memory MiB", lambda st: num(st["peak_mem_mb"])),
+    rows: tuple[tuple[str, Callable[[EvalBotStats], str]], ...] = (
+        ("mean gold", lambda st: num(st.mean_gold)),
+        ("mean points", lambda st: num(st.mean_points)),
+        ("runs", lambda st: str(st.runs)),
+        ("time p50 ms", lambda st: _ms(st.time_ms.p50)),
+        ("time p99 ms", lambda st: _ms(st.time_ms.p99)),
+        ("time max ms", lambda st: _ms(st.time_ms.max)),
+        ("peak memory MiB", lambda st: num(st.peak_mem_mb)),
         ("failed runs", failed),
-        ("void moves", lambda st: str(st["void_moves"])),
-    ):
-        bots.add_row(label, fn(sa), fn(sb))
+        ("void moves", lambda st: str(st.void_moves)),
+    )
+    for label, fn in rows:
+        bots.add_row(label, fn(summary.a), fn(summary.b))
 
     sizes = Table(
         title=f"by map size ({a}'s view); end reasons: "
-        + (", ".join(f"{k} {v}" for k, v in summary["end_reasons"].items()) or "none")
+        + (", ".join(f"{k} {v}" for k, v in summary.end_reasons.items()) or "none")
     )
     sizes.add_column("size")
     for col in ("wins", "draws", "losses", "win rate", "95% Wilson"):
         sizes.add_column(col, justify="right")
-    for label, d in summary["by_size"].items():
+    for label, d in summary.by_size.items():
         sizes.add_row(*_wdl_cells(label, d))
-    out: list[Any] = [head, *pair_lines(summary)]
+    out: list[RenderableType] = [head, *pair_lines(summary)]
     out += [bots, sizes]
-    for ab in summary["rounds_aborted"]:
+    for ab in summary.rounds_aborted:
         out.append(
-            f"[bold red]round {ab['round']} abandoned by the judge:[/] {escape(ab['error'])}"
+            f"[bold red]round {ab.round} abandoned by the judge:[/] {escape(ab.error or '')}"
         )
     return out
 
@@ -117,52 +113,51 @@ def _signed(x: float) -> str:
     return f"{x:+.1f}"
 
 
-def pair_lines(summary: dict[str, Any]) -> list[str]:
+def pair_lines(summary: EvalSummary) -> list[str]:
     """The pentanomial report in words (plain text: no user text in it)."""
-    pr = summary["pairs"]
-    a = escape(summary["bots"]["a"]["name"])
-    if not pr["pairs"]:
+    pr = summary.pairs
+    a = escape(summary.bots[0].name)
+    if pr is None or not pr.pairs or pr.score is None or pr.elo is None:
         return ["no complete pair (both seat orders of a map) was played"]
-    c = pr["pentanomial"]
+    c, e = pr.pentanomial, pr.elo
     lines = [
-        f"pairs (each map twice, seats swapped): {pr['pairs']}"
-        + (f", {pr['incomplete']} incomplete" if pr["incomplete"] else "")
+        f"pairs (each map twice, seats swapped): {pr.pairs}"
+        + (f", {pr.incomplete} incomplete" if pr.incomplete else "")
         + f"; pentanomial LL {c[0]}, LD {c[1]}, WL+DD {c[2]}, WD {c[3]}, WW {c[4]}",
-        f"{a} scores {100 * pr['score']:.1f}%: Elo {_signed(pr['elo'])} +- {pr['elo_pm']:.1f} "
-        f"(95%: {_signed(pr['elo95'][0])} to {_signed(pr['elo95'][1])}, from the pair variance), "
-        f"LOS {100 * pr['los']:.1f}%",
+        f"{a} scores {100 * pr.score:.1f}%: Elo {_signed(e.elo)} +- {e.plus_minus:.1f} "
+        f"(95%: {_signed(e.low)} to {_signed(e.high)}, from the pair variance), "
+        f"LOS {100 * e.los:.1f}%",
     ]
-    if pr["mirrored"]:
+    if pr.mirrored:
         lines.append(
-            f"{pr['mirrored']} of {pr['pairs']} pairs are the same game mirrored "
+            f"{pr.mirrored} of {pr.pairs} pairs are the same game mirrored "
             "(both bots made the same moves in both seat orders)"
         )
     return lines
 
 
-def sprt_line(summary: dict[str, Any], names: Sequence[str]) -> str | None:
+def sprt_line(summary: EvalSummary, names: Sequence[str]) -> str | None:
     """The SPRT's verdict in one line (printed last, as plain text); None without a test.
 
     Inconclusive is the round cap's doing when every planned pair was counted;
     otherwise the evaluation was stopped (a signal) before the test decided.
     """
-    t = summary.get("sprt")
-    if not t:
+    t = summary.sprt
+    if t is None:
         return None
     a, b = names
     where = (
-        f"LLR {t['llr']:.2f}, bounds {t['lower']:.2f} and {t['upper']:.2f}, "
-        f"{t['pairs']} pairs, ELO0 {t['elo0']:g} ELO1 {t['elo1']:g}"
+        f"LLR {t.llr:.2f}, bounds {t.lower:.2f} and {t.upper:.2f}, "
+        f"{t.pairs} pairs, ELO0 {t.elo0:g} ELO1 {t.elo1:g}"
     )
-    if t["verdict"] == SprtVerdict.H1.value:
-        return f"SPRT: H1 accepted: {a} is better than {b} by at least {t['elo1']:g} Elo ({where})"
-    if t["verdict"] == SprtVerdict.H0.value:
+    if t.verdict is SprtVerdict.H1:
+        return f"SPRT: H1 accepted: {a} is better than {b} by at least {t.elo1:g} Elo ({where})"
+    if t.verdict is SprtVerdict.H0:
         return (
-            f"SPRT: H0 accepted: {a} is not better than {b} by {t['elo1']:g} Elo "
-            f"(at most {t['elo0']:g}) ({where})"
+            f"SPRT: H0 accepted: {a} is not better than {b} by {t.elo1:g} Elo "
+            f"(at most {t.elo0:g}) ({where})"
         )
-    counted = summary["pairs"]["pairs"] + summary["pairs"]["incomplete"]
-    if 2 * counted >= summary["rounds_planned"]:
+    if 2 * summary.maps >= summary.rounds_planned:
         return f"SPRT: inconclusive: the round cap came first ({where})"
     return f"SPRT: inconclusive: stopped before the test decided ({where})"
 

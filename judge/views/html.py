@@ -44,7 +44,7 @@ from urllib.parse import quote
 
 from judge import atomic, voidwhy
 from judge.grid import centre
-from judge.records import TurnRecord
+from judge.records import Json, TurnRecord
 from judge.rules import Event, EventKind
 from judge.views import _assets
 from judge.views.board import TEAM_COLOURS
@@ -81,7 +81,7 @@ _KEEP = (
 )
 
 
-def _frame(rec: TurnRecord, names: Sequence[str]) -> dict[str, Any]:
+def _frame(rec: TurnRecord, names: Sequence[str]) -> Json:
     """A record as the page needs it, with the events already in words (one wording: rules.py)."""
     data = rec.to_json()
     f = {k: data[k] for k in _KEEP if k in data}
@@ -98,7 +98,7 @@ def _frame(rec: TurnRecord, names: Sequence[str]) -> dict[str, Any]:
     return f
 
 
-def _round_data(rnd: RoundReplay) -> dict[str, Any]:
+def _round_data(rnd: RoundReplay) -> Json:
     names = rnd.names
     res = rnd.result
     return {
@@ -124,7 +124,7 @@ def _round_data(rnd: RoundReplay) -> dict[str, Any]:
     }
 
 
-def _frames(rnd: RoundReplay) -> list[dict[str, Any]]:
+def _frames(rnd: RoundReplay) -> list[Json]:
     """The frames, each also saying who has taken the treasure by then (a record alone cannot)."""
     middle = centre(rnd.rows, rnd.cols)
     taker: int | None = None

@@ -10,7 +10,6 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from rich.console import Console
 from rich.markup import escape
@@ -27,11 +26,12 @@ from rich.table import Table
 from rich.text import Text
 
 from judge.records import RoundResult
+from judge.records.standings import StandingRow
 from judge.tournament.pairings import Pairing, RoundSlot
 from judge.tournament.play import RunStart
 
 
-def standings_table(rows: list[dict[str, Any]], title: str = "standings") -> Table:
+def standings_table(rows: Sequence[StandingRow], title: str = "standings") -> Table:
     """The standings with R18's four columns (points, rounds won, gold, name) and the rest."""
     table = Table(title=title, title_justify="left")
     table.add_column("#", justify="right")
@@ -40,13 +40,13 @@ def standings_table(rows: list[dict[str, Any]], title: str = "standings") -> Tab
         table.add_column(col, justify="right")
     for r in rows:
         table.add_row(
-            str(r["rank"]),
-            Text(r["team"]),
-            str(r["points"]),
-            str(r["rounds_won"]),
-            str(r["draws"]),
-            str(r["losses"]),
-            str(r["gold"]),
+            str(r.rank),
+            Text(r.team),
+            str(r.points),
+            str(r.rounds_won),
+            str(r.draws),
+            str(r.losses),
+            str(r.gold),
         )
     return table
 
@@ -164,16 +164,16 @@ class RunView:
         c.print(f"output: {run.out}", markup=False)
 
 
-def write_index(out: Path, schedule: Sequence[Pairing], rows: list[dict[str, Any]]) -> Path:
+def write_index(out: Path, schedule: Sequence[Pairing], rows: Sequence[StandingRow]) -> Path:
     """The tournament's index.html (standings and links to every round's HTML replay).
 
-    The page is :func:`judge.views.html.write_index_html`'s; it adds its own
-    rank column, so ``rank`` is left out of the rows given to it.
+    The page is :func:`judge.views.html.write_index_html`'s: its table has the
+    columns of standings.json but ``rank`` (the page numbers the rows itself).
     """
     from judge.views.html import write_index_html
 
     return write_index_html(
         out,
-        [{k: v for k, v in row.items() if k != "rank"} for row in rows],
+        [{k: v for k, v in row.to_json().items() if k != "rank"} for row in rows],
         [{"dir": p.folder, "title": f"{p.teams[0]} vs {p.teams[1]}"} for p in schedule],
     )

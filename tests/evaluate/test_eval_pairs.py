@@ -95,9 +95,9 @@ def test_sprt_verdict_is_fixed_at_the_crossing_and_later_pairs_are_not_counted()
     assert (t2.penta, t2.llr, t2.verdict) == (t.penta, t.llr, t.verdict)
     s = summarize(outs, ["a", "b"], ["a", "b"], 0, [o.spec.plan for o in outs[::2]],
                   [(5, 5)], [6], Limits(), 2, None, t)  # fmt: skip
-    assert s["sprt"]["verdict"] == "H1" and s["sprt"]["pairs"] == n
-    assert s["sprt"]["rounds_after_verdict"] == len(outs) - 2 * n
-    assert s["rounds_played"] == 2 * n and s["result"]["wins"] == 2 * n
+    assert s.sprt is not None and s.sprt.verdict is SprtVerdict.H1 and s.sprt.pairs == n
+    assert s.sprt.rounds_after_verdict == len(outs) - 2 * n
+    assert s.rounds_played == 2 * n and s.result.wins == 2 * n
 
 
 def test_undecided_test_is_inconclusive_and_abandoned_rounds_make_incomplete_pairs() -> None:
@@ -119,9 +119,9 @@ def test_undecided_test_is_inconclusive_and_abandoned_rounds_make_incomplete_pai
     assert [p.score for p in t.pairs] == [None, 1.5, 0.5]
     s = summarize(outs, ["a", "b"], ["a", "b"], 0, [o.spec.plan for o in outs[::2]],
                   [(5, 5)], [6], Limits(), 2, None, t)  # fmt: skip
-    assert s["pairs"]["pairs"] == 2 and s["pairs"]["incomplete"] == 1
-    assert s["pairs"]["pentanomial"] == [0, 1, 0, 1, 0]
-    assert s["sprt"]["verdict"] == "inconclusive"
+    assert s.pairs is not None and s.pairs.pairs == 2 and s.pairs.incomplete == 1
+    assert s.pairs.pentanomial == (0, 1, 0, 1, 0)
+    assert s.sprt is not None and s.sprt.verdict is SprtVerdict.INCONCLUSIVE
 
 
 def test_each_round_names_its_pair_even_when_a_book_plays_one_map_twice(tmp_path: Path) -> None:
@@ -131,10 +131,10 @@ def test_each_round_names_its_pair_even_when_a_book_plays_one_map_twice(tmp_path
     outs = [_outcome(specs[0], "win"), _outcome(specs[1], "win"),
             _outcome(specs[2], "loss"), _outcome(specs[3], "draw")]  # fmt: skip
     s = summarize(outs, ["a", "b"], ["a", "b"], 0, plans, [(5, 5)], [6], Limits(), 1, None)
-    assert len({r["map"] for r in s["rounds"]}) == 1
-    assert [r["pair"] for r in s["rounds"]] == [1, 1, 2, 2]
-    assert s["pairs"]["pentanomial"] == [0, 1, 0, 0, 1]
-    _check_against_rounds(s)
+    assert len({r.map for r in s.rounds}) == 1
+    assert [r.pair for r in s.rounds] == [1, 1, 2, 2]
+    assert s.pairs is not None and s.pairs.pentanomial == (0, 1, 0, 0, 1)
+    _check_against_rounds(s.to_json())
 
 
 # ------------------------------------------------------------- mirrored pairs
@@ -180,8 +180,8 @@ def test_mirrored_pairs_are_found_from_the_moves(tmp_path: Path) -> None:
         )  # fmt: skip
         assert all(o.trace for o in outs)
         s = summarize(outs, ["a", "b"], ["a", "b"], 3, plans, [(5, 5)], [6], Limits(), 1, None)
-        assert s["pairs"]["list"][0]["mirrored"] is mirrored
-        assert s["pairs"]["mirrored"] == (1 if mirrored else 0)
+        assert s.pairs is not None and s.pairs.lines[0].mirrored is mirrored
+        assert s.pairs.mirrored == (1 if mirrored else 0)
 
 
 # ---------------------------------------------------------------- the book

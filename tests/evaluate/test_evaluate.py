@@ -183,8 +183,7 @@ def test_outcomes_are_seen_from_bot_a_and_aborted_rounds_are_recorded(tmp_path: 
         if o.outcome == "win":
             assert o.result.winner == o.a
     s = summarize(outs, ["a", "b"], ["a", "b"], 3, plans, [(5, 5)], [10], Limits(), 2, None)
-    assert s["result"]["wins"] + s["result"]["draws"] + s["result"]["losses"] == 4
-    assert s["result"]["wins"] >= 3
+    assert s.result.rounds == 4 and s.result.wins >= 3
 
     def broken(map_inp: str, state: bytes | None) -> tuple[bytes | None, bytes | None, str]:
         return None, None, "IE"
@@ -202,8 +201,8 @@ def test_outcomes_are_seen_from_bot_a_and_aborted_rounds_are_recorded(tmp_path: 
     assert [o.result for o in outs2] == [None, None]
     assert all("could not run" in (o.error or "") for o in outs2)
     s2 = summarize(outs2, ["a", "b"], ["a", "b"], 3, plans[:1], [(5, 5)], [10], Limits(), 1, None)
-    assert s2["rounds_played"] == 0 and len(s2["rounds_aborted"]) == 2
-    assert s2["result"]["win_rate"] is None and s2["result"]["wilson95"] == [0.0, 1.0]
+    assert s2.rounds_played == 0 and len(s2.rounds_aborted) == 2
+    assert s2.result.win_rate is None and s2.result.wilson95 == (0.0, 1.0)
 
 
 # ------------------------------------------------------------------ end to end

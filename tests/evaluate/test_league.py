@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
@@ -26,6 +27,7 @@ from judge.league.run import League, LeagueError, PairTask
 from judge.league.store import RoundRow
 from judge.pentanomial import score_from_elo
 from judge.tournament.config import ConfigError
+from judge.views.league import write_index
 from tests.evaluate.weakbots import BOTS, mixed_bot
 
 
@@ -105,21 +107,21 @@ def test_a_dozen_bots_converge_to_their_known_order(tmp_path: Path) -> None:
     rep = lg.run(resume=False)
     assert rep.pairs == 360 and rep.rounds == 720 and not rep.stopped
     board = lg.write_outputs()
-    order = [r["bot"] for r in board]
+    order = [r.bot for r in board]
     ranks = {n: order.index(n) for n in names}
     # strongest first; neighbours 100 Elo apart may swap, bots 300 apart never do
     assert order[0] in ("s1100", "s1000") and order[-1] in ("s0", "s100")
     for i, n in enumerate(names):
         for m in names[i + 3 :]:
             assert ranks[m] < ranks[n], (m, n, order)
-    assert all(r["rounds"] >= 40 for r in board)  # everyone plays
-    assert all(r["uncertainty"] < DEFAULT_SIGMA / 2 for r in board)
+    assert all(r.rounds >= 40 for r in board)  # everyone plays
+    assert all(r.uncertainty < DEFAULT_SIGMA / 2 for r in board)
     data = json.loads((tmp_path / "leaderboard.json").read_text())
     assert [r["bot"] for r in data["leaderboard"]] == order
     csv_lines = (tmp_path / "leaderboard.csv").read_text(encoding="utf-8-sig").splitlines()
     assert csv_lines[0].startswith("rank,bot,version,rating,uncertainty") and len(csv_lines) == 13
-    rows, _ = lg.page(board)
-    assert [r["bot"] for r in rows] == order  # what index.html lists (the command writes it)
+    page = write_index(tmp_path, board, lg.latest_pairs()).read_text(encoding="utf-8")
+    assert re.findall(r'<tr data-rank="\d+"><td>\d+</td><td>([^<]*)</td>', page) == order
     lg.close()
 
 
@@ -167,9 +169,9 @@ def test_bots_join_retire_and_are_replaced_fresh_or_inheriting(tmp_path: Path) -
     # (4 pairs later) the inheriting version still stands near its old rating
     assert active["s900"].rating.mu > 30
     assert {r.name for r in rows if not r.active} == {"s0", "s500", "s900"}
-    assert [r["bot"] for r in lg2.leaderboard()].count("s900") == 1
+    assert [r.bot for r in lg2.leaderboard()].count("s900") == 1
     data = lg2.write_outputs()
-    assert {r["bot"] for r in data} == {"s500", "s900", "s700"}
+    assert {r.bot for r in data} == {"s500", "s900", "s700"}
     retired = json.loads((tmp_path / "leaderboard.json").read_text())["retired"]
     assert {r["bot"] for r in retired} == {"s0", "s500", "s900"}
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from judge.maps import map_from_text
-from judge.records import MatchResult, ReplayHeader, RoundResult, TurnRecord
+from judge.records import MatchResult, ReplayHeader, RoundResult, Standings, TurnRecord
 from judge.referee import RoundConfig, play_round
 from judge.tournament.ledger import Ledger
 from judge.tournament.pairings import match_teams
@@ -160,7 +160,9 @@ def test_a_0_1_0_ledger_gives_back_its_results_and_standings(tmp_path: Path) -> 
         teams = match_teams(folder, mine[0].seats)
         assert [_without_added(lr.result.to_json(teams)) for lr in mine] == written["rounds"]
     rows = standings(["Alpha", "Beta", "Gamma"], (lr.result for lr in rounds))
-    assert rows == json.loads((V010 / "tournament" / "standings.json").read_text())
+    written = json.loads((V010 / "tournament" / "standings.json").read_text())
+    assert [r.to_json() for r in rows] == written
+    assert Standings.from_json(written) == Standings(tuple(rows))  # 0.1.0's file: rows alone
 
 
 def test_seeds_are_those_of_0_1_0() -> None:

@@ -60,14 +60,14 @@ def test_unsandboxed_runs_and_is_recorded(tmp_path: Path) -> None:
     assert report.complete
     with Ledger.open(out / LEDGER_FILE) as ledger:
         (run,) = ledger.runs()
-    assert run["unsandboxed"] is True and run["unsandboxed_option"] is True
-    assert run["protections_off"] == ["separate uid per seat", "no network"]
-    assert run["judge_version"] == __version__ and run["started_at"]
+    assert run.unsandboxed is True and run.unsandboxed_option is True
+    assert run.protections_off == ("separate uid per seat", "no network")
+    assert run.judge_version == __version__ and run.started_at
     data = json.loads((out / "standings.json").read_text(encoding="utf-8"))
     assert data["unsandboxed"] is True
     assert data["protections_off"] == ["no network", "separate uid per seat"]
-    assert data["runs"] == [run]
-    assert [row["team"] for row in data["standings"]] == [row["team"] for row in report.standings]
+    assert data["runs"] == [run.to_json()]
+    assert [row["team"] for row in data["standings"]] == [row.team for row in report.standings]
 
 
 def test_standings_json_holds_what_an_audit_needs(tmp_path: Path) -> None:

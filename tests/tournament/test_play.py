@@ -31,7 +31,7 @@ def test_a_full_tournament_writes_every_file(tmp_path: Path, n: int) -> None:
     assert len(rounds) == 3 * matches
 
     rows = read_standings(out)
-    assert rows == report.standings
+    assert rows == [r.to_json() for r in report.standings]
     assert [r["team"] for r in rows] != [] and sorted(r["team"] for r in rows) == sorted(
         cfg.team_names
     )

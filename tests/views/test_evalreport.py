@@ -13,11 +13,13 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from judge.commands.league import leaderboard_table
 from judge.evaluate import EvalRound, PairTracker, RoundSpec, plan_maps, round_specs, summarize
 from judge.pentanomial import Sprt
+from judge.records import EvalSummary
+from judge.records.leaderboard import LeaderboardRow
 from judge.sandbox import Limits
 from judge.views.evalreport import render, sprt_line
+from judge.views.league import leaderboard_table
 from judge.views.tables import print_item
 from tests.records_support import a_result
 
@@ -32,7 +34,9 @@ def _round(spec: RoundSpec, for_a: str) -> EvalRound:
     return EvalRound(spec, a_result(None, gold, map_label="m", replay="r", seed=1), trace="t")
 
 
-def _summary(results: list[str], sprt: Sprt | None = None, n_maps: int | None = None) -> Any:
+def _summary(
+    results: list[str], sprt: Sprt | None = None, n_maps: int | None = None
+) -> EvalSummary:
     """The summary of rounds with these results for BOT_A (two per map, in order)."""
     plans = plan_maps(n_maps or len(results) // 2, [(5, 5)], [6], seed=0)
     outs = [_round(s, r) for s, r in zip(round_specs(plans), results, strict=False)]
@@ -84,7 +88,7 @@ def test_the_verdict_names_the_hypothesis_and_the_llr(results: list[str], verdic
     s = _summary(results, Sprt(0, 100))
     line = sprt_line(s, [A, B])
     assert line is not None and line.startswith(verdict)
-    assert f"LLR {s['sprt']['llr']:.2f}, bounds -2.94 and 2.94" in line
+    assert s.sprt is not None and f"LLR {s.sprt.llr:.2f}, bounds -2.94 and 2.94" in line
 
 
 def test_an_undecided_test_says_whether_the_cap_or_a_stop_ended_it() -> None:
@@ -100,11 +104,9 @@ def test_an_undecided_test_says_whether_the_cap_or_a_stop_ended_it() -> None:
 
 def test_the_leaderboard_table_escapes_names_and_shows_missing_rates() -> None:
     rows = [
-        {"rank": 1, "bot": "[red]Rồng[/red]", "rating": 31.5, "uncertainty": 2.25,
-         "conservative": 24.75, "rounds": 40, "win_rate": 0.625},
-        {"rank": 2, "bot": "new", "rating": 25.0, "uncertainty": 8.33,
-         "conservative": 0.01, "rounds": 0, "win_rate": None},
-    ]  # fmt: skip
+        LeaderboardRow(1, "[red]Rồng[/red]", "1", 31.5, 2.25, 24.75, 40, 25, 0, 15, 0.625),
+        LeaderboardRow(2, "new", "1", 25.0, 8.33, 0.01, 0, 0, 0, 0, None),
+    ]
     text = _text([leaderboard_table(rows, "leaderboard (out)")], width=90)
     assert "[red]Rồng[/red]" in text and "62.5%" in text
     line = next(ln for ln in text.splitlines() if " new " in ln)

@@ -1,0 +1,232 @@
+"""A tournament's standings and its audit record: ``standings.json``, ``standings.csv``, the ledger's runs.
+
+:func:`judge.tournament.standings.standings` ranks the teams into
+:class:`StandingRow` s; the runner adds a :class:`StandingsAudit` (how the
+tournament was played, so that a published result can be checked later), made
+from the ledger's :class:`LedgerRun` s.  Only ``to_json``/``from_json`` know the
+files' keys; the files are those the judge has always written (the golden
+files in ``tests/tournament/golden`` hold them byte for byte):
+
+* ``standings.json`` is the audit's keys, then ``"standings"``: the rows.
+  Judge 0.1.0 wrote the rows alone (a list); :meth:`Standings.from_json` reads both.
+* a ledger's ``runs`` (its ``meta`` table) is a list of :class:`LedgerRun`
+  objects, written with sorted keys; ledgers of 0.1.0 have none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from judge.records.fields import Json, RecordError, is_int
+
+#: The columns of standings.json's rows and of standings.csv, in order.
+COLUMNS = ("rank", "team", "points", "rounds_won", "draws", "losses", "gold")
+
+
+@dataclass(frozen=True)
+class StandingRow:
+    """One team's line of the standings (ruling R18 orders them; ``rank`` is the position).
+
+    ``rounds_won + draws + losses`` is the number of rounds the team played;
+    ``draws`` counts every drawn round, a 0-point draw (no gold) included.
+    """
+
+    rank: int
+    team: str
+    points: int
+    rounds_won: int
+    draws: int
+    losses: int
+    gold: int
+
+    def to_json(self) -> Json:
+        return {
+            "rank": self.rank,
+            "team": self.team,
+            "points": self.points,
+            "rounds_won": self.rounds_won,
+            "draws": self.draws,
+            "losses": self.losses,
+            "gold": self.gold,
+        }
+
+    @classmethod
+    def from_json(cls, d: Any) -> StandingRow:
+        if not isinstance(d, dict):
+            raise RecordError(f"a standings row must be an object, not {d!r}")
+        if not isinstance(d.get("team"), str):
+            raise RecordError(f"a standings row's 'team' must be text, not {d.get('team')!r}")
+        for key in ("rank", "points", "rounds_won", "draws", "losses", "gold"):
+            if not is_int(d.get(key)):
+                raise RecordError(f"{d['team']!r}: {key!r} must be a whole number")
+        return cls(
+            d["rank"], d["team"], d["points"], d["rounds_won"], d["draws"], d["losses"], d["gold"]
+        )
+
+
+def _texts(v: Any) -> tuple[str, ...]:
+    return tuple(x for x in v if isinstance(x, str)) if isinstance(v, list) else ()
+
+
+@dataclass(frozen=True)
+class LedgerRun:
+    """One start or resume of a tournament, as its ledger records it before any round is played.
+
+    Read leniently (a value of the wrong type reads as its default), since
+    the audit only reports what the ledger says.
+    """
+
+    started_at: str
+    judge_version: str
+    unsandboxed: bool  # some sandbox protection was off
+    unsandboxed_option: bool  # --unsandboxed was given
+    protections_off: tuple[str, ...]
+    programs: Mapping[str, str]  # team -> program hash (judge.programs.tree_hash)
+    jobs: int | None
+    cluster: str | None = None  # the --cluster address, when played on one
+
+    def to_json(self) -> Json:
+        """The ledger's object: keys sorted, as the ledger has always stored them."""
+        d: Json = {
+            "jobs": self.jobs,
+            "judge_version": self.judge_version,
+            "programs": dict(sorted(self.programs.items())),
+            "protections_off": list(self.protections_off),
+            "started_at": self.started_at,
+            "unsandboxed": self.unsandboxed,
+            "unsandboxed_option": self.unsandboxed_option,
+        }
+        if self.cluster is not None:
+            d["cluster"] = self.cluster
+        return dict(sorted(d.items()))
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> LedgerRun:
+        programs = d.get("programs")
+        cluster = d.get("cluster")
+        return cls(
+            started_at=str(d.get("started_at") or ""),
+            judge_version=str(d.get("judge_version") or ""),
+            unsandboxed=bool(d.get("unsandboxed")),
+            unsandboxed_option=bool(d.get("unsandboxed_option")),
+            protections_off=_texts(d.get("protections_off")),
+            programs=(
+                {str(k): str(v) for k, v in programs.items()} if isinstance(programs, dict) else {}
+            ),
+            jobs=d["jobs"] if is_int(d.get("jobs")) else None,
+            cluster=cluster if isinstance(cluster, str) else None,
+        )
+
+
+@dataclass(frozen=True)
+class TeamProgram:
+    """A team's program as the standings record it: the bot argument and its hash."""
+
+    bot: str
+    sha256: str
+
+
+@dataclass(frozen=True)
+class StandingsAudit:
+    """What standings.json records so that a result can be checked later.
+
+    The seed, when the standings were written and the tournament started, the
+    judge's version, the configuration's hash, each team's program hash, the
+    teams whose program changed between runs, and how isolated the bots were
+    in every run (from the ledger).
+    """
+
+    seed: int
+    date: str
+    started_at: str | None
+    judge_version: str
+    config_hash: str
+    programs: Mapping[str, TeamProgram]  # in the configuration's team order
+    programs_changed_between_runs: tuple[str, ...]
+    unsandboxed: bool
+    protections_off: tuple[str, ...]
+    runs: tuple[LedgerRun, ...]
+
+    @classmethod
+    def of_runs(
+        cls,
+        runs: Sequence[LedgerRun],
+        programs: Mapping[str, TeamProgram],
+        **head: Any,
+    ) -> StandingsAudit:
+        """The audit of a tournament played in ``runs`` by ``programs`` (today's hashes)."""
+        changed = {
+            team
+            for r in runs
+            for team, digest in r.programs.items()
+            if digest != (programs[team].sha256 if team in programs else None)
+        }
+        return cls(
+            **head,
+            programs=programs,
+            programs_changed_between_runs=tuple(sorted(changed)),
+            unsandboxed=any(r.unsandboxed for r in runs),
+            protections_off=tuple(sorted({p for r in runs for p in r.protections_off})),
+            runs=tuple(runs),
+        )
+
+    def to_json(self) -> Json:
+        return {
+            "seed": self.seed,
+            "date": self.date,
+            "started_at": self.started_at,
+            "judge_version": self.judge_version,
+            "config_hash": self.config_hash,
+            "programs": {t: {"bot": p.bot, "sha256": p.sha256} for t, p in self.programs.items()},
+            "programs_changed_between_runs": list(self.programs_changed_between_runs),
+            "unsandboxed": self.unsandboxed,
+            "protections_off": list(self.protections_off),
+            "runs": [r.to_json() for r in self.runs],
+        }
+
+    @classmethod
+    def from_json(cls, d: Mapping[str, Any]) -> StandingsAudit:
+        try:
+            programs = {
+                str(t): TeamProgram(str(p["bot"]), str(p["sha256"]))
+                for t, p in d["programs"].items()
+            }
+            return cls(
+                seed=int(d["seed"]),
+                date=str(d["date"]),
+                started_at=None if d.get("started_at") is None else str(d["started_at"]),
+                judge_version=str(d["judge_version"]),
+                config_hash=str(d["config_hash"]),
+                programs=programs,
+                programs_changed_between_runs=_texts(d.get("programs_changed_between_runs")),
+                unsandboxed=bool(d.get("unsandboxed")),
+                protections_off=_texts(d.get("protections_off")),
+                runs=tuple(
+                    LedgerRun.from_json(r) for r in d.get("runs") or [] if isinstance(r, dict)
+                ),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise RecordError(f"standings.json: a bad audit record ({exc!r})") from None
+
+
+@dataclass(frozen=True)
+class Standings:
+    """standings.json: the audit record (None in files of 0.1.0) and the rows, best first."""
+
+    rows: tuple[StandingRow, ...]
+    audit: StandingsAudit | None = None
+
+    def to_json(self) -> Json:
+        head = self.audit.to_json() if self.audit is not None else {}
+        return {**head, "standings": [r.to_json() for r in self.rows]}
+
+    @classmethod
+    def from_json(cls, data: Any) -> Standings:
+        if isinstance(data, list):  # judge 0.1.0: the rows alone
+            return cls(tuple(StandingRow.from_json(r) for r in data))
+        if not isinstance(data, dict) or not isinstance(data.get("standings"), list):
+            raise RecordError("standings.json must be an object with a 'standings' list")
+        audit = StandingsAudit.from_json(data) if "config_hash" in data else None
+        return cls(tuple(StandingRow.from_json(r) for r in data["standings"]), audit)
