@@ -471,7 +471,7 @@ def test_a_league_on_the_cluster_matches_the_local_one(cluster: DaskProcs, work:
             boards.append(league.leaderboard())
         finally:
             league.close()
-    assert boards[0] == boards[1] and sum(r["rounds"] for r in boards[0]) == 16
+    assert boards[0] == boards[1] and sum(r.rounds for r in boards[0]) == 16
 
 
 def test_a_build_that_fails_on_the_workers_is_that_bots_failure(
