@@ -215,7 +215,12 @@ def _is_system_dir(folder: Path) -> bool:
 
 def _load_yaml(file: Path, spec: str) -> Json:
     try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+        loader = yaml.SafeLoader(file.read_text(encoding="utf-8"))
+        loader.name = str(file)  # errors name the file, not "<unicode string>"
+        try:
+            data = loader.get_single_data()
+        finally:
+            loader.dispose()
     except (OSError, UnicodeDecodeError) as exc:
         raise BotError(f"bot {spec!r}: cannot read {file}: {exc}") from None
     except yaml.YAMLError as exc:
@@ -303,7 +308,8 @@ def _check_command(folder: Path, command: tuple[str, ...], spec: str, unbuilt: s
         if named_file:
             raise BotError(
                 f"bot {spec!r}: the command in {folder / BOT_FILE} names {tok!r}, which is not "
-                f"in the bot's folder {folder}; {bundled.did_you_mean(tok, files)}"
+                f"in the bot's folder {folder}; "
+                f"{bundled.did_you_mean(tok, [f for f in files if f != BOT_FILE])}"
                 f"the folder holds: {', '.join(files) or '(nothing)'}"
             )
         if i == 0 and shutil.which(tok) is None:

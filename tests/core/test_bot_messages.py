@@ -34,6 +34,20 @@ def test_a_bot_yaml_syntax_error_is_shown_intact(tmp_path: Path, capsys: Any) ->
     msg = capsys.readouterr().err
     assert "command: [python3, bot.py" in msg  # rich must not eat "[python3, bot.py" as markup
     assert "expected ',' or ']', but got '<stream end>'" in msg
+    # The error names the student's file (not PyYAML's "<unicode string>").
+    assert str(bot / "bot.yaml") in msg and "<unicode string>" not in msg
+
+
+def test_a_missing_command_file_is_never_guessed_to_be_bot_yaml(tmp_path: Path) -> None:
+    """``mybot.py`` is close to ``bot.yaml`` by spelling, but bot.yaml is never the program."""
+    folder = tmp_path / "only_yaml"
+    folder.mkdir()
+    (folder / "bot.yaml").write_text("command: [python3, mybot.py]\n")
+    with pytest.raises(BotError) as info:
+        resolve_bot(str(folder))
+    msg = str(info.value)
+    assert "names 'mybot.py'" in msg and "did you mean" not in msg
+    assert "the folder holds: bot.yaml" in msg
 
 
 def test_rich_markup_in_a_path_is_shown_as_typed(tmp_path: Path, capsys: Any) -> None:
