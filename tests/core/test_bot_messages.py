@@ -85,6 +85,34 @@ def test_a_single_file_bot_copies_that_file_only(tmp_path: Path) -> None:
     assert spec.argv_for(Path("/seat/prog")) == ["/seat/prog/my_bot.py"]
 
 
+def test_a_lone_exe_is_copied_with_its_dlls_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An .exe in a project folder that has played many matches: not refused, not copied whole."""
+    monkeypatch.setattr("judge.bots._check_windows", lambda exe, spec: None)  # no wine needed
+    project = tmp_path / "Đội Hải Âu"
+    project.mkdir()
+    (project / "bot.exe").write_bytes(b"MZ not really")
+    (project / "helper.DLL").write_bytes(b"MZ a library")
+    (project / "notes.txt").write_text("mine\n")
+    matches = project / "matches"
+    matches.mkdir()
+    for i in range(2500):
+        (matches / f"f{i}").write_bytes(b"")
+    spec = resolve_bot(str(project / "bot.exe"))
+    assert spec.program_dir is not None and spec.program_dir != project
+    assert sorted(p.name for p in spec.program_dir.iterdir()) == ["bot.exe", "helper.DLL"]
+    assert spec.home == project and spec.name == "bot"
+    assert spec.argv_for(Path("/seat/prog")) == ["/seat/prog/bot.exe"]
+    alone = resolve_bot(str(project / "bot.exe"))
+    assert alone.digest == spec.digest  # the same files, the same fingerprint
+    (project / "helper.DLL").unlink()
+    without = resolve_bot(str(project / "bot.exe"))
+    assert without.program_dir is not None
+    assert sorted(p.name for p in without.program_dir.iterdir()) == ["bot.exe"]
+    assert without.digest != spec.digest  # the DLLs are part of the program
+
+
 def test_a_command_naming_a_missing_file(tmp_path: Path) -> None:
     folder = tmp_path / "typo"
     folder.mkdir()
