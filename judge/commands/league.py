@@ -137,8 +137,14 @@ def run(args: argparse.Namespace) -> int:
         code = exit_code(caught[0] if caught else None)
         return fail("league", f"stopped after {report.rounds} rounds; finish with --resume", code)
     console.print(
-        f"{report.pairs} pairs ({report.rounds} rounds) played; leaderboard.csv, "
+        f"{_count(report.pairs, 'pair')} ({_count(report.rounds, 'round')}) played; "
+        "leaderboard.csv, "
         f"leaderboard.json and index.html in {escape(str(out))}",
         highlight=False,
     )
     return 3 if report.aborted else 0
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 pair``, ``2 pairs``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"

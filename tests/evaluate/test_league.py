@@ -266,6 +266,7 @@ def test_real_league_of_bundled_and_weakened_bots_finds_their_order(
     assert main(["league", str(f), "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "leaderboard" in out and "conservative" in out
+    assert "8 pairs (16 rounds) played" in out
     data = json.loads((tmp_path / "lg" / "leaderboard.json").read_text())["leaderboard"]
     assert [r["bot"] for r in data] == ["greedy", "half", "random"]
     assert sum(r["rounds"] for r in data) == 32
@@ -274,7 +275,8 @@ def test_real_league_of_bundled_and_weakened_bots_finds_their_order(
     # a second run plays on from the same ratings; a new version of 'half' starts fresh
     (weak / "mix.txt").write_text("0.6\n")
     assert main(["league", str(f), "--pairs", "1"]) == 0
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert "replaced: half (version" in err
+    assert "1 pair (2 rounds) played" in out
     assert main(["league", str(f), "--resume"]) == 2
     assert "no stopped run" in capsys.readouterr().err
