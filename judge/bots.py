@@ -49,8 +49,6 @@ from judge.sandbox.wine import find_wine, refusal, windows_target
 
 BOT_FILE = "bot.yaml"
 BUILD_TIMEOUT_S = 300
-#: Folders copied for a bot given as a bare executable must stay small.
-MAX_COPY_FILES = 2000
 
 _KNOWN_KEYS = {"name", "command", "build", "description"}
 #: Command words that look like a file of the bot (checked to exist in its folder).
@@ -182,24 +180,17 @@ def _from_executable(path: Path, spec: str) -> BotSpec:
     digest = programs.file_hash(path)
     if _is_system_dir(folder):
         return BotSpec(name, spec, None, (str(path),), digest=digest)
-    if not windows:
-        # A single-file program: each seat gets a copy of that file alone, not of its
-        # folder (a project folder may hold matches/ with thousands of files).  A
-        # Windows program keeps its folder: it may load DLLs that stand beside it.
-        try:
-            staged = programs.stage_file(path)
-        except OSError as exc:
-            raise BotError(f"bot {spec!r}: cannot copy {path}: {exc}") from None
-        return BotSpec(name, spec, staged, command, home=folder, digest=digest)
-    count = 0
-    for _root, dirs, files in os.walk(folder):
-        count += len(files) + len(dirs)
-        if count > MAX_COPY_FILES:
-            raise BotError(
-                f"bot {spec!r}: its folder {folder} holds more than {MAX_COPY_FILES} files; "
-                "each seat gets a private copy of it, so put the bot in a folder of its own"
-            )
-    return BotSpec(name, spec, folder, command, home=folder, digest=digest)
+    # A single-file program: each seat gets a copy of that file alone, not of its
+    # folder (a project folder may hold matches/ with thousands of files).  A Windows
+    # program also gets the DLLs that stand beside it (Windows looks there first).
+    dlls = [p for p in folder.iterdir() if p.suffix.lower() == ".dll" and p.is_file()] if windows else []  # fmt: skip
+    try:
+        staged = programs.stage_file(path, dlls)
+    except OSError as exc:
+        raise BotError(f"bot {spec!r}: cannot copy {path}: {exc}") from None
+    if dlls:
+        digest = programs.tree_hash(staged)  # the program is the .exe and its DLLs
+    return BotSpec(name, spec, staged, command, home=folder, digest=digest)
 
 
 def _check_windows(exe: Path, spec: str) -> None:
@@ -215,7 +206,12 @@ def _is_system_dir(folder: Path) -> bool:
 
 def _load_yaml(file: Path, spec: str) -> Json:
     try:
-        data = yaml.safe_load(file.read_text(encoding="utf-8"))
+        loader = yaml.SafeLoader(file.read_text(encoding="utf-8"))
+        loader.name = str(file)  # errors name the file, not "<unicode string>"
+        try:
+            data = loader.get_single_data()
+        finally:
+            loader.dispose()
     except (OSError, UnicodeDecodeError) as exc:
         raise BotError(f"bot {spec!r}: cannot read {file}: {exc}") from None
     except yaml.YAMLError as exc:
@@ -303,7 +299,8 @@ def _check_command(folder: Path, command: tuple[str, ...], spec: str, unbuilt: s
         if named_file:
             raise BotError(
                 f"bot {spec!r}: the command in {folder / BOT_FILE} names {tok!r}, which is not "
-                f"in the bot's folder {folder}; {bundled.did_you_mean(tok, files)}"
+                f"in the bot's folder {folder}; "
+                f"{bundled.did_you_mean(tok, [f for f in files if f != BOT_FILE])}"
                 f"the folder holds: {', '.join(files) or '(nothing)'}"
             )
         if i == 0 and shutil.which(tok) is None:

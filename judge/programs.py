@@ -3,7 +3,8 @@
 * **A single-file bot** (``judge match ./my_bot.py ...``) is copied alone into
   a folder of its own, named by its content's hash, and that folder is what
   each seat gets a copy of: not the file's parent folder, which may be a
-  project folder holding ``matches/`` with thousands of files.
+  project folder holding ``matches/`` with thousands of files.  A Windows
+  ``.exe`` is copied likewise with the DLLs that stand beside it.
 * **A bot with a build step whose folder is read-only** (the bundled
   ``greedy_c`` of a ``pip install`` owned by root, used by a normal user) is
   built in a copy of its folder, also named by the content's hash.
@@ -100,15 +101,26 @@ def _publish(tmp: Path, final: Path) -> Path:
     return final
 
 
-def stage_file(path: Path) -> Path:
-    """A folder holding only ``path`` (its mode kept), named by the file's hash."""
+def stage_file(path: Path, extra: Iterable[Path] = ()) -> Path:
+    """A folder holding only ``path`` (and the ``extra`` files), modes kept, named by content.
+
+    ``extra``: files of the same folder that must stand beside it (a Windows
+    program's DLLs).  Without them the folder is named by the file's hash alone.
+    """
+    files = [path, *sorted(extra)]
     digest = file_hash(path)
+    if len(files) > 1:
+        h = hashlib.sha256()
+        for f in files:
+            h.update(f"{f.name}\0{file_hash(f)}\0".encode())
+        digest = h.hexdigest()
     final = cache_root() / f"file-{digest[:24]}"
-    if (final / path.name).is_file():
+    if all((final / f.name).is_file() for f in files):
         return final
     root = final.parent
     tmp = Path(tempfile.mkdtemp(prefix=".stage-", dir=root))
-    shutil.copy2(path, tmp / path.name)
+    for f in files:
+        shutil.copy2(f, tmp / f.name)
     os.chmod(tmp, 0o755)
     return _publish(tmp, final)
 

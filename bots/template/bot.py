@@ -112,17 +112,19 @@ def neighbours(m: int, n: int, cell: Cell) -> list:
     return out
 
 
-def distances(m: int, n: int, grid: list, shield: bool, start: Cell) -> dict:
+def distances(m: int, n: int, grid: list, shield: bool, start: Cell,
+              walls: set = frozenset()) -> dict:
     """Breadth-first search: {cell: number of moves from `start`}.
 
-    Reefs (D) are walls unless we carry a shield.  The other boat is not a
-    wall here (it moves); cells missing from the result cannot be reached.
+    Reefs (D) are walls unless we carry a shield, and so are the cells in
+    `walls`.  The other boat is not a wall unless it is in `walls` (it moves);
+    cells missing from the result cannot be reached.
     """
     dist = {start: 0}
     queue = [start]
     for cell in queue:                      # the list grows while we walk it
         for nxt in neighbours(m, n, cell):
-            if nxt in dist:
+            if nxt in dist or nxt in walls:
                 continue
             if grid[nxt[0] - 1][nxt[1] - 1] == "D" and not shield:
                 continue
@@ -202,7 +204,8 @@ def choose_move(m: int, n: int, k: int, me: Cell, opp: Cell | None,
     "Safe" cells are inside the map, not a reef (unless we carry a shield),
     not the other boat's cell and not a cell it can move to now (two boats on
     one cell both sink).  Each step brings us one move closer to the same
-    target; when the only such steps are unsafe we wait a turn, and we step
+    target; when the only such steps are unsafe we wait a turn (a second
+    turn blocked, we go round the other boat for other gold), and we step
     aside only when the other boat could hit us where we are.  We never step
     back to `prev` (where we were last turn) unless it is the only safe cell:
     so the boat does not walk back and forth between two cells.
@@ -225,6 +228,33 @@ def choose_move(m: int, n: int, k: int, me: Cell, opp: Cell | None,
                     best = c
         if best is not None:
             return best, target
+    if target is not None and prev == me:
+        # We waited last turn and the way is still unsafe: the other boat is
+        # in it (two starter bots facing each other would wait for ever).  Go
+        # for the best gold we can reach without passing next to it.
+        walls = danger - {me}
+        detour = choose_target(m, n, k, grid,
+                               distances(m, n, grid, shield, me, walls), None)
+        if detour is not None:
+            way = distances(m, n, grid, shield, detour, walls)
+            best = None                     # the richer step; ties: the first
+            for c in neighbours(m, n, me):
+                if way.get(c) == way[me] - 1:
+                    if best is None or gold_at(grid, c) > gold_at(grid, best):
+                        best = c
+            if best is not None:
+                return best, detour
+        # No way round: the gold left is past the other boat.  Of two boats
+        # that wait for each other, the one lower down (then further right)
+        # goes on; the other keeps waiting, so two starter bots never meet.
+        if opp is not None and me > opp:
+            best = None
+            for c in neighbours(m, n, me):
+                if back.get(c) == back[me] - 1 and c != opp:
+                    if best is None or gold_at(grid, c) > gold_at(grid, best):
+                        best = c
+            if best is not None:
+                return best, target
     if me not in danger:
         return me, target                   # blocked for now, or no gold left: wait
     # The other boat can reach our cell: step aside, not back where we came

@@ -109,9 +109,10 @@ static int gold_at(const Game &g, Cell c) { return g.at(c) > 0 ? g.at(c) : 0; }
 
 using Dist = std::vector<std::vector<int>>;          // moves from the start; -1: unreachable
 
-// Breadth-first search from `start`: reefs are walls unless we carry a shield.
-// The other boat is not a wall here (it moves).
-static Dist distances(const Game &g, Cell start) {
+// Breadth-first search from `start`: reefs are walls unless we carry a shield,
+// and so are the cells in `walls`.  The other boat is not a wall unless it is
+// in `walls` (it moves).
+static Dist distances(const Game &g, Cell start, const std::vector<Cell> &walls = {}) {
     Dist dist(g.m + 1, std::vector<int>(g.n + 1, -1));
     std::vector<Cell> queue{start};
     dist[start.first][start.second] = 0;
@@ -119,6 +120,7 @@ static Dist distances(const Game &g, Cell start) {
         Cell c = queue[q];
         for (Cell x : neighbours(g, c)) {
             if (dist[x.first][x.second] >= 0) continue;
+            if (std::find(walls.begin(), walls.end(), x) != walls.end()) continue;
             if (g.at(x) == REEF && !g.shield) continue;
             dist[x.first][x.second] = dist[c.first][c.second] + 1;
             queue.push_back(x);
@@ -178,7 +180,8 @@ static Cell choose_target(const Game &g, const Dist &dist, Cell kept) {
 // One step along a shortest path to the target gold (see the Python starter):
 // safe = inside, not a reef unless shielded, not the other boat's cell nor one
 // it can move to now.  Never back to `prev` (last turn's cell) unless it is the
-// only safe cell.  Returns the move; `target` is updated.
+// only safe cell.  Blocked a second turn: round the other boat, for other gold.
+// Returns the move; `target` is updated.
 static Cell choose_move(const Game &g, Cell &target, Cell prev) {
     std::vector<Cell> danger;
     if (g.opp != NONE) {
@@ -206,6 +209,36 @@ static Cell choose_move(const Game &g, Cell &target, Cell prev) {
             if (best == NONE || gold_at(g, c) > gold_at(g, best)) best = c;
         }
         if (best != NONE) return best;
+    }
+    if (target != NONE && prev == g.me) {
+        // We waited last turn and the way is still unsafe: the other boat is in
+        // it (two starter bots facing each other would wait for ever).  Go for
+        // the best gold we can reach without passing next to it.
+        std::vector<Cell> walls;
+        for (const Cell &x : danger) if (x != g.me) walls.push_back(x);
+        Cell detour = choose_target(g, distances(g, g.me, walls), NONE);
+        if (detour != NONE) {
+            Dist way = distances(g, detour, walls);
+            int here = way[g.me.first][g.me.second];
+            Cell best = NONE;                        // the richer step; ties: the first
+            for (Cell c : neighbours(g, g.me)) {
+                if (way[c.first][c.second] != here - 1) continue;
+                if (best == NONE || gold_at(g, c) > gold_at(g, best)) best = c;
+            }
+            if (best != NONE) { target = detour; return best; }
+        }
+        // No way round: the gold left is past the other boat.  Of two boats that
+        // wait for each other, the one lower down (then further right) goes on;
+        // the other keeps waiting, so two starter bots never meet.
+        if (g.opp != NONE && g.me > g.opp) {
+            int here = back[g.me.first][g.me.second];
+            Cell best = NONE;
+            for (Cell c : neighbours(g, g.me)) {
+                if (back[c.first][c.second] != here - 1 || c == g.opp) continue;
+                if (best == NONE || gold_at(g, c) > gold_at(g, best)) best = c;
+            }
+            if (best != NONE) return best;
+        }
     }
     if (!risky(g.me)) return g.me;                   // blocked for now, or no gold left: wait
     Cell best = NONE;                                // the other boat can hit us: step aside

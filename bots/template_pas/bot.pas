@@ -146,9 +146,23 @@ begin
   Passable := HasShield or (Grid[c.i, c.j] <> REEF);
 end;
 
+{ Whether the other boat is on c or can move to it now (two boats on one cell
+  both sink). }
+function Risky(const c: TCell): boolean;
+var
+  e: integer;
+begin
+  Risky := false;
+  if Opp.i = 0 then exit;
+  if SameCell(c, Opp) then Risky := true;
+  for e := 0 to 3 do
+    if SameCell(c, MakeCell(Opp.i + DI[e], Opp.j + DJ[e])) then Risky := true;
+end;
+
 { Breadth-first search from start: reefs are walls unless we carry a shield;
-  the other boat is not a wall here (it moves); -1 = unreachable. }
-procedure Distances(const start: TCell; var dist: TDist);
+  with aside, so are the cells the other boat can reach now (but ours); else
+  the other boat is not a wall (it moves); -1 = unreachable. }
+procedure Distances(const start: TCell; var dist: TDist; aside: boolean);
 var
   queue: array[1..MAXN * MAXN] of TCell;
   head, tail, d: integer;
@@ -171,6 +185,7 @@ begin
       if not Inside(x) then continue;
       if dist[x.i, x.j] >= 0 then continue;
       if not Passable(x) then continue;
+      if aside and Risky(x) and not SameCell(x, Me) then continue;
       dist[x.i, x.j] := dist[c.i, c.j] + 1;
       Inc(tail);
       queue[tail] := x;
@@ -257,17 +272,6 @@ begin
   ChooseTarget := best;
 end;
 
-function Risky(const c: TCell): boolean;
-var
-  e: integer;
-begin
-  Risky := false;
-  if Opp.i = 0 then exit;
-  if SameCell(c, Opp) then Risky := true;
-  for e := 0 to 3 do
-    if SameCell(c, MakeCell(Opp.i + DI[e], Opp.j + DJ[e])) then Risky := true;
-end;
-
 function Safe(const c: TCell): boolean;
 begin
   Safe := not Risky(c) and Passable(c);
@@ -276,12 +280,13 @@ end;
 { One step along a shortest path to the target gold (see the Python starter):
   safe = inside, not a reef unless shielded, not the other boat's cell nor one
   it can move to now.  Never back to prev (last turn's cell) unless it is the
-  only safe cell.  Target is updated. }
+  only safe cell.  Blocked a second turn: round the other boat, for other gold.
+  Target is updated. }
 function ChooseMove(var target: TCell; const prev: TCell): TCell;
 var
-  dist, back: TDist;
+  dist, back, way: TDist;
   d, here, r, s: integer;
-  c, best: TCell;
+  c, best, detour: TCell;
   cp, bp: boolean;
 
   function ToTarget(const x: TCell): integer;   { moves to the target; M*N if none }
@@ -291,14 +296,14 @@ var
   end;
 
 begin
-  Distances(Me, dist);
+  Distances(Me, dist, false);
   target := ChooseTarget(dist, target);
   for r := 1 to MAXN do
     for s := 1 to MAXN do
       back[r, s] := -1;
   if target.i > 0 then
   begin
-    Distances(target, back);
+    Distances(target, back, false);
     here := back[Me.i, Me.j];
     best := MakeCell(0, 0);
     for d := 0 to 3 do
@@ -312,6 +317,51 @@ begin
     begin
       ChooseMove := best;
       exit;
+    end;
+  end;
+  if (target.i > 0) and SameCell(prev, Me) then
+  begin
+    { We waited last turn and the way is still unsafe: the other boat is in it
+      (two starter bots facing each other would wait for ever).  Go for the
+      best gold we can reach without passing next to it. }
+    Distances(Me, dist, true);
+    detour := ChooseTarget(dist, MakeCell(0, 0));
+    if detour.i > 0 then
+    begin
+      Distances(detour, way, true);
+      here := way[Me.i, Me.j];
+      best := MakeCell(0, 0);               { the richer step; ties: the first }
+      for d := 0 to 3 do
+      begin
+        c := MakeCell(Me.i + DI[d], Me.j + DJ[d]);
+        if not Inside(c) or (way[c.i, c.j] <> here - 1) then continue;
+        if (best.i = 0) or (GoldAt(c) > GoldAt(best)) then best := c;
+      end;
+      if best.i > 0 then
+      begin
+        target := detour;
+        ChooseMove := best;
+        exit;
+      end;
+    end;
+    { No way round: the gold left is past the other boat.  Of two boats that
+      wait for each other, the one lower down (then further right) goes on; the
+      other keeps waiting, so two starter bots never meet. }
+    if (Opp.i > 0) and ((Me.i > Opp.i) or ((Me.i = Opp.i) and (Me.j > Opp.j))) then
+    begin
+      here := back[Me.i, Me.j];
+      best := MakeCell(0, 0);
+      for d := 0 to 3 do
+      begin
+        c := MakeCell(Me.i + DI[d], Me.j + DJ[d]);
+        if not Inside(c) or (back[c.i, c.j] <> here - 1) or SameCell(c, Opp) then continue;
+        if (best.i = 0) or (GoldAt(c) > GoldAt(best)) then best := c;
+      end;
+      if best.i > 0 then
+      begin
+        ChooseMove := best;
+        exit;
+      end;
     end;
   end;
   if not Risky(Me) then

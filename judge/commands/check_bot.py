@@ -10,6 +10,7 @@ from judge.commands.options import (
     add_limit_options,
     fail,
     limits_from,
+    make_console,
     open_sandbox,
 )
 
@@ -80,15 +81,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from rich.console import Console
-
     from judge.bots import resolve_bot
     from judge.checkbot.report import as_json
     from judge.checkbot.trials import SituationResult, check_bot, passed
     from judge.sandbox import ProgramUnreachable
     from judge.views.checkreport import print_report
 
-    err = Console(stderr=True)
+    err = make_console(stderr=True)
     limits = limits_from(args, needs_time_limit="check-bot always measures against a limit")
     bot = resolve_bot(args.bot, args.bots_dir)
     sandbox = open_sandbox()
@@ -107,6 +106,6 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(as_json(bot, results, limits, args.strict, isolation), indent=2))
     else:
-        print_report(Console(), bot, results, limits, args.strict, args.show_input)
+        print_report(make_console(), bot, results, limits, args.strict, args.show_input)
     sys.stdout.flush()
     return 0 if passed(results, args.strict) else 1

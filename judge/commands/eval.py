@@ -17,6 +17,7 @@ from judge.commands.options import (
     fail,
     jobs_from,
     limits_from,
+    make_console,
     open_sandbox,
 )
 from judge.settings import DEFAULT_SIZES
@@ -290,8 +291,6 @@ def run(args: argparse.Namespace) -> int:
     import tempfile
     import threading
 
-    from rich.console import Console
-
     from judge import atomic
     from judge.commands.signals import exit_code, stop_on_signals
     from judge.evalbook import BOOK_FILE, format_book
@@ -299,7 +298,7 @@ def run(args: argparse.Namespace) -> int:
     from judge.views.evalreport import EvalProgress, render, sprt_line
     from judge.views.tables import print_item
 
-    err = Console(stderr=True)
+    err = make_console(stderr=True)
     req = _request(args)
     tmp: tempfile.TemporaryDirectory[str] | None = None
     if args.out is not None:
@@ -338,7 +337,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(summary.to_json(), indent=2))
     else:
-        console = Console()
+        console = make_console()
         for item in render(summary):
             print_item(console, item)
         if args.out is not None:

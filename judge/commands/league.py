@@ -6,7 +6,14 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judge.commands.options import add_cores_option, cores_line, fail, jobs_from, open_sandbox
+from judge.commands.options import (
+    add_cores_option,
+    cores_line,
+    fail,
+    jobs_from,
+    make_console,
+    open_sandbox,
+)
 
 if TYPE_CHECKING:
     from judge.league.run import RunReport
@@ -79,7 +86,6 @@ def run(args: argparse.Namespace) -> int:
     import threading
     from dataclasses import replace
 
-    from rich.console import Console
     from rich.markup import escape
 
     from judge.commands.signals import exit_code, stop_on_signals
@@ -88,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
     from judge.sandbox import Limits
     from judge.views.league import leaderboard_table, write_index
 
-    err, console = Console(stderr=True), Console()
+    err, console = make_console(stderr=True), make_console()
     cfg = load_league(args.config, build=False if args.cluster else None)
     if args.pairs is not None and not PAIRS.holds(args.pairs):
         return fail("league", f"--pairs {args.pairs}: give 1 to {PAIRS.high} pairs", 2)
@@ -131,8 +137,14 @@ def run(args: argparse.Namespace) -> int:
         code = exit_code(caught[0] if caught else None)
         return fail("league", f"stopped after {report.rounds} rounds; finish with --resume", code)
     console.print(
-        f"{report.pairs} pairs ({report.rounds} rounds) played; leaderboard.csv, "
+        f"{_count(report.pairs, 'pair')} ({_count(report.rounds, 'round')}) played; "
+        "leaderboard.csv, "
         f"leaderboard.json and index.html in {escape(str(out))}",
         highlight=False,
     )
     return 3 if report.aborted else 0
+
+
+def _count(n: int, noun: str) -> str:
+    """``1 pair``, ``2 pairs``."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -12,6 +12,7 @@ from judge.commands.options import (
     cores_line,
     fail,
     limits_from,
+    make_console,
     open_sandbox,
 )
 from judge.errors import UsageError
@@ -96,7 +97,6 @@ def run(args: argparse.Namespace) -> int:
     import secrets
     import threading
 
-    from rich.console import Console
     from rich.text import Text
 
     from judge.bots import resolve_bot
@@ -108,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
     from judge.sandbox import ProgramUnreachable
     from judge.views.matchview import header, observers, result_line, summary
 
-    console = Console()
+    console = make_console()
     if args.turns is not None and not (
         MIN_TURNS <= args.turns <= MAX_TURNS and args.turns % 2 == 0
     ):

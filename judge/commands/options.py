@@ -16,6 +16,8 @@ from judge.errors import SandboxUnavailable, UsageError
 from judge.settings import JOBS, MEMORY_LIMIT_MB, TIME_LIMIT_S
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from judge.sandbox import Sandbox
     from judge.sandbox.types import Limits
 
@@ -116,16 +118,37 @@ def cores_line(sandbox: object) -> str:
     return f"programs: {cores.describe()}" if cores is not None else ""
 
 
+#: Columns for output that goes to a pipe or a file, where there is no terminal to fit.
+PIPE_WIDTH = 160
+
+
+def make_console(stderr: bool = False, **options: Any) -> Console:
+    """The rich console a command prints on (stdout, or stderr).
+
+    On a terminal it fits the terminal.  Piped or redirected (``| tee log``,
+    a CI log, ``> out.txt``) there is nothing to fit, and rich's default of 80
+    columns cut progress bars and wrapped lines in the middle of a team's
+    name: there the console has ``PIPE_WIDTH`` columns (unless ``COLUMNS``
+    says how many), so that a line stays whole for ``grep`` and for copying.
+    Tables still take only the width they need.
+    """
+    from rich.console import Console
+
+    console = Console(stderr=stderr, **options)
+    if not console.is_terminal and not os.environ.get("COLUMNS", "").strip().isdigit():
+        console.width = PIPE_WIDTH
+    return console
+
+
 def fail(command: str, message: str, code: int) -> int:
     """Say why ``judge COMMAND`` failed, on stderr (the message is text, never markup).
 
     Returns ``code`` so a command can ``return fail(...)``; :func:`judge.cli.main`
     calls it for every :class:`~judge.errors.JudgeError` a command raises.
     """
-    from rich.console import Console
     from rich.markup import escape
 
-    err = Console(stderr=True)
+    err = make_console(stderr=True)
     # soft_wrap: a path or a command in the message must stay whole, to be copied
     err.print(f"[bold red]judge {command}:[/] {escape(message)}", highlight=False, soft_wrap=True)
     sys.stderr.flush()

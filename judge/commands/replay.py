@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from judge.commands.options import fail
+from judge.commands.options import fail, make_console
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -72,13 +72,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, read_line: ReadLine | None = None) -> int:
-    from rich.console import Console
 
     from judge.views.live import stdin_line
     from judge.views.replayfile import load
     from judge.views.replayterm import is_tournament, list_matches, show, step
 
-    console = Console(highlight=False, markup=False)  # team names and paths may hold "[...]"
+    console = make_console(highlight=False, markup=False)  # team names and paths may hold "[...]"
     if args.html is not None and args.step:
         return fail("replay", "--html writes a file and --step is interactive: use one of them", 2)
     if args.html is None and is_tournament(args.path):

@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judge.commands.options import add_cores_option, fail, jobs_from
+from judge.commands.options import add_cores_option, fail, jobs_from, make_console
 from judge.settings import DEFAULT_CONFIG
 
 if TYPE_CHECKING:
@@ -138,8 +138,6 @@ def _resume_hint(args: argparse.Namespace, out: Path) -> str:
 def run(args: argparse.Namespace) -> int:
     import functools
 
-    from rich.console import Console
-
     from judge.commands.signals import stop_on_signals
     from judge.sandbox import CoreSpecError, Sandbox
     from judge.sandbox.cores import plan_cores, usable_cores
@@ -147,7 +145,7 @@ def run(args: argparse.Namespace) -> int:
     from judge.tournament.play import INDEX_HTML, Runner
     from judge.views.tournament import RunView, write_index
 
-    console = Console()
+    console = make_console()
     if args.jobs is not None:
         jobs_from(args.jobs)
     cfg = load_config(args.config, build=False if args.cluster else None)

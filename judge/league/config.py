@@ -24,6 +24,7 @@ file.  Relative paths are read from the file's folder.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 from dataclasses import dataclass
@@ -32,7 +33,8 @@ from typing import Any
 
 import yaml
 
-from judge.bots import BotError, BotSpec, build_output, resolve_bot
+from judge import bundled
+from judge.bots import BotError, BotSpec, bot_names, build_output, looks_like_path, resolve_bot
 from judge.evaluate import EvalError, Size, parse_sizes, parse_turns
 from judge.names import folder_name, name_problem, normalise
 from judge.records import Json
@@ -125,6 +127,26 @@ def _int(data: Json, key: str, default: int, bounds: Range, bad: list[str]) -> i
     return v
 
 
+def _resolve(bot: str, folder: Path, bots_dir: Path, build: bool) -> BotSpec:
+    """A league file's ``bot:``: a path (relative to the file), else a name in ``bots_dir``
+    then among the bundled bots; never in the current folder, so the file means the same
+    from any folder."""
+    path = folder / bot
+    if looks_like_path(bot) or path.exists():
+        return resolve_bot(str(path), build=build)
+    folders = [d for d in (bots_dir, bundled.bundled_dir(bundled.BOTS)) if d is not None and d.is_dir()]  # fmt: skip
+    for d in folders:
+        if (d / bot).exists():
+            return dataclasses.replace(resolve_bot(str(d / bot), build=build), source=bot)
+    names = bot_names(folders)
+    raise BotError(
+        f"bot {bot!r}: no such bot; {bundled.did_you_mean(bot, names)}the bots are: "
+        f"{', '.join(names) or '(none)'} (looked up in {bundled.describe(folders, bundled.BOTS)}, "
+        f"and as the path {path}); give a name in bots_dir or the path of a bot folder or "
+        "program, relative to the league file"
+    )
+
+
 def _bots(data: Json, folder: Path, bots_dir: Path, default_policy: str, bad: list[str], build: bool = True) -> list[LeagueBot]:  # fmt: skip
     raw = data.get("bots")
     if not isinstance(raw, list) or len(raw) < 2:
@@ -142,7 +164,8 @@ def _bots(data: Json, folder: Path, bots_dir: Path, default_policy: str, bad: li
             continue
         for k in entry:
             if k not in BOT_KEYS:
-                bad.append(f"{where}: unknown key {k!r} (keys: {', '.join(BOT_KEYS)})")
+                guess = bundled.did_you_mean(str(k), BOT_KEYS)
+                bad.append(f"{where}: unknown key {k!r}; {guess}keys: {', '.join(BOT_KEYS)}")
         name = entry.get("name")
         problem = name_problem(name) if isinstance(name, str) else "give a name"
         if problem is not None:
@@ -170,10 +193,8 @@ def _bots(data: Json, folder: Path, bots_dir: Path, default_policy: str, bad: li
         if not isinstance(bot, str) or not bot:
             bad.append(f"{where}.bot: give a bots/ name or a path")
             continue
-        path = folder / bot
-        spec_text = str(path) if (os.sep in bot or path.exists()) else bot
         try:
-            spec = resolve_bot(spec_text, bots_dir, build=build)
+            spec = _resolve(bot, folder, bots_dir, build)
         except BotError as exc:
             bad.append(f"{where}.bot: {exc}")
             continue
@@ -206,7 +227,8 @@ def load_league(path: Path | str, build: bool | None = None) -> LeagueConfig:
     bad: list[str] = []
     for k in data:
         if k not in KEYS:
-            bad.append(f"unknown key {k!r}; keys: " + "; ".join(f"{n} ({w})" for n, w in KEYS.items()))  # fmt: skip
+            guess = bundled.did_you_mean(str(k), KEYS)
+            bad.append(f"unknown key {k!r}; {guess}keys: " + "; ".join(f"{n} ({w})" for n, w in KEYS.items()))  # fmt: skip
     folder = path.parent
     seed = data.get("seed")
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:

@@ -91,17 +91,17 @@ def render(summary: EvalSummary) -> list[RenderableType]:
     for label, fn in rows:
         bots.add_row(label, fn(summary.a), fn(summary.b))
 
-    sizes = Table(
-        title=f"by map size ({a}'s view); end reasons: "
-        + (", ".join(f"{k} {v}" for k, v in summary.end_reasons.items()) or "none")
-    )
+    # The end reasons get a line of their own: in a table's title they wrap to the
+    # table's width, leaving a lone number on the next line.
+    sizes = Table(title=f"by map size ({a}'s view)")
     sizes.add_column("size")
     for col in ("wins", "draws", "losses", "win rate", "95% Wilson"):
         sizes.add_column(col, justify="right")
     for label, d in summary.by_size.items():
         sizes.add_row(*_wdl_cells(label, d))
     out: list[RenderableType] = [head, *pair_lines(summary)]
-    out += [bots, sizes]
+    reasons = ", ".join(f"{k} {v}" for k, v in summary.end_reasons.items()) or "none"
+    out += [bots, sizes, f"end reasons: {reasons}"]
     for ab in summary.rounds_aborted:
         out.append(
             f"[bold red]round {ab.round} abandoned by the judge:[/] {escape(ab.error or '')}"

@@ -109,9 +109,33 @@ def situations() -> list[tuple[str, str, str | None]]:
                 gold = [c for c in cells if gm.cell(*c) > 0]
                 came = [(me[0] + di, me[1] + dj) for di, dj in ((0, 1), (1, 0), (-1, 0))]
                 came = [c for c in came if c in cells] or [me]
+                if n == 7:  # it waited last turn: it may go round the other boat
+                    came = [me]
                 goal = rng.choice(gold) if gold else rng.choice(cells)
                 state = f"tried 1 1\ntarget {goal[0]} {goal[1]}\nfrom {came[0][0]} {came[0][1]}\n"
             out.append((f"{idx}-move{n}", text, state))
+    out += facing()
+    return out
+
+
+#: Two boats in a corridor that waited for each other last turn, the target past the
+#: other boat: (row 3 of the sea, me, the other boat, the target kept, the move expected).
+FACING = (
+    ("9 0 0 0 0 0 9", (3, 3), (3, 5), (3, 7), (3, 2)),  # gold behind it: round, for that
+    ("9 0 0 0 0 0 9", (3, 5), (3, 3), (3, 1), (3, 6)),
+    ("9 0 0 0 0 0 0", (3, 5), (3, 3), (3, 1), (3, 4)),  # none: the lower-right boat goes on
+    ("0 0 0 0 0 0 9", (3, 3), (3, 5), (3, 7), (3, 3)),  # ... and the other waits
+)
+
+
+def facing() -> list[tuple[str, str, str | None]]:
+    """The FACING situations as (label, MAP.INP, STATE.OUT)."""
+    out: list[tuple[str, str, str | None]] = []
+    for row, me, opp, goal, _ in FACING:
+        rows = ["D D D D D D D", "D D D D D D D", row, "D D D D D D D", "0 0 0 0 0 0 0"]
+        head = f"5 7 20\n{me[0]} {me[1]} {opp[0]} {opp[1]}\n0 0\n"
+        state = f"tried 5 1\ntarget {goal[0]} {goal[1]}\nfrom {me[0]} {me[1]}\n"
+        out.append((f"facing {row} {me}", head + "\n".join(rows) + "\n", state))
     return out
 
 

@@ -163,3 +163,38 @@ def test_the_template_beats_random_through_the_judge(tmp_path: Path) -> None:
         won += sum(1 for r in result["rounds"] if r["winner"] == order.index("template"))
     assert won >= 3, points  # of 4 rounds
     assert points["template"] > points["random"]
+
+
+def stalls(a: list[tuple[Cell, bool]], b: list[tuple[Cell, bool]]) -> list[int]:
+    """Turns t where both boats stayed put for 3 turns (t..t+3) with gold in reach of both."""
+    out = []
+    for t in range(min(len(a), len(b)) - 3):
+        both = (a[t : t + 4], b[t : t + 4])
+        if all(len({cell for cell, _ in s}) == 1 and all(r for _, r in s) for s in both):
+            out.append(t)
+    return out
+
+
+def test_two_templates_facing_each_other_do_not_wait_for_ever() -> None:
+    """Students copy the kit and play each other: when each boat's way is blocked by the
+    other, the second turn blocked it goes round for other gold (both waited the round out)."""
+    rounds = 0
+    for idx, spec in enumerate(harness.map_specs("mixed", 40, 12)):
+        gm = harness.build_map(spec)
+        a, b = Template(), Template()
+        harness.play(gm, [a, b], seed=1000 * idx)
+        assert stalls(a.seen, b.seen) == [], (spec, a.seen, b.seen)
+        rounds += 1
+    assert rounds == 40
+
+
+def test_blocked_twice_the_template_goes_round_or_the_lower_boat_goes_on() -> None:
+    """The situations the starter kits are checked on (all three write the same moves)."""
+    sys.path.insert(0, str(ROOT / "tests" / "bots"))
+    from test_starter_kits import FACING, facing
+
+    for (label, text, state), (*_, want) in zip(facing(), FACING, strict=True):
+        m, n, k, me, opp, _gold, shield, grid = TEMPLATE.parse_map(text)
+        _tried, target, prev = TEMPLATE.parse_state(state)
+        move, _ = TEMPLATE.choose_move(m, n, k, me, opp, shield, grid, target, prev)
+        assert move == want, label

@@ -145,3 +145,20 @@ def test_the_command_line_starts_without_what_only_a_run_needs() -> None:
     }
     assert heavy & loaded == set()
     assert {"judge.commands.match", "judge.commands.tournament"} <= loaded  # imported plainly
+
+
+def test_piped_output_is_not_cut_at_80_columns(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Piped (a log, `| tee`), a line with a team's name stays whole; COLUMNS still rules."""
+    from judge.commands.options import PIPE_WIDTH, make_console
+
+    line = "Rồng Biển Xanh Thẳm wins: Rồng Biển Xanh Thẳm 20 points (75 gold), Đội Hải Âu 0 points (25 gold)"
+    assert 80 < len(line) < PIPE_WIDTH
+    console = make_console()
+    assert not console.is_terminal and console.width == PIPE_WIDTH
+    console.print(line)
+    assert capsys.readouterr().out == line + "\n"
+    monkeypatch.setenv("COLUMNS", "100")
+    assert make_console().width == 100
+    assert make_console(stderr=True).width == 100

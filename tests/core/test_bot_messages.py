@@ -34,6 +34,20 @@ def test_a_bot_yaml_syntax_error_is_shown_intact(tmp_path: Path, capsys: Any) ->
     msg = capsys.readouterr().err
     assert "command: [python3, bot.py" in msg  # rich must not eat "[python3, bot.py" as markup
     assert "expected ',' or ']', but got '<stream end>'" in msg
+    # The error names the student's file (not PyYAML's "<unicode string>").
+    assert str(bot / "bot.yaml") in msg and "<unicode string>" not in msg
+
+
+def test_a_missing_command_file_is_never_guessed_to_be_bot_yaml(tmp_path: Path) -> None:
+    """``mybot.py`` is close to ``bot.yaml`` by spelling, but bot.yaml is never the program."""
+    folder = tmp_path / "only_yaml"
+    folder.mkdir()
+    (folder / "bot.yaml").write_text("command: [python3, mybot.py]\n")
+    with pytest.raises(BotError) as info:
+        resolve_bot(str(folder))
+    msg = str(info.value)
+    assert "names 'mybot.py'" in msg and "did you mean" not in msg
+    assert "the folder holds: bot.yaml" in msg
 
 
 def test_rich_markup_in_a_path_is_shown_as_typed(tmp_path: Path, capsys: Any) -> None:
@@ -69,6 +83,34 @@ def test_a_single_file_bot_copies_that_file_only(tmp_path: Path) -> None:
     assert sorted(p.name for p in spec.program_dir.iterdir()) == ["my_bot.py"]
     assert spec.home == project  # messages name the file where its author keeps it
     assert spec.argv_for(Path("/seat/prog")) == ["/seat/prog/my_bot.py"]
+
+
+def test_a_lone_exe_is_copied_with_its_dlls_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An .exe in a project folder that has played many matches: not refused, not copied whole."""
+    monkeypatch.setattr("judge.bots._check_windows", lambda exe, spec: None)  # no wine needed
+    project = tmp_path / "Đội Hải Âu"
+    project.mkdir()
+    (project / "bot.exe").write_bytes(b"MZ not really")
+    (project / "helper.DLL").write_bytes(b"MZ a library")
+    (project / "notes.txt").write_text("mine\n")
+    matches = project / "matches"
+    matches.mkdir()
+    for i in range(2500):
+        (matches / f"f{i}").write_bytes(b"")
+    spec = resolve_bot(str(project / "bot.exe"))
+    assert spec.program_dir is not None and spec.program_dir != project
+    assert sorted(p.name for p in spec.program_dir.iterdir()) == ["bot.exe", "helper.DLL"]
+    assert spec.home == project and spec.name == "bot"
+    assert spec.argv_for(Path("/seat/prog")) == ["/seat/prog/bot.exe"]
+    alone = resolve_bot(str(project / "bot.exe"))
+    assert alone.digest == spec.digest  # the same files, the same fingerprint
+    (project / "helper.DLL").unlink()
+    without = resolve_bot(str(project / "bot.exe"))
+    assert without.program_dir is not None
+    assert sorted(p.name for p in without.program_dir.iterdir()) == ["bot.exe"]
+    assert without.digest != spec.digest  # the DLLs are part of the program
 
 
 def test_a_command_naming_a_missing_file(tmp_path: Path) -> None:

@@ -158,3 +158,15 @@ def test_a_broken_eval_json_is_refused_naming_the_field(
     data.update(change)
     with pytest.raises(RecordError, match=field.replace(".", r"\.")):
         EvalSummary.from_json(data)
+
+
+def test_the_end_reasons_are_one_line_whatever_the_table_width() -> None:
+    """In the by-size table's title they wrapped, leaving a lone count on a line of its own."""
+    data = json.loads((GOLDEN / "eval-sprt.eval.json").read_text(encoding="utf-8"))
+    data["end_reasons"] = {"both_sunk": 3, "gold_gap": 36, "turns": 10}
+    console = Console(file=io.StringIO(), width=80, color_system=None)
+    for item in render(EvalSummary.from_json(data)):
+        print_item(console, item)
+    lines = console.file.getvalue().splitlines()  # type: ignore[attr-defined]
+    assert "end reasons: both_sunk 3, gold_gap 36, turns 10" in lines
+    assert not any(line.strip() == "10" for line in lines)

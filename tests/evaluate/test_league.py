@@ -194,6 +194,44 @@ def test_league_file_problems_are_all_named(tmp_path: Path) -> None:
     assert "nothing was run" in text
 
 
+def test_league_file_typos_get_did_you_mean(tmp_path: Path) -> None:
+    f = tmp_path / "league.yaml"
+    f.write_text(
+        "seed: 1\nnew_versoin: inherit\n"
+        "bots:\n  - {name: a, bot: greedy, verison: 2}\n  - {name: b, bot: templat}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(ConfigError) as exc:
+        load_league(f)
+    text = str(exc.value)
+    assert "unknown key 'new_versoin'; did you mean 'new_version'?" in text
+    assert "bots[0]: unknown key 'verison'; did you mean 'version'" in text
+    assert "bot 'templat': no such bot; did you mean 'template'" in text
+    assert "--bots-dir" not in text  # a league file has no such option: bots_dir is its key
+
+
+def test_league_bot_names_do_not_depend_on_the_current_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A name is looked up in the file's bots_dir, then the bundled bots; never in ./bots."""
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "bots" / "greedy").mkdir(parents=True)
+    (elsewhere / "bots" / "greedy" / "bot.yaml").write_text("command: [python3, nope.py]\n")
+    monkeypatch.chdir(elsewhere)
+    league = tmp_path / "league"
+    league.mkdir()
+    f = league / "league.yaml"
+    f.write_text("seed: 1\nbots:\n  - {name: a, bot: greedy}\n  - {name: b, bot: random}\n")
+    cfg = load_league(f)
+    assert cfg.bots[0].spec.source == "greedy"
+    assert cfg.bots[0].spec.program_dir is not None
+    assert (cfg.bots[0].spec.program_dir / "bot.py").is_file()  # the bundled greedy
+    (league / "bots" / "greedy").mkdir(parents=True)  # bots_dir (default: bots beside the file)
+    (league / "bots" / "greedy" / "bot.yaml").write_text("command: [python3, nope.py]\n")
+    with pytest.raises(ConfigError, match="names 'nope.py'"):
+        load_league(f)
+
+
 def test_league_names_may_be_vietnamese_but_need_distinct_folders(tmp_path: Path) -> None:
     """Issue 12: bot names as written; their folder forms (judge.names) must differ."""
     from judge.league.run import pair_folder
@@ -228,6 +266,7 @@ def test_real_league_of_bundled_and_weakened_bots_finds_their_order(
     assert main(["league", str(f), "--quiet"]) == 0
     out = capsys.readouterr().out
     assert "leaderboard" in out and "conservative" in out
+    assert "8 pairs (16 rounds) played" in out
     data = json.loads((tmp_path / "lg" / "leaderboard.json").read_text())["leaderboard"]
     assert [r["bot"] for r in data] == ["greedy", "half", "random"]
     assert sum(r["rounds"] for r in data) == 32
@@ -236,7 +275,8 @@ def test_real_league_of_bundled_and_weakened_bots_finds_their_order(
     # a second run plays on from the same ratings; a new version of 'half' starts fresh
     (weak / "mix.txt").write_text("0.6\n")
     assert main(["league", str(f), "--pairs", "1"]) == 0
-    err = capsys.readouterr().err
+    out, err = capsys.readouterr()
     assert "replaced: half (version" in err
+    assert "1 pair (2 rounds) played" in out
     assert main(["league", str(f), "--resume"]) == 2
     assert "no stopped run" in capsys.readouterr().err
