@@ -46,6 +46,8 @@ STOP_POLL_S = 1.0
 #: While a bundle is fetched: how often the worker asks who holds it, and when it gives up.
 FETCH_CHECK_S = 2.0
 FETCH_TIMEOUT_S = 600.0
+#: How often a worker looks whether the scheduler has said a bundle's data is there.
+FETCH_POLL_S = 0.05
 
 
 def dataset_name(digest: str) -> str:
@@ -285,6 +287,10 @@ def _fetch(digest: str) -> bytes:
     waits the worker asks the scheduler who holds it, every
     ``FETCH_CHECK_S``: nobody is :class:`_Missing` (the judge publishes it
     again), as is a fetch still unfinished after ``FETCH_TIMEOUT_S``.
+    Only the wait is checked that often: the transfer itself (up to
+    ``MAX_BUNDLE_BYTES``, seconds on a slow network) has what is left of
+    ``FETCH_TIMEOUT_S``; cut every ``FETCH_CHECK_S`` it would start again
+    and never end.
     """
     client = get_client()
     try:
@@ -292,15 +298,19 @@ def _fetch(digest: str) -> bytes:
         if future is None:
             raise _Missing(digest)
         deadline = time.monotonic() + FETCH_TIMEOUT_S
+        check = time.monotonic()
         while True:
-            if not client.who_has([future]).get(future.key):
-                raise _Missing(digest)
-            try:
-                data = future.result(timeout=FETCH_CHECK_S)
+            now = time.monotonic()
+            if now >= check:
+                if not client.who_has([future]).get(future.key):
+                    raise _Missing(digest)
+                check = now + FETCH_CHECK_S
+            if future.done():  # the scheduler says the data is there (or the future failed)
                 break
-            except TimeoutError:
-                if time.monotonic() > deadline:
-                    raise _Missing(digest) from None
+            if now > deadline:
+                raise _Missing(digest)
+            time.sleep(FETCH_POLL_S)
+        data = future.result(timeout=max(FETCH_CHECK_S, deadline - time.monotonic()))
     except _Missing:
         raise
     except Exception as exc:  # noqa: BLE001 - lost with its worker, cancelled: publish it again
