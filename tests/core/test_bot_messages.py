@@ -113,6 +113,27 @@ def test_a_lone_exe_is_copied_with_its_dlls_only(
     assert without.digest != spec.digest  # the DLLs are part of the program
 
 
+def test_an_exe_whose_folder_cannot_be_listed_is_a_message_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Its DLLs are looked for beside it; a folder one may enter but not list (mode 711 of
+    another user: root is never refused, so the refusal is simulated) says so."""
+    monkeypatch.setattr("judge.bots._check_windows", lambda exe, spec: None)  # no wine needed
+    folder = tmp_path / "theirs"
+    folder.mkdir()
+    (folder / "bot.exe").write_bytes(b"MZ not really")
+    listed = Path.iterdir
+
+    def iterdir(self: Path) -> Any:
+        if self == folder:
+            raise PermissionError(13, "Permission denied", str(self))
+        return listed(self)
+
+    monkeypatch.setattr(Path, "iterdir", iterdir)
+    with pytest.raises(BotError, match=r"cannot look for the DLLs beside .*bot\.exe: .*denied"):
+        resolve_bot(str(folder / "bot.exe"))
+
+
 def test_a_command_naming_a_missing_file(tmp_path: Path) -> None:
     folder = tmp_path / "typo"
     folder.mkdir()
