@@ -27,8 +27,10 @@ Outline
   (sequences of gold / shield / treasure cells, PLAN_H moves ahead at most),
   bucketed by arrival turn.  A
   cell is worth its gold if we arrive before the opponent's predicted arrival
-  (less if the opponent could be there first), plus a share of it when that
-  denies the opponent.  The half-time rule is exact inside the search: a route
+  (less if the opponent could be there first; a take predicted x moves ahead
+  is only PRED_CONF ** (x - 1) sure, so far gold it may never reach still
+  draws us), plus a share of it when that denies the opponent (as much
+  whenever we take it: taking gold early is never worth less).  The half-time rule is exact inside the search: a route
   more than 20 ahead at turn K/2 wins at once, one more than 20 behind loses;
   otherwise the route knows the treasure (3/4 of the gap, at the centre, from
   turn K/2 + 1).
@@ -41,8 +43,8 @@ Outline
   worth the best candidate route re-timed from there.  The opponent's moves
   are weighed by a mix of the worst case and the model's prediction, moves
   into our reach only as often as it has come into our reach so far.
-* Placement: the 0-cell whose best route within K - 1 moves is richest (given
-  where the opponent probably starts); of its mirror images the one farthest
+* Placement: the 0-cell whose best route within K - 1 moves is richest (on
+  average over the opponent's OPP_STARTS likeliest starts); of its mirror images the one farthest
   from that start (bots that think alike name the same cell); on a re-ask,
   the same cell once more, then the best other cells.
 """
@@ -82,7 +84,7 @@ STALL = 0.02         # penalty per repeated stay while nothing changes
 POOL = 6             # routes from the boat tried on every first move
 PLACE_CANDIDATES = 10
 INSIST = 1
-OPP_STARTS = 1       # placement: the opponent's likely start cells considered
+OPP_STARTS = 3       # placement: the opponent's likely start cells considered (values averaged)
 PLACE_HORIZON = 30
 PLACE_WIDTH = 10
 TREASURE_LAM = 0.6    # ... and it survives only this per turn the opponent could be there first
@@ -94,6 +96,9 @@ LAM_LEAD = 0.5       # tactics: weight of the worst case when the opponent leads
 LAM_TIE = 0.3        # ... when level,
 LAM_TRAIL = 0.15     # ... when it trails (it keeps clear; the worst case is its blocking)
 NEAR = 3             # tactics: search two turns when the boats are this close
+PRED_CONF = 0.93      # a prediction x moves ahead holds with PRED_CONF ** (x - 1): far ones are
+                     # guesses (the opponent cannot be everywhere it might go first)
+DENY_FIXED = 1        # denial of a cell the opponent reaches later: as likely whenever we take it
 DEBUG = 0
 
 
@@ -500,6 +505,10 @@ class Planner(object):
         self.kmin = [min(t) for t in kopp]
         self.kmax = [max(t) for t in kopp]
         self.klat = [sum(w for x, w in zip(t, wv) if x < INF) for t in kopp]
+        # Per key and prediction: the weight of the cell surviving a predicted
+        # take anyway (the prediction being wrong), larger the farther ahead.
+        self.ksurv = [tuple(w * (1.0 - PRED_CONF ** max(0, x - 1)) if x < INF else w
+                            for x, w in zip(t, wv)) for t in kopp]
         odist = None
         if sit.opp_alive and sea.opp >= 0:
             odist = self.paths.dist(sea.opp, sit.opp_shield)
@@ -545,27 +554,35 @@ class Planner(object):
         could reach before us also survives only LAM per turn of its lead.
         """
         alive = later = 0.0
-        for x, wv in zip(self.kopp[k], self.wvar):
+        for x, wv, ws in zip(self.kopp[k], self.wvar, self.ksurv[k]):
             if x > t2:
                 alive += wv
                 if x < INF:
                     later += wv
+            else:
+                alive += ws
         if alive <= 0.0:
             return 0.0, 0.0
         a = self.ka[k]
         if t2 < a:
-            i = a - t2 - 1
+            i = a - 1 if DENY_FIXED else a - t2 - 1
             w = self.mu[i] if i < len(self.mu) else 0.0
             return v * alive, v * (later + (alive - later) * w)
         i = t2 - a + 1
-        lam = self.tlam if self.kcell[k] == self.centre else self.lam
-        ev = v * lam[i] * alive if i < len(lam) else 0.0
+        if self.kcell[k] == self.centre:
+            ev = v * self.tlam[i] * alive if i < len(self.tlam) else 0.0
+            return ev, ev
+        ev = v * self.lam[i] * alive if i < len(self.lam) else 0.0
+        if DENY_FIXED and ev > 0.0:
+            # Denied as likely as when taken before it could arrive (no jump).
+            w = self.mu[a - 1] if 0 < a <= len(self.mu) else (1.0 if a <= 0 else 0.0)
+            return ev, ev * (later + (alive - later) * w) / alive
         return ev, ev
 
     def gone(self, k, t2):
-        """True when every prediction has the opponent take key k by move t2."""
-        for x in self.kopp[k]:
-            if x > t2:
+        """True when every prediction has the opponent take key k by move t2, surely."""
+        for x, ws in zip(self.kopp[k], self.ksurv[k]):
+            if x > t2 or ws > 0.0:
                 return False
         return True
 
@@ -711,7 +728,7 @@ class Planner(object):
         nlam, nmu = len(lam), len(mu)
         centre = self.centre
         wvar = self.wvar
-        kmin, kmax, klat = self.kmin, self.kmax, self.klat
+        kmin, klat, ksurv = self.kmin, self.klat, self.ksurv
         future_treasure = self.future_treasure
         paths = self.paths
         t0 = root[1]
@@ -764,22 +781,26 @@ class Planner(object):
                         break
                     if full and vmax <= heap[0][0] * d:
                         break
-                    if d == 0 or (mask >> k) & 1 or t2 >= kmax[k]:
+                    if d == 0 or (mask >> k) & 1:
                         continue
                     if t2 < kmin[k]:
                         alive, later = 1.0, klat[k]
                     else:
                         alive = later = 0.0
-                        for x, wv in zip(kopp[k], wvar):
+                        for x, wv, ws in zip(kopp[k], wvar, ksurv[k]):
                             if x > t2:
                                 alive += wv
                                 if x < INF:
                                     later += wv
+                            else:
+                                alive += ws
+                        if alive <= 0.0:
+                            continue
                     v = kval[k]
                     a = ka[k]
                     if t2 < a:
                         ev = v * alive
-                        i = a - t2 - 1
+                        i = a - 1 if DENY_FIXED else a - t2 - 1
                         w = mu[i] if i < nmu else 0.0
                         den = v * (later + (alive - later) * w)
                     else:
@@ -788,6 +809,9 @@ class Planner(object):
                             ev = den = v * self.tlam[i] * alive if i < nlam else 0.0
                         else:
                             ev = den = v * lam[i] * alive if i < nlam else 0.0
+                            if DENY_FIXED and ev > 0.0:
+                                w = mu[a - 1] if 0 < a <= nmu else (1.0 if a <= 0 else 0.0)
+                                den = ev * (later + (alive - later) * w) / alive
                     r = ev / d
                     if not full:
                         heappush(heap, (r, k, t2, ev, den))
