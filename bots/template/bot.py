@@ -196,6 +196,19 @@ def choose_target(m: int, n: int, k: int, grid: list, dist: dict,
     return best
 
 
+def step_toward(m: int, n: int, grid: list, me: Cell, way: dict,
+                ok) -> Cell | None:
+    """The neighbour one move nearer along `way` (distances to a goal) for
+    which ok(cell) holds: the one with the most gold; ties: the first (up,
+    left, right, down).  None if there is none."""
+    best = None
+    for c in neighbours(m, n, me):
+        if way.get(c) == way[me] - 1 and ok(c):
+            if best is None or gold_at(grid, c) > gold_at(grid, best):
+                best = c
+    return best
+
+
 def choose_move(m: int, n: int, k: int, me: Cell, opp: Cell | None,
                 shield: bool, grid: list, kept: Cell | None,
                 prev: Cell | None) -> tuple:
@@ -221,11 +234,7 @@ def choose_move(m: int, n: int, k: int, me: Cell, opp: Cell | None,
     target = choose_target(m, n, k, grid, dist, kept)
     back = distances(m, n, grid, shield, target) if target is not None else {}
     if target is not None:
-        best = None                         # the richer step; ties: the first
-        for c in neighbours(m, n, me):
-            if back.get(c) == back[me] - 1 and safe(c) and c != prev:
-                if best is None or gold_at(grid, c) > gold_at(grid, best):
-                    best = c
+        best = step_toward(m, n, grid, me, back, lambda c: safe(c) and c != prev)
         if best is not None:
             return best, target
     if target is not None and prev == me:
@@ -237,22 +246,14 @@ def choose_move(m: int, n: int, k: int, me: Cell, opp: Cell | None,
                                distances(m, n, grid, shield, me, walls), None)
         if detour is not None:
             way = distances(m, n, grid, shield, detour, walls)
-            best = None                     # the richer step; ties: the first
-            for c in neighbours(m, n, me):
-                if way.get(c) == way[me] - 1:
-                    if best is None or gold_at(grid, c) > gold_at(grid, best):
-                        best = c
+            best = step_toward(m, n, grid, me, way, lambda c: True)
             if best is not None:
                 return best, detour
         # No way round: the gold left is past the other boat.  Of two boats
         # that wait for each other, the one lower down (then further right)
         # goes on; the other keeps waiting, so two starter bots never meet.
         if opp is not None and me > opp:
-            best = None
-            for c in neighbours(m, n, me):
-                if back.get(c) == back[me] - 1 and c != opp:
-                    if best is None or gold_at(grid, c) > gold_at(grid, best):
-                        best = c
+            best = step_toward(m, n, grid, me, back, lambda c: c != opp)
             if best is not None:
                 return best, target
     if me not in danger:

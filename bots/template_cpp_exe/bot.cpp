@@ -177,6 +177,20 @@ static Cell choose_target(const Game &g, const Dist &dist, Cell kept) {
     return best;
 }
 
+// The neighbour one move nearer along `way` (distances to a goal) for which
+// ok(cell) holds: the one with the most gold; ties: the first (up, left, right,
+// down).  NONE if there is none.
+template <class Ok>
+static Cell step_toward(const Game &g, const Dist &way, Ok ok) {
+    int here = way[g.me.first][g.me.second];
+    Cell best = NONE;
+    for (Cell c : neighbours(g, g.me)) {
+        if (way[c.first][c.second] != here - 1 || !ok(c)) continue;
+        if (best == NONE || gold_at(g, c) > gold_at(g, best)) best = c;
+    }
+    return best;
+}
+
 // One step along a shortest path to the target gold (see the Python starter):
 // safe = inside, not a reef unless shielded, not the other boat's cell nor one
 // it can move to now.  Never back to `prev` (last turn's cell) unless it is the
@@ -202,12 +216,7 @@ static Cell choose_move(const Game &g, Cell &target, Cell prev) {
         return d >= 0 ? d : g.m * g.n;
     };
     if (target != NONE) {
-        int here = back[g.me.first][g.me.second];
-        Cell best = NONE;
-        for (Cell c : neighbours(g, g.me)) {
-            if (back[c.first][c.second] != here - 1 || !safe(c) || c == prev) continue;
-            if (best == NONE || gold_at(g, c) > gold_at(g, best)) best = c;
-        }
+        Cell best = step_toward(g, back, [&](Cell c) { return safe(c) && c != prev; });
         if (best != NONE) return best;
     }
     if (target != NONE && prev == g.me) {
@@ -218,25 +227,14 @@ static Cell choose_move(const Game &g, Cell &target, Cell prev) {
         for (const Cell &x : danger) if (x != g.me) walls.push_back(x);
         Cell detour = choose_target(g, distances(g, g.me, walls), NONE);
         if (detour != NONE) {
-            Dist way = distances(g, detour, walls);
-            int here = way[g.me.first][g.me.second];
-            Cell best = NONE;                        // the richer step; ties: the first
-            for (Cell c : neighbours(g, g.me)) {
-                if (way[c.first][c.second] != here - 1) continue;
-                if (best == NONE || gold_at(g, c) > gold_at(g, best)) best = c;
-            }
+            Cell best = step_toward(g, distances(g, detour, walls), [](Cell) { return true; });
             if (best != NONE) { target = detour; return best; }
         }
         // No way round: the gold left is past the other boat.  Of two boats that
         // wait for each other, the one lower down (then further right) goes on;
         // the other keeps waiting, so two starter bots never meet.
         if (g.opp != NONE && g.me > g.opp) {
-            int here = back[g.me.first][g.me.second];
-            Cell best = NONE;
-            for (Cell c : neighbours(g, g.me)) {
-                if (back[c.first][c.second] != here - 1 || c == g.opp) continue;
-                if (best == NONE || gold_at(g, c) > gold_at(g, best)) best = c;
-            }
+            Cell best = step_toward(g, back, [&](Cell c) { return c != g.opp; });
             if (best != NONE) return best;
         }
     }

@@ -35,6 +35,9 @@ const
   MAXTRIED = 256;
   DI: array[0..3] of integer = (-1, 0, 0, 1);   { up, left, right, down }
   DJ: array[0..3] of integer = (0, -1, 1, 0);
+  STEP_SAFE = 0;                           { the kinds of step StepToward looks for }
+  STEP_ANY = 1;
+  STEP_NOT_OPP = 2;
 
 type
   TCell = record i, j: integer; end;
@@ -277,6 +280,27 @@ begin
   Safe := not Risky(c) and Passable(c);
 end;
 
+{ The neighbour one move nearer along way (distances to a goal), as the kind
+  says: STEP_SAFE a safe cell that is not prev, STEP_ANY any, STEP_NOT_OPP any
+  but the other boat's.  The one with the most gold; ties: the first (up, left,
+  right, down).  i = 0: none. }
+function StepToward(const way: TDist; kind: integer; const prev: TCell): TCell;
+var
+  d: integer;
+  c, best: TCell;
+begin
+  best := MakeCell(0, 0);
+  for d := 0 to 3 do
+  begin
+    c := MakeCell(Me.i + DI[d], Me.j + DJ[d]);
+    if not Inside(c) or (way[c.i, c.j] <> way[Me.i, Me.j] - 1) then continue;
+    if (kind = STEP_SAFE) and (not Safe(c) or SameCell(c, prev)) then continue;
+    if (kind = STEP_NOT_OPP) and SameCell(c, Opp) then continue;
+    if (best.i = 0) or (GoldAt(c) > GoldAt(best)) then best := c;
+  end;
+  StepToward := best;
+end;
+
 { One step along a shortest path to the target gold (see the Python starter):
   safe = inside, not a reef unless shielded, not the other boat's cell nor one
   it can move to now.  Never back to prev (last turn's cell) unless it is the
@@ -285,7 +309,7 @@ end;
 function ChooseMove(var target: TCell; const prev: TCell): TCell;
 var
   dist, back, way: TDist;
-  d, here, r, s: integer;
+  d, r, s: integer;
   c, best, detour: TCell;
   cp, bp: boolean;
 
@@ -304,15 +328,7 @@ begin
   if target.i > 0 then
   begin
     Distances(target, back, false);
-    here := back[Me.i, Me.j];
-    best := MakeCell(0, 0);
-    for d := 0 to 3 do
-    begin
-      c := MakeCell(Me.i + DI[d], Me.j + DJ[d]);
-      if not Inside(c) then continue;
-      if (back[c.i, c.j] <> here - 1) or not Safe(c) or SameCell(c, prev) then continue;
-      if (best.i = 0) or (GoldAt(c) > GoldAt(best)) then best := c;
-    end;
+    best := StepToward(back, STEP_SAFE, prev);
     if best.i > 0 then
     begin
       ChooseMove := best;
@@ -329,14 +345,7 @@ begin
     if detour.i > 0 then
     begin
       Distances(detour, way, true);
-      here := way[Me.i, Me.j];
-      best := MakeCell(0, 0);               { the richer step; ties: the first }
-      for d := 0 to 3 do
-      begin
-        c := MakeCell(Me.i + DI[d], Me.j + DJ[d]);
-        if not Inside(c) or (way[c.i, c.j] <> here - 1) then continue;
-        if (best.i = 0) or (GoldAt(c) > GoldAt(best)) then best := c;
-      end;
+      best := StepToward(way, STEP_ANY, prev);
       if best.i > 0 then
       begin
         target := detour;
@@ -349,14 +358,7 @@ begin
       other keeps waiting, so two starter bots never meet. }
     if (Opp.i > 0) and ((Me.i > Opp.i) or ((Me.i = Opp.i) and (Me.j > Opp.j))) then
     begin
-      here := back[Me.i, Me.j];
-      best := MakeCell(0, 0);
-      for d := 0 to 3 do
-      begin
-        c := MakeCell(Me.i + DI[d], Me.j + DJ[d]);
-        if not Inside(c) or (back[c.i, c.j] <> here - 1) or SameCell(c, Opp) then continue;
-        if (best.i = 0) or (GoldAt(c) > GoldAt(best)) then best := c;
-      end;
+      best := StepToward(back, STEP_NOT_OPP, prev);
       if best.i > 0 then
       begin
         ChooseMove := best;
