@@ -20,77 +20,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from judge.pentanomial import SprtVerdict
-from judge.records.fields import Json, RecordError, is_int
+from judge.records.fields import Json, JsonObject, is_int
 
 #: How the Wilson interval of the win rate should be read; written with it.
 WILSON_ASSUMES = "independent rounds (the two rounds of a pair are not)"
 #: The pentanomial's cells in order, from BOT_A's view: written with the counts.
 PENTANOMIAL_ORDER = ("LL", "LD", "WL+DD", "WD", "WW")
-
-
-class _Obj:
-    """A JSON object being read: typed getters that name the bad field in their error."""
-
-    def __init__(self, value: Any, where: str):
-        if not isinstance(value, dict):
-            raise RecordError(f"{where} must be an object, not {value!r}")
-        self.d: Mapping[str, Any] = value
-        self.where = where
-
-    def _fail(self, key: str, what: str) -> RecordError:
-        return RecordError(f"{self.where}.{key} must be {what}, not {self.d.get(key)!r}")
-
-    def has(self, key: str) -> bool:
-        return key in self.d
-
-    def whole(self, key: str) -> int:
-        v = self.d.get(key)
-        if not isinstance(v, int) or isinstance(v, bool):
-            raise self._fail(key, "a whole number")
-        return v
-
-    def whole_or_none(self, key: str) -> int | None:
-        return None if self.d.get(key) is None else self.whole(key)
-
-    def num(self, key: str) -> float:
-        v = self.d.get(key)
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise self._fail(key, "a number")
-        return v
-
-    def num_or_none(self, key: str) -> float | None:
-        return None if self.d.get(key) is None else self.num(key)
-
-    def text(self, key: str) -> str:
-        v = self.d.get(key)
-        if not isinstance(v, str):
-            raise self._fail(key, "text")
-        return v
-
-    def text_or_none(self, key: str) -> str | None:
-        return None if self.d.get(key) is None else self.text(key)
-
-    def obj(self, key: str) -> _Obj:
-        return _Obj(self.d.get(key), f"{self.where}.{key}")
-
-    def objs(self, key: str) -> list[_Obj]:
-        v = self.d.get(key)
-        if not isinstance(v, list):
-            raise self._fail(key, "a list")
-        return [_Obj(x, f"{self.where}.{key}[{i}]") for i, x in enumerate(v)]
-
-    def counts(self, key: str) -> dict[str, int]:
-        v = self.d.get(key)
-        if not isinstance(v, dict) or not all(is_int(n) for n in v.values()):
-            raise self._fail(key, "an object of counts")
-        return {str(k): int(n) for k, n in v.items()}
-
-    def pair(self, key: str, kind: str = "num") -> tuple[Any, Any]:
-        v = self.d.get(key)
-        ok = int if kind == "int" else (int, float)
-        if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, ok) for x in v)):
-            raise self._fail(key, "a list of 2 numbers")
-        return (v[0], v[1])
 
 
 # ------------------------------------------------------------------ parts
@@ -105,7 +40,7 @@ class EvalBot:
         return {"name": self.name, "source": self.source}
 
     @classmethod
-    def from_json(cls, d: _Obj) -> EvalBot:
+    def from_json(cls, d: JsonObject) -> EvalBot:
         return cls(d.text("name"), d.text("source"))
 
 
@@ -145,7 +80,7 @@ class WinDrawLoss:
         }
 
     @classmethod
-    def from_json(cls, d: _Obj) -> WinDrawLoss:
+    def from_json(cls, d: JsonObject) -> WinDrawLoss:
         return cls(
             d.whole("wins"),
             d.whole("draws"),
@@ -169,7 +104,7 @@ class PairLine:
         return {"pair": self.pair, "map": self.map, "score": self.score, "mirrored": self.mirrored}
 
     @classmethod
-    def from_json(cls, d: _Obj) -> PairLine:
+    def from_json(cls, d: JsonObject) -> PairLine:
         mirrored = d.d.get("mirrored")
         if mirrored is not None and not isinstance(mirrored, bool):
             raise d._fail("mirrored", "true, false or null")
@@ -216,7 +151,7 @@ class PairsReport:
         }
 
     @classmethod
-    def from_json(cls, d: _Obj) -> PairsReport:
+    def from_json(cls, d: JsonObject) -> PairsReport:
         counts = d.d.get("pentanomial")
         if not (isinstance(counts, list) and len(counts) == 5 and all(map(is_int, counts))):
             raise d._fail("pentanomial", "a list of 5 counts")
@@ -265,7 +200,7 @@ class SprtReport:
         }
 
     @classmethod
-    def from_json(cls, d: _Obj) -> SprtReport:
+    def from_json(cls, d: JsonObject) -> SprtReport:
         try:
             verdict = SprtVerdict(d.text("verdict"))
         except ValueError:
@@ -325,7 +260,7 @@ class EvalBotStats:
         }
 
     @classmethod
-    def from_json(cls, d: _Obj) -> EvalBotStats:
+    def from_json(cls, d: JsonObject) -> EvalBotStats:
         t = d.obj("time_ms")
         return cls(
             d.num_or_none("mean_gold"),
@@ -393,7 +328,7 @@ class EvalRoundLine:
         return d
 
     @classmethod
-    def from_json(cls, d: _Obj) -> EvalRoundLine:
+    def from_json(cls, d: JsonObject) -> EvalRoundLine:
         outcome = d.text_or_none("outcome")
         if outcome not in (None, "win", "draw", "loss"):
             raise d._fail("outcome", "win, draw, loss or null")
@@ -504,7 +439,7 @@ class EvalSummary:
     @classmethod
     def from_json(cls, data: Any) -> EvalSummary:
         """An eval.json (or ``--json`` output) of this judge or an older one."""
-        d = _Obj(data, "eval")
+        d = JsonObject(data, "eval")
         bots, limits, by_seat = d.obj("bots"), d.obj("limits"), d.obj("by_seat")
         turns = d.d.get("turns")
         if turns != "varied" and not (isinstance(turns, list) and all(map(is_int, turns))):

@@ -140,3 +140,73 @@ def read_events(value: Any) -> tuple[AnyEvent, ...]:
     ):
         raise RecordError("'events' must be a list of objects with a 'kind'")
     return tuple(event_from_json(e) for e in value)
+
+
+class JsonObject:
+    """A JSON object being read: typed getters that name the bad field in their error.
+
+    The records' ``from_json`` read through it, so that a damaged file is a
+    :class:`RecordError` naming the field (``eval.json.pairs.elo must be a
+    number, not 'x'``), never a ``KeyError`` or ``TypeError``.
+    """
+
+    def __init__(self, value: Any, where: str):
+        if not isinstance(value, dict):
+            raise RecordError(f"{where} must be an object, not {value!r}")
+        self.d: Mapping[str, Any] = value
+        self.where = where
+
+    def _fail(self, key: str, what: str) -> RecordError:
+        return RecordError(f"{self.where}.{key} must be {what}, not {self.d.get(key)!r}")
+
+    def has(self, key: str) -> bool:
+        return key in self.d
+
+    def whole(self, key: str) -> int:
+        v = self.d.get(key)
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise self._fail(key, "a whole number")
+        return v
+
+    def whole_or_none(self, key: str) -> int | None:
+        return None if self.d.get(key) is None else self.whole(key)
+
+    def num(self, key: str) -> float:
+        v = self.d.get(key)
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            raise self._fail(key, "a number")
+        return v
+
+    def num_or_none(self, key: str) -> float | None:
+        return None if self.d.get(key) is None else self.num(key)
+
+    def text(self, key: str) -> str:
+        v = self.d.get(key)
+        if not isinstance(v, str):
+            raise self._fail(key, "text")
+        return v
+
+    def text_or_none(self, key: str) -> str | None:
+        return None if self.d.get(key) is None else self.text(key)
+
+    def obj(self, key: str) -> JsonObject:
+        return JsonObject(self.d.get(key), f"{self.where}.{key}")
+
+    def objs(self, key: str) -> list[JsonObject]:
+        v = self.d.get(key)
+        if not isinstance(v, list):
+            raise self._fail(key, "a list")
+        return [JsonObject(x, f"{self.where}.{key}[{i}]") for i, x in enumerate(v)]
+
+    def counts(self, key: str) -> dict[str, int]:
+        v = self.d.get(key)
+        if not isinstance(v, dict) or not all(is_int(n) for n in v.values()):
+            raise self._fail(key, "an object of counts")
+        return {str(k): int(n) for k, n in v.items()}
+
+    def pair(self, key: str, kind: str = "num") -> tuple[Any, Any]:
+        v = self.d.get(key)
+        ok = int if kind == "int" else (int, float)
+        if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, ok) for x in v)):
+            raise self._fail(key, "a list of 2 numbers")
+        return (v[0], v[1])

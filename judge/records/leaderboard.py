@@ -9,30 +9,14 @@ are OpenSkill's (``mu``, ``sigma``), rounded to 2 places as the files show them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from judge.records.fields import Json, RecordError, is_int
+from judge.records.fields import Json, JsonObject, RecordError
 
 #: The columns of leaderboard.json's rows and of leaderboard.csv, in order.
 COLUMNS = ("rank", "bot", "version", "rating", "uncertainty", "conservative", "rounds",
            "wins", "draws", "losses", "win_rate")  # fmt: skip
-
-
-def _check(d: Any, ints: Sequence[str], nums: Sequence[str], texts: Sequence[str]) -> None:
-    if not isinstance(d, dict):
-        raise RecordError(f"a leaderboard row must be an object, not {d!r}")
-    for key in ints:
-        if not is_int(d.get(key)):
-            raise RecordError(f"a leaderboard row's {key!r} must be a whole number")
-    for key in nums:
-        v = d.get(key)
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise RecordError(f"a leaderboard row's {key!r} must be a number")
-    for key in texts:
-        if not isinstance(d.get(key), str):
-            raise RecordError(f"a leaderboard row's {key!r} must be text")
 
 
 @dataclass(frozen=True)
@@ -67,12 +51,21 @@ class LeaderboardRow:
         }
 
     @classmethod
-    def from_json(cls, d: Any) -> LeaderboardRow:
-        ints = ("rank", "rounds", "wins", "draws", "losses")
-        _check(d, ints, ("rating", "uncertainty", "conservative"), ("bot", "version"))
-        if d.get("win_rate") is not None:
-            _check(d, (), ("win_rate",), ())
-        return cls(**{k: d.get(k) for k in COLUMNS})
+    def from_json(cls, d: Any, where: str = "a leaderboard row") -> LeaderboardRow:
+        o = JsonObject(d, where)
+        return cls(
+            o.whole("rank"),
+            o.text("bot"),
+            o.text("version"),
+            o.num("rating"),
+            o.num("uncertainty"),
+            o.num("conservative"),
+            o.whole("rounds"),
+            o.whole("wins"),
+            o.whole("draws"),
+            o.whole("losses"),
+            o.num_or_none("win_rate"),
+        )
 
 
 @dataclass(frozen=True)
@@ -95,9 +88,15 @@ class RetiredRow:
         }
 
     @classmethod
-    def from_json(cls, d: Any) -> RetiredRow:
-        _check(d, ("rounds",), ("rating", "uncertainty"), ("bot", "version"))
-        return cls(d["bot"], d["version"], d["rating"], d["uncertainty"], d["rounds"])
+    def from_json(cls, d: Any, where: str = "a retired row") -> RetiredRow:
+        o = JsonObject(d, where)
+        return cls(
+            o.text("bot"),
+            o.text("version"),
+            o.num("rating"),
+            o.num("uncertainty"),
+            o.whole("rounds"),
+        )
 
 
 @dataclass(frozen=True)
@@ -120,6 +119,12 @@ class Leaderboard:
         ):
             raise RecordError("leaderboard.json must be an object with 'leaderboard' and 'retired'")
         return cls(
-            tuple(LeaderboardRow.from_json(r) for r in data["leaderboard"]),
-            tuple(RetiredRow.from_json(r) for r in data["retired"]),
+            tuple(
+                LeaderboardRow.from_json(r, f"leaderboard.json.leaderboard[{i}]")
+                for i, r in enumerate(data["leaderboard"])
+            ),
+            tuple(
+                RetiredRow.from_json(r, f"leaderboard.json.retired[{i}]")
+                for i, r in enumerate(data["retired"])
+            ),
         )

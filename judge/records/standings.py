@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from judge.records.fields import Json, RecordError, is_int
+from judge.records.fields import Json, JsonObject, RecordError, is_int
 
 #: The columns of standings.json's rows and of standings.csv, in order.
 COLUMNS = ("rank", "team", "points", "rounds_won", "draws", "losses", "gold")
@@ -53,16 +53,16 @@ class StandingRow:
         }
 
     @classmethod
-    def from_json(cls, d: Any) -> StandingRow:
-        if not isinstance(d, dict):
-            raise RecordError(f"a standings row must be an object, not {d!r}")
-        if not isinstance(d.get("team"), str):
-            raise RecordError(f"a standings row's 'team' must be text, not {d.get('team')!r}")
-        for key in ("rank", "points", "rounds_won", "draws", "losses", "gold"):
-            if not is_int(d.get(key)):
-                raise RecordError(f"{d['team']!r}: {key!r} must be a whole number")
+    def from_json(cls, d: Any, where: str = "a standings row") -> StandingRow:
+        o = JsonObject(d, where)
         return cls(
-            d["rank"], d["team"], d["points"], d["rounds_won"], d["draws"], d["losses"], d["gold"]
+            o.whole("rank"),
+            o.text("team"),
+            o.whole("points"),
+            o.whole("rounds_won"),
+            o.whole("draws"),
+            o.whole("losses"),
+            o.whole("gold"),
         )
 
 
@@ -225,8 +225,12 @@ class Standings:
     @classmethod
     def from_json(cls, data: Any) -> Standings:
         if isinstance(data, list):  # judge 0.1.0: the rows alone
-            return cls(tuple(StandingRow.from_json(r) for r in data))
+            return cls(_rows(data, "standings.json"))
         if not isinstance(data, dict) or not isinstance(data.get("standings"), list):
             raise RecordError("standings.json must be an object with a 'standings' list")
         audit = StandingsAudit.from_json(data) if "config_hash" in data else None
-        return cls(tuple(StandingRow.from_json(r) for r in data["standings"]), audit)
+        return cls(_rows(data["standings"], "standings.json.standings"), audit)
+
+
+def _rows(rows: list[Any], where: str) -> tuple[StandingRow, ...]:
+    return tuple(StandingRow.from_json(r, f"{where}[{i}]") for i, r in enumerate(rows))
