@@ -183,10 +183,12 @@ def _from_executable(path: Path, spec: str) -> BotSpec:
     # A single-file program: each seat gets a copy of that file alone, not of its
     # folder (a project folder may hold matches/ with thousands of files).  A Windows
     # program also gets the DLLs that stand beside it (Windows looks there first).
-    try:
-        dlls = [p for p in folder.iterdir() if p.suffix.lower() == ".dll" and p.is_file()] if windows else []  # fmt: skip
-    except OSError as exc:  # a folder one may enter but not list (mode 711)
-        raise BotError(f"bot {spec!r}: cannot look for the DLLs beside {path}: {exc}") from None
+    dlls: list[Path] = []
+    if windows:
+        try:
+            dlls = [p for p in folder.iterdir() if p.suffix.lower() == ".dll" and p.is_file()]
+        except OSError as exc:  # a folder one may enter but not list (mode 711)
+            raise BotError(f"bot {spec!r}: cannot look for the DLLs beside {path}: {exc}") from None
     try:
         staged = programs.stage_file(path, dlls)
     except OSError as exc:

@@ -110,12 +110,7 @@ class WorkerInfo:
         if self.error is not None:
             return f"worker {self.label or self.address} has no sandbox ({self.error})"
         off = self.protections_off()
-        if not off:
-            return None
-        return (
-            f"worker {self.label or self.address} cannot fully isolate the bots: {len(off)} of "
-            f"{len(self.isolation or {})} sandbox protections are OFF ({', '.join(off)})"
-        )
+        return short_of(self.label or self.address, off, len(self.isolation or {})) if off else None
 
 
 class WorkerState:
@@ -264,12 +259,17 @@ REFUSAL_WAYS_OUT = (
 )
 
 
-def refusal(worker: str, off: list[str], total: int) -> str:
-    """Why a round is not played on a worker, and the ways out."""
+def short_of(worker: str, off: list[str], total: int) -> str:
+    """What a worker with protections off lacks (said up front and per round alike)."""
     return (
         f"worker {worker} cannot fully isolate the bots: {len(off)} of {total} sandbox "
-        f"protections are OFF ({', '.join(off)}); {REFUSAL_WAYS_OUT}"
+        f"protections are OFF ({', '.join(off)})"
     )
+
+
+def refusal(worker: str, off: list[str], total: int) -> str:
+    """Why a round is not played on a worker, and the ways out."""
+    return f"{short_of(worker, off, total)}; {REFUSAL_WAYS_OUT}"
 
 
 class _Missing(Exception):
