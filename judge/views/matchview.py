@@ -142,7 +142,7 @@ def void_lines(result: MatchResult, s: int, out: Path, source: str) -> list[str]
     hints = []
     if any(voidwhy.parse(k) in voidwhy.PROTOCOL for k in counts):
         hints.append(
-            f"run 'judge check-bot {shlex.quote(source)}' to see why, situation by situation"
+            f"to see why, situation by situation, run: judge check-bot {shlex.quote(source)}"
         )
     if logs:
         more = f" (and {len(logs) - 1} more round(s))" if len(logs) > 1 else ""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -14,16 +16,16 @@ from .test_match_e2e import SEA, make_bot
 pytestmark = pytest.mark.slow  # real programs: not in the fast subset
 
 
-def summary_of(tmp_path: Path, a: list[str], capsys: Any, k: int = 6) -> str:
+def summary_of(tmp_path: Path, a: list[str], capsys: Any, k: int = 6, name: str = "a") -> str:
     bots = tmp_path / "bots"
-    make_bot(bots, "a", a)
+    make_bot(bots, name, a)
     make_bot(bots, "b", ["7 7"])  # places at (7, 7), then names its own cell: stays
     sea = tmp_path / "sea.txt"
     sea.write_text(SEA.format(k=k))
     code = main(
         [
             "match",
-            str(bots / "a"),
+            str(bots / name),
             str(bots / "b"),
             "--map",
             str(sea),
@@ -44,6 +46,14 @@ def test_a_bot_printing_its_move_is_told_so(tmp_path: Path, capsys: Any) -> None
     assert f"judge check-bot {tmp_path / 'bots' / 'a'}" in out
     assert "stderr.log" not in out  # nothing crashed: no log to read
     assert "warning: b:" not in out  # staying put is a legal move
+
+
+def test_the_check_bot_hint_is_a_command_that_works_as_printed(tmp_path: Path, capsys: Any) -> None:
+    """A team folder named with spaces and diacritics is quoted for the shell."""
+    out = summary_of(tmp_path, ["1 1", "!stdout 1 2"], capsys, name="Rồng Biển")
+    found = re.search(r"situation by situation, run: (judge check-bot '[^']*')", out)
+    assert found is not None, out
+    assert shlex.split(found[1]) == ["judge", "check-bot", str(tmp_path / "bots" / "Rồng Biển")]
 
 
 def test_zero_based_coordinates_are_named(tmp_path: Path, capsys: Any) -> None:
