@@ -15,6 +15,12 @@ played twice, the reference bot in seat 0 and then in seat 1.
 Command line (prints a table)::
 
     python tests/reference_bot/harness.py --rounds 200 --opponents greedy,hunter --maps mixed
+
+An opponent ``brain:PATH`` is another version of the reference's brain.py, in
+process: against an earlier reference (``git show a6da7f1:bots/reference/
+brain.py > /tmp/a6.py``, the version the issue's rival was measured against)
+a change shows whether it makes the bot stronger against a planner; the
+bundled bots are weaker than that rival.
 """
 
 from __future__ import annotations
@@ -70,20 +76,21 @@ def brain() -> Any:
 
 
 class RefBot:
-    """The reference bot, in-process."""
+    """The reference bot, in-process (``module``: another brain.py, already loaded)."""
 
     name = "reference"
 
-    def __init__(self) -> None:
+    def __init__(self, module: Any = None) -> None:
         self.state: str | None = None
         self.times: list[float] = []
+        self.module = module
 
     def new_round(self) -> None:
         self.state = None
 
     def turn(self, map_text: str) -> bytes:
         t0 = time.process_time()  # CPU time: wall time on a shared machine says little
-        move, state = brain().decide(map_text, self.state)
+        move, state = (self.module or brain()).decide(map_text, self.state)
         self.times.append(time.process_time() - t0)
         self.state = state
         return move.encode()
@@ -162,9 +169,24 @@ class NullBot:
         return f"{z // n + 1} {z % n + 1}".encode()
 
 
+_other_brains: dict[str, Any] = {}
+
+
 def make_bot(name: str) -> Any:
+    """A bot by name: ``reference``, ``null``, a bundled Python bot, or
+    ``brain:PATH``, another version of the reference bot's brain.py (say an
+    earlier one, ``git show a6da7f1:bots/reference/brain.py > old.py``): the
+    opponent that shows whether a change makes the bot stronger against a
+    planner, not only against the bundled bots."""
     if name == "reference":
         return RefBot()
+    if name.startswith("brain:"):
+        path = name[len("brain:") :]
+        if path not in _other_brains:
+            _other_brains[path] = load_module(f"other_brain_{len(_other_brains)}", Path(path))
+        bot = RefBot(_other_brains[path])
+        bot.name = name
+        return bot
     if name == "null":
         return NullBot()
     return ScriptBot(name)

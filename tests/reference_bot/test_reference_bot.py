@@ -382,6 +382,24 @@ def test_decision_time_as_a_process_on_the_largest_map(tmp_path: Path) -> None:
     assert worst < 1.0
 
 
+def test_the_harness_plays_another_version_of_the_brain(tmp_path: Path) -> None:
+    """``brain:PATH`` (an earlier reference, the planner-type sparring partner
+    of the notes) is a separate module: a constant changed there does not
+    change the reference, and both play legal moves against each other."""
+    other_path = tmp_path / "old_brain.py"
+    src = (harness.REF_DIR / "brain.py").read_text(encoding="utf-8")
+    other_path.write_text(src.replace("\nWIDTH = 12 ", "\nWIDTH = 3 "), encoding="utf-8")
+    other = harness.make_bot(f"brain:{other_path}")
+    assert other.module is not harness.brain()
+    assert other.module.WIDTH == 3 and harness.brain().WIDTH == 12
+    assert harness.make_bot(f"brain:{other_path}").module is other.module
+
+    checked = CheckedRef(other.module)
+    gm = generate_map(7, 7, 20, seed=3)
+    g = harness.play(gm, [CheckedRef(), checked], seed=1)
+    assert g.ended and checked.times and sum(g.gold) > 0
+
+
 # --------------------------------------------------------------------------
 # Strength
 # --------------------------------------------------------------------------
