@@ -25,15 +25,14 @@ Outline
   counts).
 * Planner: for each possible first move, a beam search over routes
   (sequences of gold / shield / treasure cells, PLAN_H moves ahead at most),
-  bucketed by arrival turn.  A
-  cell is worth its gold if we arrive before the opponent's predicted arrival
-  (less if the opponent could be there first; a take predicted x moves ahead
-  is only PRED_CONF ** (x - 1) sure, so far gold it may never reach still
-  draws us), plus a share of it when that denies the opponent (as much
-  whenever we take it: taking gold early is never worth less).  The half-time rule is exact inside the search: a route
-  more than 20 ahead at turn K/2 wins at once, one more than 20 behind loses;
-  otherwise the route knows the treasure (3/4 of the gap, at the centre, from
-  turn K/2 + 1).
+  bucketed by arrival turn.  A cell is worth its gold if we arrive before the
+  opponent's predicted arrival (less if the opponent could be there first; a
+  take predicted x moves ahead is only PRED_CONF ** (x - 1) sure, so far gold
+  it may never reach still draws us), plus a share of it when that denies the
+  opponent (as much whenever we take it: taking gold early is never worth
+  less).  The half-time rule is exact inside the search: a route more than 20
+  ahead at turn K/2 wins at once, one more than 20 behind loses; otherwise the
+  route knows the treasure (3/4 of the gap, at the centre, from turn K/2 + 1).
 * Tactics: the next turn (two when the boats are close, when the half-time
   check is two moves away, or at the very end) as a game of simultaneous
   moves, every pair of moves resolved with the rules.  A collision or a swap
@@ -44,9 +43,9 @@ Outline
   are weighed by a mix of the worst case and the model's prediction, moves
   into our reach only as often as it has come into our reach so far.
 * Placement: the 0-cell whose best route within K - 1 moves is richest (on
-  average over the opponent's OPP_STARTS likeliest starts); of its mirror images the one farthest
-  from that start (bots that think alike name the same cell); on a re-ask,
-  the same cell once more, then the best other cells.
+  average over the opponent's OPP_STARTS likeliest starts); of its mirror
+  images the one farthest from that start (bots that think alike name the
+  same cell); on a re-ask, the same cell once more, then the best other cells.
 """
 
 from heapq import heappush, heapreplace
@@ -98,7 +97,6 @@ LAM_TRAIL = 0.15     # ... when it trails (it keeps clear; the worst case is its
 NEAR = 3             # tactics: search two turns when the boats are this close
 PRED_CONF = 0.93      # a prediction x moves ahead holds with PRED_CONF ** (x - 1): far ones are
                      # guesses (the opponent cannot be everywhere it might go first)
-DENY_FIXED = 1        # denial of a cell the opponent reaches later: as likely whenever we take it
 DEBUG = 0
 
 
@@ -499,11 +497,10 @@ class Planner(object):
             kopp.append(tuple(tk.get(sea.centre, INF) for tk in takes))
         self.kcell, self.kval, self.kopp, self.specials = kcell, kval, kopp, specials
         self.kidx = dict((c, k) for k, c in enumerate(kcell))
-        # Per key: the earliest and latest predicted take, and the weight of
+        # Per key: the earliest predicted take, and the weight of
         # the predictions that take it at all (fast paths of the search).
         wv = self.wvar
         self.kmin = [min(t) for t in kopp]
-        self.kmax = [max(t) for t in kopp]
         self.klat = [sum(w for x, w in zip(t, wv) if x < INF) for t in kopp]
         # Per key and prediction: the weight of the cell surviving a predicted
         # take anyway (the prediction being wrong), larger the farther ahead.
@@ -524,7 +521,11 @@ class Planner(object):
         # Everyone goes for the treasure: it survives an earlier opponent far less.
         self.tlam = [TREASURE_LAM ** i for i in range(H + 3)]
         self.centre = sea.centre
-        self.mu = [MU ** i for i in range(H + 3)]
+        mu = [MU ** i for i in range(H + 3)]
+        # Per key: how likely the opponent would take the cell if we did not,
+        # MU per move it needs to get there; the same whenever we take it
+        # (taking gold early is never worth less).
+        self.kdeny = [mu[a - 1] if 0 < a <= len(mu) else (1.0 if a <= 0 else 0.0) for a in ka]
         self.ngold = len(kcell) - len(specials)
         self.vmax = max(kval) if kval else 0
         gpow = [1.0]
@@ -564,18 +565,16 @@ class Planner(object):
         if alive <= 0.0:
             return 0.0, 0.0
         a = self.ka[k]
+        w = self.kdeny[k]
         if t2 < a:
-            i = a - 1 if DENY_FIXED else a - t2 - 1
-            w = self.mu[i] if i < len(self.mu) else 0.0
             return v * alive, v * (later + (alive - later) * w)
         i = t2 - a + 1
         if self.kcell[k] == self.centre:
             ev = v * self.tlam[i] * alive if i < len(self.tlam) else 0.0
             return ev, ev
         ev = v * self.lam[i] * alive if i < len(self.lam) else 0.0
-        if DENY_FIXED and ev > 0.0:
+        if ev > 0.0:
             # Denied as likely as when taken before it could arrive (no jump).
-            w = self.mu[a - 1] if 0 < a <= len(self.mu) else (1.0 if a <= 0 else 0.0)
             return ev, ev * (later + (alive - later) * w) / alive
         return ev, ev
 
@@ -723,12 +722,12 @@ class Planner(object):
         H, t_half = self.H, self.t_half
         kcell, kval, kopp, ka = self.kcell, self.kval, self.kopp, self.ka
         specials, centre_key, kshield = self.specials, self.centre_key, self.kshield
-        gpow, vmax, lam, mu, rho = self.gpow, self.vmax, self.lam, self.mu, self.rho
+        gpow, vmax, lam, rho = self.gpow, self.vmax, self.lam, self.rho
         trho = self.trho
-        nlam, nmu = len(lam), len(mu)
+        nlam = len(lam)
         centre = self.centre
         wvar = self.wvar
-        kmin, klat, ksurv = self.kmin, self.klat, self.ksurv
+        kmin, klat, ksurv, kdeny = self.kmin, self.klat, self.ksurv, self.kdeny
         future_treasure = self.future_treasure
         paths = self.paths
         t0 = root[1]
@@ -800,18 +799,15 @@ class Planner(object):
                     a = ka[k]
                     if t2 < a:
                         ev = v * alive
-                        i = a - 1 if DENY_FIXED else a - t2 - 1
-                        w = mu[i] if i < nmu else 0.0
-                        den = v * (later + (alive - later) * w)
+                        den = v * (later + (alive - later) * kdeny[k])
                     else:
                         i = t2 - a + 1
                         if kcell[k] == centre:
                             ev = den = v * self.tlam[i] * alive if i < nlam else 0.0
                         else:
                             ev = den = v * lam[i] * alive if i < nlam else 0.0
-                            if DENY_FIXED and ev > 0.0:
-                                w = mu[a - 1] if 0 < a <= nmu else (1.0 if a <= 0 else 0.0)
-                                den = ev * (later + (alive - later) * w) / alive
+                            if ev > 0.0:
+                                den = ev * (later + (alive - later) * kdeny[k]) / alive
                     r = ev / d
                     if not full:
                         heappush(heap, (r, k, t2, ev, den))
