@@ -107,7 +107,7 @@ class PairLine:
     def from_json(cls, d: JsonObject) -> PairLine:
         mirrored = d.d.get("mirrored")
         if mirrored is not None and not isinstance(mirrored, bool):
-            raise d._fail("mirrored", "true, false or null")
+            raise d.fail("mirrored", "true, false or null")
         return cls(d.whole("pair"), d.text("map"), d.num_or_none("score"), mirrored)
 
 
@@ -154,7 +154,7 @@ class PairsReport:
     def from_json(cls, d: JsonObject) -> PairsReport:
         counts = d.d.get("pentanomial")
         if not (isinstance(counts, list) and len(counts) == 5 and all(map(is_int, counts))):
-            raise d._fail("pentanomial", "a list of 5 counts")
+            raise d.fail("pentanomial", "a list of 5 counts")
         elo = None
         if d.d.get("elo") is not None:
             low, high = d.pair("elo95")
@@ -204,7 +204,7 @@ class SprtReport:
         try:
             verdict = SprtVerdict(d.text("verdict"))
         except ValueError:
-            raise d._fail("verdict", "H1, H0, continue or inconclusive") from None
+            raise d.fail("verdict", "H1, H0, continue or inconclusive") from None
         return cls(
             d.num("elo0"),
             d.num("elo1"),
@@ -331,7 +331,7 @@ class EvalRoundLine:
     def from_json(cls, d: JsonObject) -> EvalRoundLine:
         outcome = d.text_or_none("outcome")
         if outcome not in (None, "win", "draw", "loss"):
-            raise d._fail("outcome", "win, draw, loss or null")
+            raise d.fail("outcome", "win, draw, loss or null")
         base = (
             d.whole("round"),
             d.whole_or_none("pair"),
@@ -443,10 +443,10 @@ class EvalSummary:
         bots, limits, by_seat = d.obj("bots"), d.obj("limits"), d.obj("by_seat")
         turns = d.d.get("turns")
         if turns != "varied" and not (isinstance(turns, list) and all(map(is_int, turns))):
-            raise d._fail("turns", "a list of K values or 'varied'")
+            raise d.fail("turns", "a list of K values or 'varied'")
         sizes = d.d.get("sizes")
         if not (isinstance(sizes, list) and all(isinstance(s, str) for s in sizes)):
-            raise d._fail("sizes", "a list of sizes")
+            raise d.fail("sizes", "a list of sizes")
         mirrored = d.obj("mirrored_maps")
         by_size = d.obj("by_size")
         return cls(

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from judge.errors import JudgeError
 from judge.rules import Event, EventKind, Pos, SinkCause
@@ -156,7 +156,8 @@ class JsonObject:
         self.d: Mapping[str, Any] = value
         self.where = where
 
-    def _fail(self, key: str, what: str) -> RecordError:
+    def fail(self, key: str, what: str) -> RecordError:
+        """The error for a bad field, naming it (``eval.pairs.elo must be a number, not 'x'``)."""
         return RecordError(f"{self.where}.{key} must be {what}, not {self.d.get(key)!r}")
 
     def has(self, key: str) -> bool:
@@ -165,7 +166,7 @@ class JsonObject:
     def whole(self, key: str) -> int:
         v = self.d.get(key)
         if not isinstance(v, int) or isinstance(v, bool):
-            raise self._fail(key, "a whole number")
+            raise self.fail(key, "a whole number")
         return v
 
     def whole_or_none(self, key: str) -> int | None:
@@ -174,7 +175,7 @@ class JsonObject:
     def num(self, key: str) -> float:
         v = self.d.get(key)
         if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise self._fail(key, "a number")
+            raise self.fail(key, "a number")
         return v
 
     def num_or_none(self, key: str) -> float | None:
@@ -183,7 +184,7 @@ class JsonObject:
     def text(self, key: str) -> str:
         v = self.d.get(key)
         if not isinstance(v, str):
-            raise self._fail(key, "text")
+            raise self.fail(key, "text")
         return v
 
     def text_or_none(self, key: str) -> str | None:
@@ -195,18 +196,28 @@ class JsonObject:
     def objs(self, key: str) -> list[JsonObject]:
         v = self.d.get(key)
         if not isinstance(v, list):
-            raise self._fail(key, "a list")
+            raise self.fail(key, "a list")
         return [JsonObject(x, f"{self.where}.{key}[{i}]") for i, x in enumerate(v)]
 
     def counts(self, key: str) -> dict[str, int]:
         v = self.d.get(key)
         if not isinstance(v, dict) or not all(is_int(n) for n in v.values()):
-            raise self._fail(key, "an object of counts")
+            raise self.fail(key, "an object of counts")
         return {str(k): int(n) for k, n in v.items()}
 
     def pair(self, key: str, kind: str = "num") -> tuple[Any, Any]:
         v = self.d.get(key)
         ok = int if kind == "int" else (int, float)
         if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, ok) for x in v)):
-            raise self._fail(key, "a list of 2 numbers")
+            raise self.fail(key, "a list of 2 numbers")
         return (v[0], v[1])
+
+
+_Row = TypeVar("_Row")
+
+
+def read_rows(
+    read: Callable[[Any, str], _Row], rows: Sequence[Any], where: str
+) -> tuple[_Row, ...]:
+    """Each of a file's rows read with ``read``, an error naming its place (``where[2]``)."""
+    return tuple(read(r, f"{where}[{i}]") for i, r in enumerate(rows))

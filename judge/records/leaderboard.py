@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from judge.records.fields import Json, JsonObject, RecordError
+from judge.records.fields import Json, JsonObject, RecordError, read_rows
 
 #: The columns of leaderboard.json's rows and of leaderboard.csv, in order.
 COLUMNS = ("rank", "bot", "version", "rating", "uncertainty", "conservative", "rounds",
@@ -119,12 +119,8 @@ class Leaderboard:
         ):
             raise RecordError("leaderboard.json must be an object with 'leaderboard' and 'retired'")
         return cls(
-            tuple(
-                LeaderboardRow.from_json(r, f"leaderboard.json.leaderboard[{i}]")
-                for i, r in enumerate(data["leaderboard"])
+            read_rows(
+                LeaderboardRow.from_json, data["leaderboard"], "leaderboard.json.leaderboard"
             ),
-            tuple(
-                RetiredRow.from_json(r, f"leaderboard.json.retired[{i}]")
-                for i, r in enumerate(data["retired"])
-            ),
+            read_rows(RetiredRow.from_json, data["retired"], "leaderboard.json.retired"),
         )

@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from judge.records.fields import Json, JsonObject, RecordError, is_int
+from judge.records.fields import Json, JsonObject, RecordError, is_int, read_rows
 
 #: The columns of standings.json's rows and of standings.csv, in order.
 COLUMNS = ("rank", "team", "points", "rounds_won", "draws", "losses", "gold")
@@ -225,12 +225,9 @@ class Standings:
     @classmethod
     def from_json(cls, data: Any) -> Standings:
         if isinstance(data, list):  # judge 0.1.0: the rows alone
-            return cls(_rows(data, "standings.json"))
+            return cls(read_rows(StandingRow.from_json, data, "standings.json"))
         if not isinstance(data, dict) or not isinstance(data.get("standings"), list):
             raise RecordError("standings.json must be an object with a 'standings' list")
         audit = StandingsAudit.from_json(data) if "config_hash" in data else None
-        return cls(_rows(data["standings"], "standings.json.standings"), audit)
-
-
-def _rows(rows: list[Any], where: str) -> tuple[StandingRow, ...]:
-    return tuple(StandingRow.from_json(r, f"{where}[{i}]") for i, r in enumerate(rows))
+        rows = read_rows(StandingRow.from_json, data["standings"], "standings.json.standings")
+        return cls(rows, audit)
