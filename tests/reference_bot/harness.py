@@ -17,10 +17,10 @@ Command line (prints a table)::
     python tests/reference_bot/harness.py --rounds 200 --opponents greedy,hunter --maps mixed
 
 An opponent ``brain:PATH`` is another version of the reference's brain.py, in
-process: against an earlier reference (``git show a6da7f1:bots/reference/
-brain.py > /tmp/a6.py``, the version the issue's rival was measured against)
-a change shows whether it makes the bot stronger against a planner; the
-bundled bots are weaker than that rival.
+process.  Against an earlier reference (``git show a6da7f1:bots/reference/
+brain.py > /tmp/a6.py``: as far as the history shows, the version the issue's
+rival was measured against) a change shows whether it makes the bot stronger
+against a planner; the bundled bots are weaker than that rival.
 """
 
 from __future__ import annotations
