@@ -39,9 +39,13 @@ Outline
   freezes the gold: a win when we lead (so we ram), a loss when we trail (so
   we keep clear), a draw when level; gold the opponent takes leaves our
   routes; the half-time gap is exact.  After the searched moves a position is
-  worth the best candidate route re-timed from there.  The opponent's moves
-  are weighed by a mix of the worst case and the model's prediction, moves
-  into our reach only as often as it has come into our reach so far.
+  worth the best candidate route re-timed from there, as a sharp chance of
+  winning: a move matters to the tactics when it swings who ends ahead;
+  otherwise the best route decides (a gentle curve hedged in every position
+  and lost rounds to hunter and to older versions of this bot).  The
+  opponent's moves are weighed by a mix of the worst case and the model's
+  prediction, moves into our reach only as often as it has come into our
+  reach so far.
 * Placement: the 0-cell whose best route within K - 1 moves is richest (on
   average over the opponent's OPP_STARTS likeliest starts); of its mirror
   images the one farthest from that start (bots that think alike name the
@@ -73,8 +77,9 @@ HALF_W = 30.0        # value (in gold) of ending the round at half time
 HALF_S0 = 2.0        # uncertainty of the half-time gap: S0 + S1 * sqrt(turns to go)
 HALF_S1 = 1.0
 RACE_LOST = 0.5      # opponent model: gold we reach first looks this much
-SCALE0 = 4.0         # uncertainty of the final gold difference: SCALE0 + SCALE1 * sqrt(turns)
-SCALE1 = 2.5
+SCALE0 = 1.5         # tactics: a leaf's chance of winning is sigmoid(diff / (SCALE0 + SCALE1 *
+SCALE1 = 0.5         # sqrt(turns))); kept sharp, so that the tactics weigh winning against losing
+                     # and otherwise follow the best route (wider, it hedged in every position)
 ANCHOR_MIX = 0.5     # the outcome estimate: this share from the rollout, the rest from the plan
 ROLL_STOPS = 3       # the calibration rollout follows the plan this far, then goes greedy
 RAM_PRIOR = 0.15     # prior chance a ram finds the opponent (before any evidence)
