@@ -32,7 +32,9 @@ Outline
   opponent (as much whenever we take it: taking gold early is never worth
   less).  The half-time rule is exact inside the search: a route more than 20
   ahead at turn K/2 wins at once, one more than 20 behind loses; otherwise the
-  route knows the treasure (3/4 of the gap, at the centre, from turn K/2 + 1).
+  route knows the treasure (3/4 of the gap, at the centre, from turn K/2 + 1)
+  and is charged its denial up front, earned back only by taking it: a wider
+  lead at half time is a bigger treasure for a boat that waits by the centre.
 * Tactics: the next turn (two when the boats are close, when the half-time
   check is two moves away, or at the very end) as a game of simultaneous
   moves, every pair of moves resolved with the rules.  A collision or a swap
@@ -93,6 +95,9 @@ PLACE_HORIZON = 30
 PLACE_WIDTH = 10
 TREASURE_LAM = 0.6    # ... and it survives only this per turn the opponent could be there first
 TREASURE_RHO = 0.0    # denial weight of the treasure at least this (0: as any gold)
+TREASURE_LEFT = 1.0   # a route that crosses half time is charged this share of the treasure's
+                     # denial up front (a wider half-time lead makes a bigger treasure for
+                     # whoever gets there first); taking the treasure earns the denial back
 PLAN_H = 40           # moves ahead the routes from each first move are planned (the
                      # search from the boat plans to the end; re-timing scores all to the end)
 BUDGET = 0.40         # seconds of planning per turn (a safety net: the beam stops early)
@@ -635,6 +640,9 @@ class Planner(object):
             elif k in self.kshield:
                 mask |= 1 << k
                 sh = True
+        ck = self.centre_key
+        if tv > 0 and ck >= 0 and not (mask >> ck) & 1:
+            score -= TREASURE_LEFT * self.trho * tv  # as half() charges a route that crosses
         return (score, t, cell, sh, mask, g, stolen, stolen_h, tv, None, -1)
 
     def key_of(self, cell):
@@ -652,7 +660,11 @@ class Planner(object):
         dh = self.my_gold + gain - self.opp_gold - o
         s = self.half_scale
         bonus = HALF_W * (sigmoid_win(dh - 20.5, s) - sigmoid_win(-20.5 - dh, s))
-        return bonus, int(3 * (dh if dh > 0 else -dh)) // 4
+        tval = int(3 * (dh if dh > 0 else -dh)) // 4
+        # The treasure goes to whoever gets there first: charged now, earned back
+        # by the route that takes it.  (Charged even where the round is likely to
+        # end at half time: sparing those measured no better.)
+        return bonus - TREASURE_LEFT * self.trho * tval, tval
 
     def final(self, score, t, gain, stolen, stolen_h):
         """(score, diff, False, treasure value) of a route stopping at move t."""
