@@ -16,6 +16,9 @@ Command line (prints a table)::
 
     python tests/reference_bot/harness.py --rounds 200 --opponents greedy,hunter --maps mixed
 
+``--max-area 63`` keeps only small maps (the short races, where the bot is
+weakest against hunter); ``--seats 1`` plays each map once.
+
 An opponent ``brain:PATH`` is another version of the reference's brain.py, in
 process.  Against an earlier reference (``git show a6da7f1:bots/reference/
 brain.py > /tmp/a6.py``: as far as the history shows, the version the issue's
@@ -315,17 +318,44 @@ def run_case(args: tuple[str, MapSpec, int]) -> dict[str, Any]:
     }
 
 
+def small_specs(source: str, n: int, seed: int, max_area: int) -> list[MapSpec]:
+    """The first ``n`` maps of the source with at most ``max_area`` cells.
+
+    Small maps are where the rounds are short races and the bot is weakest
+    (tuning runs single them out); drawn from the same sequence as map_specs.
+    """
+    out: list[MapSpec] = []
+    for spec in map_specs(source, n * 50, seed):
+        if spec[0] == "style":
+            area = spec[2] * spec[3]
+        else:
+            gm = build_map(spec)
+            area = gm.rows * gm.cols
+        if area <= max_area:
+            out.append(spec)
+            if len(out) == n:
+                break
+    return out
+
+
 def cases(
-    opponents: list[str], maps: int, seed: int, source: str = "classic", seats: int = 2
+    opponents: list[str],
+    maps: int,
+    seed: int,
+    source: str = "classic",
+    seats: int = 2,
+    max_area: int = 0,
 ) -> list[tuple[str, MapSpec, int]]:
     """Every map twice (the reference in seat 0, then 1) against every opponent.
 
     ``seats=1`` plays each map once, seats alternating: deterministic bots on a
     symmetric map play the same game in both seat orders, so tuning runs can
-    spend the time on more maps instead.
+    spend the time on more maps instead.  ``max_area``: only maps of at most
+    that many cells (0: any).
     """
     out = []
-    for i, spec in enumerate(map_specs(source, maps, seed)):
+    specs = small_specs(source, maps, seed, max_area) if max_area else map_specs(source, maps, seed)
+    for i, spec in enumerate(specs):
         for opp in opponents:
             for seat in (0, 1) if seats == 2 else (i % 2,):
                 out.append((opp, spec, seat))
@@ -394,8 +424,9 @@ def main() -> None:
     ap.add_argument("--seats", type=int, default=2, help="2: both seat orders; 1: one per map")
     ap.add_argument("--show-losses", action="store_true")
     ap.add_argument("--json", default="", help="also write every round to this file")
+    ap.add_argument("--max-area", type=int, default=0, help="only maps of at most this many cells")
     a = ap.parse_args()
-    todo = cases(a.opponents.split(","), a.rounds, a.seed, a.maps, a.seats)
+    todo = cases(a.opponents.split(","), a.rounds, a.seed, a.maps, a.seats, a.max_area)
     t0 = time.time()
     if a.jobs > 1:
         import multiprocessing as mp

@@ -424,3 +424,19 @@ def test_beats_greedy_in_most_rounds() -> None:
             losses += 1
     print(f"vs greedy: {wins} wins, {losses} losses, {10 - wins - losses} draws")
     assert wins > losses
+
+
+@pytest.mark.parametrize("source", ["styles", "foreign"])
+def test_harness_small_maps_are_small_and_drawn_in_order(source: str) -> None:
+    """--max-area keeps only maps of at most that many cells, in the order of the full list."""
+    specs = harness.small_specs(source, 6, seed=3, max_area=63)
+    assert len(specs) == 6
+    for spec in specs:
+        gm = harness.build_map(spec)
+        assert gm.rows * gm.cols <= 63
+    full = harness.map_specs(source, 300, seed=3)
+    positions = [full.index(s) for s in specs]
+    assert positions == sorted(positions)
+    assert harness.cases(["greedy"], 6, 3, source, seats=1, max_area=63) == [
+        ("greedy", s, i % 2) for i, s in enumerate(specs)
+    ]
