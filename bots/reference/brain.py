@@ -47,7 +47,10 @@ Outline
   and lost rounds to hunter and to older versions of this bot).  The
   opponent's moves are weighed by a mix of the worst case and the model's
   prediction, moves into our reach only as often as it has come into our
-  reach so far.
+  reach so far.  On small maps (TERR_AREA cells at most) a leaf's chance is
+  half that of the routes, half that of the territory: each gold cell to the
+  boat that reaches it first (a tie to the leader; TERR_DECAY per step), as in a race over every
+  cell, where the routes alone were too hopeful and wasted moves.
 * Placement: the 0-cell whose best route within K - 1 moves is richest (on
   average over the opponent's OPP_STARTS likeliest starts); of its mirror
   images the one farthest from that start (bots that think alike name the
@@ -78,6 +81,9 @@ VAR_POW = 2.0        # their weights: (moves predicted right + 1) ** VAR_POW
 HALF_W = 30.0        # value (in gold) of ending the round at half time
 HALF_S0 = 2.0        # uncertainty of the half-time gap: S0 + S1 * sqrt(turns to go)
 HALF_S1 = 1.0
+TERR_W = 0.5         # tactics on small maps: this share of a leaf's chance by territory
+TERR_AREA = 63
+TERR_DECAY = 0.8
 RACE_LOST = 0.5      # opponent model: gold we reach first looks this much
 SCALE0 = 1.5         # tactics: a leaf's chance of winning is sigmoid(diff / (SCALE0 + SCALE1 *
 SCALE1 = 0.5         # sqrt(turns))); kept sharp, so that the tactics weigh winning against losing
@@ -1132,6 +1138,9 @@ class Tactics(object):
         self.gain_by, self.pos_at = opp[1], opp[2]
         self.lam = lam
         self.cache = {}
+        sea = sit.sea
+        self.terr_w = TERR_W if sea.rows * sea.cols <= TERR_AREA else 0.0
+        self.tpw = [TERR_DECAY ** d for d in range(sea.n + 2)]
         ob = sit.ob
         self.hit = (ob[3] + 1.0) / (ob[2] + 2.0)
         # How often it comes into our reach when it could (learnt this round).
@@ -1148,6 +1157,40 @@ class Tactics(object):
         if mine < theirs:
             return 0.0005 * (mine - theirs)
         return 0.5 if mine > 0 else 0.0
+
+    def territory(self, v, a, b, sh, osh, mine, theirs, taken, left):
+        """Mix v with the chance by territory: each gold cell goes to the boat
+        that reaches it first (half each on a tie), as on small maps where the
+        two boats race for every cell and a route estimate is too hopeful."""
+        pl = self.pl
+        paths = self.sit.paths
+        da, db = paths.dist(a, sh), paths.dist(b, osh)
+        pw = self.tpw
+        my = th = 0.0
+        kcell, kval = pl.kcell, pl.kval
+        for k in range(pl.ngold):
+            if (taken >> k) & 1:
+                continue
+            c = kcell[k]
+            x, y = da[c], db[c]
+            if x < y:
+                if x <= left:
+                    my += kval[k] * pw[x]
+            elif y < x:
+                if y <= left:
+                    th += kval[k] * pw[y]
+            elif x <= left:
+                # A tie goes to the leader: the other must keep clear of a
+                # collision that would freeze its loss.
+                if mine > theirs:
+                    my += kval[k] * pw[x]
+                elif theirs > mine:
+                    th += kval[k] * pw[x]
+                else:
+                    my += 0.5 * kval[k] * pw[x]
+                    th += 0.5 * kval[k] * pw[x]
+        u = sigmoid_win(mine + my - theirs - th, self.scale)
+        return (1.0 - self.terr_w) * v + self.terr_w * u
 
     def leaf(self, steps, sh, gone, tv, opp_gain, t):
         """Our chance after our moves ``steps`` (it took ``opp_gain`` meanwhile)."""
@@ -1220,6 +1263,10 @@ class Tactics(object):
                     v = self.value(nsteps, a, b, nsh, nosh, na, nt, ng, ntv, og, depth - 1)
                 else:
                     v = self.leaf(nsteps, sh, ng, ntv, og, t + 1)
+                    if self.terr_w > 0.0:
+                        v = self.territory(v, a, b, sh or grid[a] == SHIELD,
+                                           osh or grid[b] == SHIELD, na, nt,
+                                           taken_mask | ng, H - t - 1)
                 vals.append(v)
             if len(vals) == 1:
                 u = vals[0]
