@@ -49,8 +49,9 @@ Outline
   prediction, moves into our reach only as often as it has come into our
   reach so far.  On small maps (TERR_AREA cells at most) a leaf's chance is
   half that of the routes, half that of the territory: each gold cell to the
-  boat that reaches it first (a tie to the leader; TERR_DECAY per step), as in a race over every
-  cell, where the routes alone were too hopeful and wasted moves.
+  boat that reaches it first (a tie to the leader; TERR_DECAY per step), as
+  in a race over every cell, where the routes alone were too hopeful and
+  wasted moves.
 * Placement: the 0-cell whose best route within K - 1 moves is richest (on
   average over the opponent's OPP_STARTS likeliest starts); of its mirror
   images the one farthest from that start (bots that think alike name the
@@ -82,8 +83,8 @@ HALF_W = 30.0        # value (in gold) of ending the round at half time
 HALF_S0 = 2.0        # uncertainty of the half-time gap: S0 + S1 * sqrt(turns to go)
 HALF_S1 = 1.0
 TERR_W = 0.5         # tactics on small maps: this share of a leaf's chance by territory
-TERR_AREA = 63
-TERR_DECAY = 0.8
+TERR_AREA = 63       # ... on maps of at most this many cells (up to 143 measured worse)
+TERR_DECAY = 0.8     # ... where gold d steps away counts TERR_DECAY ** d
 RACE_LOST = 0.5      # opponent model: gold we reach first looks this much
 SCALE0 = 1.5         # tactics: a leaf's chance of winning is sigmoid(diff / (SCALE0 + SCALE1 *
 SCALE1 = 0.5         # sqrt(turns))); kept sharp, so that the tactics weigh winning against losing
@@ -1140,7 +1141,8 @@ class Tactics(object):
         self.cache = {}
         sea = sit.sea
         self.terr_w = TERR_W if sea.rows * sea.cols <= TERR_AREA else 0.0
-        self.tpw = [TERR_DECAY ** d for d in range(sea.n + 2)]
+        if self.terr_w > 0.0:
+            self.tpw = [TERR_DECAY ** d for d in range(sea.n + 2)]
         ob = sit.ob
         self.hit = (ob[3] + 1.0) / (ob[2] + 2.0)
         # How often it comes into our reach when it could (learnt this round).
@@ -1160,12 +1162,15 @@ class Tactics(object):
 
     def territory(self, v, a, b, sh, osh, mine, theirs, taken, left):
         """Mix v with the chance by territory: each gold cell goes to the boat
-        that reaches it first (half each on a tie), as on small maps where the
-        two boats race for every cell and a route estimate is too hopeful."""
+        that reaches it first, as on small maps where the two boats race for
+        every cell and a route estimate is too hopeful.  A tie goes to the
+        leader (the other must keep clear of a collision that would freeze its
+        loss), half each when level."""
         pl = self.pl
         paths = self.sit.paths
         da, db = paths.dist(a, sh), paths.dist(b, osh)
         pw = self.tpw
+        tie = 1.0 if mine > theirs else (0.0 if theirs > mine else 0.5)
         my = th = 0.0
         kcell, kval = pl.kcell, pl.kval
         for k in range(pl.ngold):
@@ -1180,15 +1185,8 @@ class Tactics(object):
                 if y <= left:
                     th += kval[k] * pw[y]
             elif x <= left:
-                # A tie goes to the leader: the other must keep clear of a
-                # collision that would freeze its loss.
-                if mine > theirs:
-                    my += kval[k] * pw[x]
-                elif theirs > mine:
-                    th += kval[k] * pw[x]
-                else:
-                    my += 0.5 * kval[k] * pw[x]
-                    th += 0.5 * kval[k] * pw[x]
+                my += tie * kval[k] * pw[x]
+                th += (1.0 - tie) * kval[k] * pw[x]
         u = sigmoid_win(mine + my - theirs - th, self.scale)
         return (1.0 - self.terr_w) * v + self.terr_w * u
 
