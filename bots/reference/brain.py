@@ -52,8 +52,11 @@ Outline
   boat that reaches it first (a tie to the leader; TERR_DECAY per step), as
   in a race over every cell, where the routes alone were too hopeful and
   wasted moves.
-* Placement: the 0-cell whose best route within K - 1 moves is richest (on
-  average over the opponent's OPP_STARTS likeliest starts); of its mirror
+* Placement: the 0-cell where our best route within K - 1 moves beats the
+  opponent's from its start by most (on average over its OPP_STARTS likeliest
+  starts; each route discounts the cells the other reaches first).  Our route alone
+  chose a quiet corner while the opponent took a richer field it entered
+  first; the margin is what wins the round.  Of the chosen cell's mirror
   images the one farthest from that start (bots that think alike name the
   same cell); on a re-ask, the same cell once more, then the best other cells.
 """
@@ -99,7 +102,8 @@ PLACE_CANDIDATES = 10
 INSIST = 1
 OPP_STARTS = 3       # placement: the opponent's likely start cells considered (values averaged)
 PLACE_HORIZON = 30
-PLACE_WIDTH = 10
+PLACE_WIDTH = 6      # beam width of the placement's route searches
+PLACE_DIFF = 1.0     # placement: a start is worth our route less this share of the opponent's
 TREASURE_LAM = 0.6    # ... and it survives only this per turn the opponent could be there first
 TREASURE_RHO = 0.0    # denial weight of the treasure at least this (0: as any gold)
 TREASURE_LEFT = 1.0   # a route that crosses half time is charged this share of the treasure's
@@ -1320,8 +1324,8 @@ class Tactics(object):
 # --------------------------------------------------------------------------
 
 def choose_start(sit, tried):
-    """A 0-cell whose best route within K - 1 moves is richest, given where the
-    opponent probably starts (the cells richest in nearby gold)."""
+    """The 0-cell whose route within K - 1 moves beats the opponent's by most,
+    given where it probably starts (the cells richest in nearby gold)."""
     sea = sit.sea
     grid = sea.grid
     paths = sit.paths
@@ -1374,6 +1378,8 @@ def choose_start(sit, tried):
                 # with a value alone).
                 o = next((x for _, _, x in theirs if x != z and x not in tried), -1)
             total += start_value(sit, z, o, hor)
+            if PLACE_DIFF > 0.0 and o >= 0:
+                total -= PLACE_DIFF * start_value(sit, o, z, hor)
             n += 1
         scored.append((total / max(1, n), -z, z))
     scored.sort(reverse=True)

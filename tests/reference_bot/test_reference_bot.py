@@ -119,6 +119,21 @@ def test_placement_does_not_collide_with_a_plain_bot_on_symmetric_maps() -> None
         assert theirs is not None and ours != theirs, (seed, ours)
 
 
+def test_placement_contests_the_richer_field() -> None:
+    """The rule text's example map: 45 gold in the west, 55 in a reef-walled
+    field in the east whose door (4, 9) faces the likeliest start (4, 8).  Our
+    route alone is as rich in the quiet west, but there the opponent takes the
+    east and wins; the start is judged by our route's margin over the
+    opponent's, so the reference starts by the east field (column 8 or more)."""
+    from judge.maps import load_map
+
+    game = Game(load_map(ROOT / "maps" / "styles" / "example.txt"))
+    for seat in (0, 1):
+        i, j = move_of(brain.decide(render_map_inp(game, seat), None)[0])
+        assert game.valid_start((i, j))
+        assert j >= 8, (seat, (i, j))
+
+
 def test_placement_is_deterministic() -> None:
     game = Game(generate_map(11, 11, 30, seed=9))
     text = render_map_inp(game, 1)
