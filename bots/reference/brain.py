@@ -1259,16 +1259,14 @@ class Tactics(object):
                     vals.append(self.exact(na, nt))
                     continue
                 nsteps = steps + [a]
+                nsh = sh or grid[a] == SHIELD
+                nosh = osh or grid[b] == SHIELD
                 if depth > 1:
-                    nsh = sh or grid[a] == SHIELD
-                    nosh = osh or grid[b] == SHIELD
                     v = self.value(nsteps, a, b, nsh, nosh, na, nt, ng, ntv, og, depth - 1)
                 else:
                     v = self.leaf(nsteps, sh, ng, ntv, og, t + 1)
                     if self.terr_w > 0.0:
-                        v = self.territory(v, a, b, sh or grid[a] == SHIELD,
-                                           osh or grid[b] == SHIELD, na, nt,
-                                           taken_mask | ng, H - t - 1)
+                        v = self.territory(v, a, b, nsh, nosh, na, nt, taken_mask | ng, H - t - 1)
                 vals.append(v)
             if len(vals) == 1:
                 u = vals[0]
@@ -1367,6 +1365,16 @@ def choose_start(sit, tried):
     if not cands:
         return zeros[0]
     hor = min(H, PLACE_HORIZON)
+    # (ours, theirs) -> value: a likely start is also a candidate, so most
+    # pairs come up again the other way round (ours as theirs).
+    values = {}
+
+    def value(z, o):
+        v = values.get((z, o))
+        if v is None:
+            v = values[(z, o)] = start_value(sit, z, o, hor)
+        return v
+
     scored = []
     for z in cands:
         total, n = 0.0, 0
@@ -1377,9 +1385,9 @@ def choose_start(sit, tried):
                 # opponent count the gold we deny it, so they are not comparable
                 # with a value alone).
                 o = next((x for _, _, x in theirs if x != z and x not in tried), -1)
-            total += start_value(sit, z, o, hor)
+            total += value(z, o)
             if PLACE_DIFF > 0.0 and o >= 0:
-                total -= PLACE_DIFF * start_value(sit, o, z, hor)
+                total -= PLACE_DIFF * value(o, z)
             n += 1
         scored.append((total / max(1, n), -z, z))
     scored.sort(reverse=True)
