@@ -130,10 +130,7 @@ def resolve_bot(
         return _from_executable(path, spec)
     if looks_like_path(spec):
         if path.is_dir():
-            raise BotError(
-                f"bot {spec!r}: the folder {path.resolve()} has no {BOT_FILE}; add one "
-                f"(e.g. 'command: [python3, bot.py]') or give the program file itself"
-            )
+            raise _no_bot_file(spec, path)
         raise BotError(f"bot {spec!r}: no such bot: no such file or folder ({path.resolve()})")
     folders = bundled.search_path(bundled.BOTS, bots_dir)
     for folder in folders:
@@ -142,12 +139,23 @@ def resolve_bot(
             return _from_folder(cand, spec, build)
         if cand.is_file():
             return _from_executable(cand, spec)
+    if path.is_dir():
+        # A bare name ("Rồng Biển") of a folder here that is not a bot folder yet:
+        # say what it lacks rather than "no such bot".
+        raise _no_bot_file(spec, path)
     names = bot_names(folders)
     raise BotError(
         f"bot {spec!r}: no such bot; {bundled.did_you_mean(spec, names)}"
         f"the bots are: {', '.join(names) or '(none)'} (looked up in "
         f"{bundled.describe(folders, bundled.BOTS)}; add your own folder with --bots-dir); "
         "or give the path of a bot folder or of an executable file"
+    )
+
+
+def _no_bot_file(spec: str, path: Path) -> BotError:
+    return BotError(
+        f"bot {spec!r}: the folder {path.resolve()} has no {BOT_FILE}; add one "
+        f"(e.g. 'command: [python3, bot.py]') or give the program file itself"
     )
 
 

@@ -48,6 +48,25 @@ def test_a_misspelt_bot_gets_did_you_mean(tmp_path: Path, monkeypatch: Any, caps
     assert "--bots-dir" in msg
 
 
+def test_a_bare_folder_name_without_bot_yaml_says_what_it_lacks(
+    tmp_path: Path, monkeypatch: Any, capsys: Any
+) -> None:
+    """A student's team folder named as written ("Rồng Biển", no slash) but
+    without bot.yaml: the message names the folder and the missing file, not
+    "no such bot" (which sent them looking for a typo)."""
+    monkeypatch.chdir(tmp_path)
+    team = tmp_path / "Rồng Biển"
+    team.mkdir()
+    (team / "bot.py").write_text("print('1 1')\n", encoding="utf-8")
+    assert main(["match", "Rồng Biển", "random", "--map", "m1"]) == 2
+    msg = err_text(capsys)
+    assert f"bot 'Rồng Biển': the folder {team} has no bot.yaml" in msg
+    assert "no such bot" not in msg
+    # A bundled name still finds the bundled bot, even beside a folder of that name.
+    (tmp_path / "greedy").mkdir()
+    assert resolve_bot("greedy").home == bundled.bundled_dir("bots") / "greedy"  # type: ignore[operator]
+
+
 def test_a_missing_map_lists_the_maps_and_suggests_no_invalid_maps(
     tmp_path: Path, monkeypatch: Any, capsys: Any
 ) -> None:
