@@ -153,6 +153,8 @@ def resolve_bot(
 
 
 def _no_bot_file(spec: str, path: Path) -> BotError:
+    """The error for a folder that is no bot folder yet: one message whether it was
+    named as a path or by its bare name, so a student learns what to add."""
     return BotError(
         f"bot {spec!r}: the folder {path.resolve()} has no {BOT_FILE}; add one "
         f"(e.g. 'command: [python3, bot.py]') or give the program file itself"
