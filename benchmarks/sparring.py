@@ -173,11 +173,11 @@ def rate_cells(outcomes: Sequence[Outcome]) -> list[str]:
     """W, D, L, rate of decided rounds, 95 % Wilson counting each map once, then the
     pairs: pentanomial counts, score per round [95 %], Elo +- (judge/pentanomial.py)."""
     w, d, lo = wdl(outcomes)
-    dec = w + lo
     cells = [str(w), str(d), str(lo)]
-    if dec:
-        a, b = wilson_interval(w / 2, dec / 2)
-        cells += [f"{100 * w / dec:.1f}%", f"{100 * a:.0f}-{100 * b:.0f}%"]
+    dr = decided_rate(w, lo)
+    if dr is not None:
+        rate, a, b = dr
+        cells += [f"{100 * rate:.1f}%", f"{100 * a:.0f}-{100 * b:.0f}%"]
     else:
         cells += ["-", "-"]
     penta = pairs_of(outcomes)
@@ -189,6 +189,26 @@ def rate_cells(outcomes: Sequence[Outcome]) -> list[str]:
         f"{100 * est.score:.0f}% [{100 * est.score_lo:.0f}-{100 * est.score_hi:.0f}]",
         f"{est.elo:+.0f} +-{est.elo_pm:.0f}",
     ]
+
+
+def decided_rate(w: int, lo: int) -> tuple[float, float, float] | None:
+    """The share of decided rounds won and its 95 % Wilson interval counting each
+    map once (a map's two seat orders are one sample); None when none was decided."""
+    if not w + lo:
+        return None
+    a, b = wilson_interval(w / 2, (w + lo) / 2)
+    return w / (w + lo), a, b
+
+
+def rate_with_interval(w: int, lo: int) -> str:
+    """The verdict line's "63.0%, 95% 44-79%", so that a verdict on a small sample
+    shows how little it can tell (a few maps more or fewer can move the point
+    estimate across 70 %)."""
+    dr = decided_rate(w, lo)
+    if dr is None:
+        return "-"
+    rate, a, b = dr
+    return f"{100 * rate:.1f}%, 95% {100 * a:.0f}-{100 * b:.0f}%"
 
 
 def ref_times(outcomes: Sequence[Outcome]) -> tuple[list[float], float, int]:
@@ -273,7 +293,7 @@ def main() -> int:
         ok = rate is not None and rate >= TARGET_RATE
         verdicts.append(
             f"{'ok' if ok else 'MISSED'}: vs {name} {w}/{w + lo} decided rounds won "
-            f"({'-' if rate is None else f'{100 * rate:.1f}%'}; target >= 70%)"
+            f"({rate_with_interval(w, lo)}; target >= 70%)"
         )
     console.print(table)
     by_style = Table(title="all opponents together, by map style")
