@@ -201,7 +201,7 @@ def decided_rate(w: int, lo: int) -> tuple[float, float, float] | None:
 
 
 def rate_with_interval(w: int, lo: int) -> str:
-    """The verdict line's "63.0%, 95% 44-79%", so that a verdict on a small sample
+    """The verdict line's "63.0%, 95% 44-78%", so that a verdict on a small sample
     shows how little it can tell (a few maps more or fewer can move the point
     estimate across 70 %)."""
     dr = decided_rate(w, lo)
