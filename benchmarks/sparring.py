@@ -289,8 +289,8 @@ def main() -> int:
         for style in styles:
             table.add_row("", style, *rate_cells([o for o in mine if o.case.style == style]))
         w, _, lo = wdl(mine)
-        rate = w / (w + lo) if w + lo else None
-        ok = rate is not None and rate >= TARGET_RATE
+        dr = decided_rate(w, lo)
+        ok = dr is not None and dr[0] >= TARGET_RATE
         verdicts.append(
             f"{'ok' if ok else 'MISSED'}: vs {name} {w}/{w + lo} decided rounds won "
             f"({rate_with_interval(w, lo)}; target >= 70%)"

@@ -7,12 +7,16 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 from judge.evaluate import wilson_interval
 
 SPARRING = Path(__file__).resolve().parents[2] / "benchmarks" / "sparring.py"
 
 
-def load_sparring() -> ModuleType:
+@pytest.fixture(scope="module")
+def sp() -> ModuleType:
+    """The benchmark script as a module (benchmarks/ is no package), loaded once."""
     spec = importlib.util.spec_from_file_location("bench_sparring", SPARRING)
     assert spec is not None and spec.loader is not None
     mod = importlib.util.module_from_spec(spec)
@@ -22,8 +26,7 @@ def load_sparring() -> ModuleType:
     return mod
 
 
-def test_the_interval_counts_each_map_once() -> None:
-    sp = load_sparring()
+def test_the_interval_counts_each_map_once(sp: ModuleType) -> None:
     rate, lo, hi = sp.decided_rate(34, 20)
     assert rate == 34 / 54
     assert lo < rate < hi
@@ -34,8 +37,7 @@ def test_the_interval_counts_each_map_once() -> None:
     assert (lo, hi) == wilson_interval(17, 27)
 
 
-def test_the_verdict_line_shows_the_interval() -> None:
-    sp = load_sparring()
+def test_the_verdict_line_shows_the_interval(sp: ModuleType) -> None:
     lo, hi = wilson_interval(17, 27)
     assert sp.rate_with_interval(34, 20) == f"63.0%, 95% {100 * lo:.0f}-{100 * hi:.0f}%"
     assert sp.decided_rate(0, 0) is None
