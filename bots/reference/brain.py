@@ -3,9 +3,12 @@
 ``decide(map_text, state_text) -> (move_text, new_state_text)`` reads one
 MAP.INP (and the STATE.OUT of the previous turn, or None) and returns what to
 write to MOVE.OUT and STATE.OUT.  No files, no randomness: the same inputs
-give the same move.  The clock is read only as a safety net: a planning budget
-(BUDGET seconds from the start of the run) after which the route search stops
-with the best route found so far; the searches are sized to end well before.
+give the same move, on any machine and under any load: the route searches
+stop after a fixed amount of work (WORK route nodes a move, PLACE_WORK at
+placement) with the best route found so far.  The clock is read only as a
+safety net for a machine far slower than ours (BUDGET seconds from the start
+of the run); a planning deadline of its own made the same round play out
+differently from one run to the next whenever the machine was busy.
 Only ``heapq`` and ``time`` are imported, so the bot starts fast; it runs under
 any Python >= 3.8.
 
@@ -111,7 +114,12 @@ TREASURE_LEFT = 1.0   # a route that crosses half time is charged this share of 
                      # whoever gets there first); taking the treasure earns the denial back
 PLAN_H = 40           # moves ahead the routes from each first move are planned (the
                      # search from the boat plans to the end; re-timing scores all to the end)
-BUDGET = 0.40         # seconds of planning per turn (a safety net: the beam stops early)
+WORK = 4000           # route nodes the beam searches may expand in a move (then they stop with
+PLACE_WORK = 9000     # the best route so far), and at placement: the same inputs give the same
+                     # move on any machine, under any load (this machine's largest turns need
+                     # 3800 and 8500, 0.6 s with two rounds at a time)
+BUDGET = 0.80         # seconds of planning per turn: a safety net on a machine far slower than
+                     # this one; below it the work caps decide
 LAM_LEAD = 0.5       # tactics: weight of the worst case when the opponent leads (it may ram),
 LAM_TIE = 0.3        # ... when level,
 LAM_TRAIL = 0.15     # ... when it trails (it keeps clear; the worst case is its blocking)
@@ -252,10 +260,12 @@ def first(st, key, default):
 class Situation(object):
     """What MAP.INP and STATE.OUT tell about the round, and what we infer."""
 
-    def __init__(self, sea, st, deadline=None):
+    def __init__(self, sea, st, deadline=None, work_cap=None):
         self.sea = sea
         self.st = st
         self.deadline = deadline
+        self.work = 0  # route nodes expanded this turn ...
+        self.work_cap = WORK if work_cap is None else work_cap  # ... and how many they may
         grid = sea.grid
         k_total = first(st, "k", 0)
         if k_total < sea.k:
@@ -758,6 +768,7 @@ class Planner(object):
         kmin, klat, ksurv, kdeny = self.kmin, self.klat, self.ksurv, self.kdeny
         future_treasure = self.future_treasure
         paths = self.paths
+        sit = self.sit
         t0 = root[1]
         # Routes are planned ``ahead`` moves at most (default: to the end): the
         # beam's cost grows with its length.
@@ -771,8 +782,9 @@ class Planner(object):
             bucket = buckets[t]
             if not bucket:
                 continue
-            if deadline is not None and best is not None and perf_counter() > deadline:
-                break  # out of time: the best route found so far
+            if best is not None and (sit.work >= sit.work_cap or (
+                    deadline is not None and perf_counter() > deadline)):
+                break  # out of work (or time): the best route found so far
             buckets[t] = None
             if len(bucket) > 1:
                 bucket.sort(key=lambda x: -x[0])
@@ -786,6 +798,7 @@ class Planner(object):
                 kept.append(node)
                 if len(kept) >= width:
                     break
+            sit.work += len(kept)
             for node in kept:
                 score, _, cell, sh, mask, gain, stolen, stolen_h, tv, _, fk = node
                 # The route may stop here: how does the round end?
@@ -1449,13 +1462,13 @@ def start_value(sit, z, opp_at, H):
 
 def decide(map_text, state_text, start=None):
     """One turn: (MOVE.OUT text, STATE.OUT text).  ``start``: when the run
-    began (perf_counter), for the planning budget; None = now."""
+    began (perf_counter), for the planning budget's safety net; None = now."""
     deadline = (perf_counter() if start is None else start) + BUDGET
     sea = Sea(map_text)
     st = parse_state(state_text)
     if sea.me < 0:
         # Placement.  STATE.OUT present at a placement turn = re-ask (R12).
-        sit = Situation(sea, {"k": [sea.k], "os": [0], "sh": []}, deadline)
+        sit = Situation(sea, {"k": [sea.k], "os": [0], "sh": []}, deadline, PLACE_WORK)
         tried = [z for z in st.get("tries", []) if 0 <= z < sea.n] if state_text else []
         z = choose_start(sit, tried)
         new = {"k": [sea.k], "tries": tried + [z], "os": [0], "tv": [-1],

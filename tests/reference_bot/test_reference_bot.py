@@ -327,6 +327,75 @@ def test_half_time_gap_over_20_is_taken_when_one_move_gets_it() -> None:
     assert move_of(move) == (4, 5)
 
 
+def heavy_turn() -> tuple[str, str]:
+    """(MAP.INP, STATE.OUT) of an opening move on an open 7 x 13 map full of gold:
+    one of the costliest turns measured (its searches used to outrun the clock)."""
+    from judge.mapstyles import generate_styled
+
+    game = Game(generate_styled(7, 13, 30, seed=21330430, style="open"))
+    state = brain.decide(render_map_inp(game, 0), None)[1]
+    game.place(((5, 7), (4, 4)))
+    return render_map_inp(game, 0), state
+
+
+def decide_counting(monkeypatch: pytest.MonkeyPatch, text: str, state: str) -> tuple[Any, int]:
+    """brain.decide's answer and the route nodes its searches expanded."""
+    seen: list[Any] = []
+    real = brain.Situation
+
+    def recording(*args: Any, **kw: Any) -> Any:
+        sit = real(*args, **kw)
+        seen.append(sit)
+        return sit
+
+    monkeypatch.setattr(brain, "Situation", recording)
+    try:
+        answer = brain.decide(text, state)
+    finally:
+        monkeypatch.setattr(brain, "Situation", real)
+    return answer, seen[-1].work
+
+
+def test_the_move_does_not_depend_on_the_clock(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The searches stop after a fixed amount of work, so a busy machine plays the
+    same move after the same search: with the clock frozen (the safety net never
+    fires), and with a clock that crawls through 0.6 s during the turn (a loaded
+    machine: past the 0.4 s deadline that used to cut the searches short, short
+    of the safety net) the work done and the move are the same."""
+    text, state = heavy_turn()
+    calls = [0]
+
+    def frozen() -> float:
+        calls[0] += 1
+        return 0.0
+
+    monkeypatch.setattr(brain, "perf_counter", frozen)
+    still, work = decide_counting(monkeypatch, text, state)
+    tick = 0.6 / calls[0]
+    ticks = [0.0]
+
+    def crawling() -> float:
+        ticks[0] += tick
+        return ticks[0]
+
+    monkeypatch.setattr(brain, "perf_counter", crawling)
+    slow, slow_work = decide_counting(monkeypatch, text, state)
+    assert 0.4 < ticks[0] < brain.BUDGET
+    assert (slow, slow_work) == (still, work)
+
+
+def test_the_work_cap_bounds_the_searches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A cap of 300 route nodes stops the searches near it (each later search expands
+    its root only) and still gives a legal move; uncapped, the turn expands far more."""
+    text, state = heavy_turn()
+    _, full = decide_counting(monkeypatch, text, state)
+    monkeypatch.setattr(brain, "WORK", 300)
+    (move, _), capped = decide_counting(monkeypatch, text, state)
+    assert full > 1000
+    assert 300 <= capped < 300 + 100, capped
+    check_legal(text, move.encode())
+
+
 def test_a_tiny_planning_budget_still_gives_a_legal_move() -> None:
     """The budget is a safety net: out of time, the beam stops with what it has."""
     game = Game(generate_map(15, 15, 100, seed=42))
