@@ -9,8 +9,8 @@ placement) with the best route found so far.  The clock is read only as a
 safety net for a machine far slower than ours (BUDGET seconds from the start
 of the run); a planning deadline of its own made the same round play out
 differently from one run to the next whenever the machine was busy.
-Only ``heapq`` and ``time`` are imported, so the bot starts fast; it runs under
-any Python >= 3.8.
+Only ``heapq``, ``operator`` and ``time`` are imported, so the bot starts
+fast; it runs under any Python >= 3.8.
 
 Outline
 -------
@@ -65,6 +65,7 @@ Outline
 """
 
 from heapq import heappush, heapreplace
+from operator import itemgetter
 from time import perf_counter
 
 REEF = -1
@@ -564,6 +565,8 @@ class Planner(object):
             gpow.append(gpow[-1] * GAMMA)
         self.gpow = gpow
         self.orders = {}
+        # (ev, den) by gold key and arrival move, filled in by the searches.
+        self.evcache = [[None] * (H + 2) for _ in range(self.ngold)]
         self.deadline = sit.deadline
 
     def order(self, cell, sh):
@@ -706,9 +709,10 @@ class Planner(object):
         stop after any stop.
         """
         H, t_half = self.H, self.t_half
-        kcell, kval, kopp, ka = self.kcell, self.kval, self.kopp, self.ka
+        kcell, kval, ka = self.kcell, self.kval, self.ka
         centre_key, kshield, gpow = self.centre_key, self.kshield, self.gpow
         score, t, cell, sh, mask, gain, stolen, stolen_h, tv = root[:9]
+        pcache = self.paths.cache  # Paths.dist's, read here directly: retime runs hot
         best = None
         for k in seq:
             fs, fd, fe, t_cross = self.final(score, t, gain, stolen, stolen_h)
@@ -717,7 +721,10 @@ class Planner(object):
             if (mask >> k) & 1:
                 continue
             c = kcell[k]
-            d = self.paths.dist(cell, sh)[c]
+            dl = pcache.get(cell * 2 + (1 if sh else 0))
+            if dl is None:
+                dl = self.paths.dist(cell, sh)
+            d = dl[c]
             if d >= INF:
                 continue
             crossing = self.future_treasure and t <= t_half
@@ -755,20 +762,48 @@ class Planner(object):
             best = Plan(fs, fd, None, fe)
         return best
 
+    def gold_value(self, k, t2):
+        """(ev, den) of taking gold key k at move t2 as the search values it, or
+        False when every prediction has the opponent take it by then, surely."""
+        if t2 < self.kmin[k]:
+            alive, later = 1.0, self.klat[k]
+        else:
+            alive = later = 0.0
+            for x, wv, ws in zip(self.kopp[k], self.wvar, self.ksurv[k]):
+                if x > t2:
+                    alive += wv
+                    if x < INF:
+                        later += wv
+                else:
+                    alive += ws
+            if alive <= 0.0:
+                return False
+        v = self.kval[k]
+        a = self.ka[k]
+        if t2 < a:
+            return v * alive, v * (later + (alive - later) * self.kdeny[k])
+        i = t2 - a + 1
+        nlam = len(self.lam)
+        if self.kcell[k] == self.centre:
+            ev = v * self.tlam[i] * alive if i < nlam else 0.0
+            return ev, ev
+        ev = den = v * self.lam[i] * alive if i < nlam else 0.0
+        if ev > 0.0:
+            den = ev * (later + (alive - later) * self.kdeny[k]) / alive
+        return ev, den
+
     def search(self, root, width, branch=BRANCH, ahead=None):
         """Beam search from ``root``: (best Plan, {first stop key: best Plan})."""
         H, t_half = self.H, self.t_half
-        kcell, kval, kopp, ka = self.kcell, self.kval, self.kopp, self.ka
+        kcell, ka = self.kcell, self.ka
         specials, centre_key, kshield = self.specials, self.centre_key, self.kshield
-        gpow, vmax, lam, rho = self.gpow, self.vmax, self.lam, self.rho
+        gpow, vmax, rho = self.gpow, self.vmax, self.rho
         trho = self.trho
-        nlam = len(lam)
-        centre = self.centre
-        wvar = self.wvar
-        kmin, klat, ksurv, kdeny = self.kmin, self.klat, self.ksurv, self.kdeny
         future_treasure = self.future_treasure
         paths = self.paths
         sit = self.sit
+        evcache = self.evcache
+        pcache = paths.cache  # Paths.dist's, read here directly: the search runs hot
         t0 = root[1]
         # Routes are planned ``ahead`` moves at most (default: to the end): the
         # beam's cost grows with its length.
@@ -787,7 +822,7 @@ class Planner(object):
                 break  # out of work (or time): the best route found so far
             buckets[t] = None
             if len(bucket) > 1:
-                bucket.sort(key=lambda x: -x[0])
+                bucket.sort(key=itemgetter(0), reverse=True)  # stable, as -score was
             kept = []
             seen = set()
             for node in bucket:
@@ -823,32 +858,15 @@ class Planner(object):
                         break
                     if d == 0 or (mask >> k) & 1:
                         continue
-                    if t2 < kmin[k]:
-                        alive, later = 1.0, klat[k]
-                    else:
-                        alive = later = 0.0
-                        for x, wv, ws in zip(kopp[k], wvar, ksurv[k]):
-                            if x > t2:
-                                alive += wv
-                                if x < INF:
-                                    later += wv
-                            else:
-                                alive += ws
-                        if alive <= 0.0:
-                            continue
-                    v = kval[k]
-                    a = ka[k]
-                    if t2 < a:
-                        ev = v * alive
-                        den = v * (later + (alive - later) * kdeny[k])
-                    else:
-                        i = t2 - a + 1
-                        if kcell[k] == centre:
-                            ev = den = v * self.tlam[i] * alive if i < nlam else 0.0
-                        else:
-                            ev = den = v * lam[i] * alive if i < nlam else 0.0
-                            if ev > 0.0:
-                                den = ev * (later + (alive - later) * kdeny[k]) / alive
+                    # (ev, den) of key k at move t2 depends on nothing else: each
+                    # is worked out once a turn (None: the cell is surely gone).
+                    row = evcache[k]
+                    e = row[t2]
+                    if e is None:
+                        e = row[t2] = self.gold_value(k, t2)
+                    if e is False:
+                        continue
+                    ev, den = e
                     r = ev / d
                     if not full:
                         heappush(heap, (r, k, t2, ev, den))
@@ -857,7 +875,9 @@ class Planner(object):
                         heapreplace(heap, (r, k, t2, ev, den))
                 cands = heap
                 if specials:
-                    dl = paths.dist(cell, sh)
+                    dl = pcache.get(cell * 2 + (1 if sh else 0))
+                    if dl is None:
+                        dl = paths.dist(cell, sh)
                     for k in specials:
                         if (mask >> k) & 1:
                             continue
