@@ -117,8 +117,8 @@ PLAN_H = 40           # moves ahead the routes from each first move are planned 
                      # search from the boat plans to the end; re-timing scores all to the end)
 WORK = 4000           # route nodes the beam searches may expand in a move (then they stop with
 PLACE_WORK = 9000     # the best route so far), and at placement: the same inputs give the same
-                     # move on any machine, under any load (this machine's largest turns need
-                     # 3800 and 8500, 0.6 s with two rounds at a time)
+                     # move on any machine, under any load.  Above what the largest turns
+                     # measured need (about 3800 and 8500): a bound that does not change play
 BUDGET = 0.80         # seconds of planning per turn: a safety net on a machine far slower than
                      # this one; below it the work caps decide
 LAM_LEAD = 0.5       # tactics: weight of the worst case when the opponent leads (it may ram),
@@ -588,6 +588,14 @@ class Planner(object):
         gone), takes it later (taking it denies it), or never does; a cell it
         could reach before us also survives only LAM per turn of its lead.
         """
+        alive, later = self.alive(k, t2)
+        if alive <= 0.0:
+            return 0.0, 0.0
+        return self.worth(k, t2, v, alive, later)
+
+    def alive(self, k, t2):
+        """(weight of the predictions under which key k is still there at move t2,
+        weight of those among them that take it later)."""
         alive = later = 0.0
         for x, wv, ws in zip(self.kopp[k], self.wvar, self.ksurv[k]):
             if x > t2:
@@ -596,8 +604,10 @@ class Planner(object):
                     later += wv
             else:
                 alive += ws
-        if alive <= 0.0:
-            return 0.0, 0.0
+        return alive, later
+
+    def worth(self, k, t2, v, alive, later):
+        """value()'s (expected gold, expected denial), given alive() > 0."""
         a = self.ka[k]
         w = self.kdeny[k]
         if t2 < a:
@@ -611,6 +621,18 @@ class Planner(object):
             # Denied as likely as when taken before it could arrive (no jump).
             return ev, ev * (later + (alive - later) * w) / alive
         return ev, ev
+
+    def gold_value(self, k, t2):
+        """value() of gold key k at move t2 as the search takes it (a cell no
+        prediction takes by then is whole, without summing the weights), or
+        False when every prediction has the opponent take it by then, surely."""
+        if t2 < self.kmin[k]:
+            alive, later = 1.0, self.klat[k]
+        else:
+            alive, later = self.alive(k, t2)
+            if alive <= 0.0:
+                return False
+        return self.worth(k, t2, self.kval[k], alive, later)
 
     def gone(self, k, t2):
         """True when every prediction has the opponent take key k by move t2, surely."""
@@ -762,36 +784,6 @@ class Planner(object):
             best = Plan(fs, fd, None, fe)
         return best
 
-    def gold_value(self, k, t2):
-        """(ev, den) of taking gold key k at move t2 as the search values it, or
-        False when every prediction has the opponent take it by then, surely."""
-        if t2 < self.kmin[k]:
-            alive, later = 1.0, self.klat[k]
-        else:
-            alive = later = 0.0
-            for x, wv, ws in zip(self.kopp[k], self.wvar, self.ksurv[k]):
-                if x > t2:
-                    alive += wv
-                    if x < INF:
-                        later += wv
-                else:
-                    alive += ws
-            if alive <= 0.0:
-                return False
-        v = self.kval[k]
-        a = self.ka[k]
-        if t2 < a:
-            return v * alive, v * (later + (alive - later) * self.kdeny[k])
-        i = t2 - a + 1
-        nlam = len(self.lam)
-        if self.kcell[k] == self.centre:
-            ev = v * self.tlam[i] * alive if i < nlam else 0.0
-            return ev, ev
-        ev = den = v * self.lam[i] * alive if i < nlam else 0.0
-        if ev > 0.0:
-            den = ev * (later + (alive - later) * self.kdeny[k]) / alive
-        return ev, den
-
     def search(self, root, width, branch=BRANCH, ahead=None):
         """Beam search from ``root``: (best Plan, {first stop key: best Plan})."""
         H, t_half = self.H, self.t_half
@@ -859,7 +851,7 @@ class Planner(object):
                     if d == 0 or (mask >> k) & 1:
                         continue
                     # (ev, den) of key k at move t2 depends on nothing else: each
-                    # is worked out once a turn (None: the cell is surely gone).
+                    # is worked out once a turn (None: not yet; False: surely gone).
                     row = evcache[k]
                     e = row[t2]
                     if e is None:
