@@ -33,23 +33,18 @@ sys.path.insert(0, str(ROOT / "tests" / "reference_bot"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import harness  # noqa: E402
-from sparring import SEED, map_cases  # noqa: E402
+from sparring import SEED, MapCase, map_cases, timing_cases  # noqa: E402
 
 from judge.maps import GameMap  # noqa: E402
-from judge.mapstyles import STYLES, generate_styled  # noqa: E402
+from judge.mapstyles import STYLES  # noqa: E402
 
 
-def games() -> list[tuple[str, GameMap, int]]:
-    """(label, map, placement seed): the timing maps of sparring.py, then its style mix."""
-    out = [
-        (f"timing-{s}", generate_styled(15, 15, 100, seed=SEED + i, style=s), SEED + i)
-        for i, s in enumerate(STYLES)
-    ]
-    out += [(c.label, c.game_map, c.seed) for c in map_cases(1, SEED, True)]
-    return out
+def games() -> list[MapCase]:
+    """The timing maps of sparring.py, then its style mix (one map a style, the hand maps)."""
+    return timing_cases(len(STYLES), SEED) + map_cases(1, SEED, True)
 
 
-def play(module: Any, label: str, gm: GameMap, seed: int) -> tuple[list[bytes], float]:
+def play(module: Any, gm: GameMap, seed: int) -> tuple[list[bytes], float]:
     """The reference's (move + STATE.OUT) of every turn against hunter, and its CPU seconds."""
     ref = harness.RefBot(module)
     turns: list[bytes] = []
@@ -99,13 +94,13 @@ def main() -> int:
         cases = games()[: args.games or None]
         t_old = t_new = 0.0
         parted: str | None = None
-        for label, gm, seed in cases:
-            moves_old, s_old = play(old, label, gm, seed)
-            moves_new, s_new = play(new, label, gm, seed)
+        for case in cases:
+            moves_old, s_old = play(old, case.game_map, case.seed)
+            moves_new, s_new = play(new, case.game_map, case.seed)
             t_old += s_old
             t_new += s_new
             if parted is None and moves_old != moves_new:
-                parted = label
+                parted = case.label
     print(f"{len(cases)} games against hunter, the reference's CPU time over all its turns:")
     print(f"  {args.against}: {t_old:.1f} s")
     print(f"  working tree: {t_new:.1f} s ({t_new / t_old:.2f} x)")

@@ -120,6 +120,15 @@ def map_cases(per_style: int, seed: int, hand: bool) -> list[MapCase]:
     return cases
 
 
+def timing_cases(rounds: int, seed: int) -> list[MapCase]:
+    """The maps the turn times are measured on: 15 x 15 with K = 100 (the issue's
+    size), one of each of the first ``rounds`` styles."""
+    return [
+        MapCase(s, f"timing-{s}", generate_styled(15, 15, 100, seed=seed + i, style=s), seed + i)
+        for i, s in enumerate(STYLES[:rounds])
+    ]
+
+
 def play_all(
     ref: BotSpec,
     opponents: Sequence[BotSpec],
@@ -263,15 +272,7 @@ def main() -> int:
         outcomes = play_all(ref, opponents, cases, sandbox, Path(tmp), args.jobs, console)
         timing: list[Outcome] = []
         if args.timing_rounds > 0:
-            big = [
-                MapCase(
-                    s,
-                    f"timing-{s}",
-                    generate_styled(15, 15, 100, seed=args.seed + i, style=s),
-                    args.seed + i,
-                )
-                for i, s in enumerate(STYLES[: args.timing_rounds])
-            ]
+            big = timing_cases(args.timing_rounds, args.seed)
             timing = play_all(ref, opponents[:1], big, sandbox, Path(tmp) / "t", 1, console)
 
     table = Table(
