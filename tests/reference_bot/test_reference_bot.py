@@ -477,10 +477,12 @@ def test_the_harness_plays_another_version_of_the_brain(tmp_path: Path) -> None:
     change the reference, and both play legal moves against each other."""
     other_path = tmp_path / "old_brain.py"
     src = (harness.REF_DIR / "brain.py").read_text(encoding="utf-8")
-    other_path.write_text(re.sub(r"\nWIDTH = \d+ ", "\nWIDTH = 3 ", src), encoding="utf-8")
+    width = re.search(r"\nWIDTH = (\d+) ", src)
+    assert width is not None and width[1] != "3"
+    other_path.write_text(src.replace(width[0], "\nWIDTH = 3 "), encoding="utf-8")
     other = harness.make_bot(f"brain:{other_path}")
     assert other.module is not harness.brain()
-    assert other.module.WIDTH == 3 and harness.brain().WIDTH > 3
+    assert other.module.WIDTH == 3 and harness.brain().WIDTH == int(width[1])
     assert harness.make_bot(f"brain:{other_path}").module is other.module
 
     checked = CheckedRef(other.module)
