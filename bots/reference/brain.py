@@ -55,6 +55,13 @@ Outline
   boat that reaches it first (a tie to the leader; TERR_DECAY per step), as
   in a race over every cell, where the routes alone were too hopeful and
   wasted moves.
+* Endgame: after half time, with at most EG_GOLD gold cells left and the
+  result still open, the last gold as a race between orders of targets:
+  every order of ours against every order of theirs, played out (the first
+  boat there collects, equal arrivals on one cell sink both), an order worth
+  its worst case in win, draw or loss.  The tactics' move must start an
+  order with the best worst case: weighing gold, the planner raced for the
+  bigger pile and lost rounds that the smaller one would have drawn.
 * Placement: the 0-cell where our best route within K - 1 moves beats the
   opponent's from its start by most (on average over its OPP_STARTS likeliest
   starts; each route discounts the cells the other reaches first).  Our route alone
@@ -127,6 +134,9 @@ LAM_TRAIL = 0.15     # ... when it trails (it keeps clear; the worst case is its
 NEAR = 3             # tactics: search two turns when the boats are this close
 PRED_CONF = 0.93      # a prediction x moves ahead holds with PRED_CONF ** (x - 1): far ones are
                      # guesses (the opponent cannot be everywhere it might go first)
+EG_GOLD = 6           # exact endgame: after half time, with at most this many gold cells left,
+EG_ORDERS = 600       # ... at most this many target orders a boat,
+EG_PLAYS = 10000      # ... and at most this many pairs of orders played (else the planner alone)
 DEBUG = 0
 
 
@@ -1123,6 +1133,11 @@ def choose_move(sit):
             depth = 2
     tac = Tactics(sit, planner, pool, anchor, d_anchor, scale, opp, lam)
     scores = tac.choose(depth)
+    allowed = endgame_moves(sit)
+    if allowed:
+        kept = [(c, u) for c, u in scores if c in allowed]
+        if kept:
+            scores = kept
     best_move, best_u = me, None
     for c, u in scores:
         if c == me and sit.stall:
@@ -1340,6 +1355,208 @@ class Tactics(object):
         self.value([], sea.me, sea.opp, sea.shield, sit.opp_shield, sea.gold, sit.opp_gold,
                    0, tv, 0, depth)
         return self.scores
+
+
+# --------------------------------------------------------------------------
+# Endgame
+# --------------------------------------------------------------------------
+
+class Endgame(object):
+    """The last gold cells as a race between orders of targets, played out.
+
+    The planner and the tactics value a move by gold, discounted and
+    weighed by chances.  At the end of a round only win, draw or loss counts,
+    and a gold-rich move can turn a draw that could be forced into a loss (it
+    races for the bigger pile, the opponent is there first and the small one
+    is then out of reach).  So after half time, with few gold cells left, each
+    boat's plan is an order of targets (gold cells and shields), sailed along
+    shortest paths; a target already taken when the boat sets out for it is
+    skipped.  Every order of ours is played against every order of theirs:
+    the first boat to arrive collects, two boats arriving on one cell at once
+    sink (the gold freezes), and the final gold gives win, draw or loss.  An
+    order is worth its worst case over their orders (they see where we head
+    and can answer), and the moves that start an order with the best worst
+    case are the ones allowed.  Work is counted, not timed, so the same
+    position gives the same answer on any machine.
+    """
+
+    def __init__(self, sit):
+        self.sit = sit
+        sea = sit.sea
+        grid = sea.grid
+        self.items = [u for u, v in enumerate(grid) if v > 0] + list(sit.shields)
+        self.val = [max(0, grid[u]) for u in self.items]
+        self.is_shield = [grid[u] == SHIELD for u in self.items]
+        n = len(self.items)
+        # dist[s][row][item]: rows 0..n-1 the items, n our boat, n + 1 theirs.
+        paths = sit.paths
+        self.dist = []
+        for s in (False, True):
+            tables = [paths.dist(u, s) for u in self.items]
+            rows = [[tables[j][u] for j in range(n)] for u in self.items + [sea.me, sea.opp]]
+            self.dist.append(rows)
+        self.sh0 = (1 if sea.shield else 0, 1 if sit.opp_shield else 0)
+
+    def orders(self, row, shield):
+        """Every maximal order of targets a boat can finish within the turns
+        left (and the empty one: it stays), or None past EG_ORDERS."""
+        n, H = len(self.items), self.sit.sea.k
+        dist, is_shield = self.dist, self.is_shield
+        out = [()]
+        stack = [(row, shield, 0, ())]
+        while stack:
+            r, s, t, seq = stack.pop()
+            grown = False
+            for j in range(n):
+                if j in seq or (is_shield[j] and s):
+                    continue
+                nt = t + dist[s][r][j]
+                if nt <= H:
+                    grown = True
+                    stack.append((j, s or is_shield[j], nt, seq + (j,)))
+            if not grown and seq:
+                out.append(seq)
+                if len(out) > EG_ORDERS:
+                    return None
+        return out
+
+    def play(self, mine, theirs):
+        """(our gold, theirs) collected when the two orders meet."""
+        dist, val, is_shield = self.dist, self.val, self.is_shield
+        H = self.sit.sea.k
+        n = len(self.items)
+        la, lb = len(mine), len(theirs)
+        # Each boat: its shield, index into its order, the turn of its next
+        # arrival (INF: done), the gold it has.
+        sa, sb = self.sh0
+        ia = ib = 0
+        ta = dist[sa][n][mine[0]] if la else INF
+        tb = dist[sb][n + 1][theirs[0]] if lb else INF
+        if ta > H:
+            ta = INF
+        if tb > H:
+            tb = INF
+        ga = gb = 0
+        taken = 0
+        while ta < INF or tb < INF:
+            if ta <= tb:
+                j = mine[ia]
+                if ta == tb and j == theirs[ib]:
+                    break  # both arrive on one cell: both sink
+                if not (taken >> j) & 1:
+                    taken |= 1 << j
+                    ga += val[j]
+                    if is_shield[j]:
+                        sa = 1
+                t = ta
+                ia += 1
+                while ia < la and (taken >> mine[ia]) & 1:
+                    ia += 1
+                ta = INF
+                if ia < la:
+                    x = t + dist[sa][j][mine[ia]]
+                    if x <= H:
+                        ta = x
+                if t < tb:
+                    continue
+            j = theirs[ib]
+            if not (taken >> j) & 1:
+                taken |= 1 << j
+                gb += val[j]
+                if is_shield[j]:
+                    sb = 1
+            t = tb
+            ib += 1
+            while ib < lb and (taken >> theirs[ib]) & 1:
+                ib += 1
+            tb = INF
+            if ib < lb:
+                x = t + dist[sb][j][theirs[ib]]
+                if x <= H:
+                    tb = x
+        return ga, gb
+
+    def allowed(self):
+        """The first moves of the orders with the best worst case, or None
+        when there are too many orders or plays to search them all."""
+        sit = self.sit
+        sea = sit.sea
+        n = len(self.items)
+        ours = self.orders(n, 1 if sea.shield else 0)
+        theirs = self.orders(n + 1, 1 if sit.opp_shield else 0)
+        if ours is None or theirs is None:
+            return None
+        val = self.val
+
+        def solo(seq):
+            return sum(val[j] for j in seq)
+        # Strong orders first: a good order of ours sets the bar early and a
+        # strong answer of theirs refutes a weak order of ours at once.
+        ours.sort(key=solo, reverse=True)
+        theirs.sort(key=solo, reverse=True)
+        mine0, theirs0 = sea.gold, sit.opp_gold
+        grid = sea.grid
+        sh = sea.shield
+        firsts = {}
+
+        def first_moves(seq):
+            if not seq:
+                return frozenset((sea.me,))
+            got = firsts.get(seq[0])
+            if got is None:
+                d = sit.paths.dist(self.items[seq[0]], sh)
+                got = firsts[seq[0]] = frozenset(
+                    v for v in sea.nbr[sea.me] if d[v] == d[sea.me] - 1 and (sh or grid[v] != REEF))
+            return got
+        # best: the best worst case found; moves: the first moves of orders
+        # that reach it.  An order whose first moves are all in already only
+        # matters if it beats best, so its search stops at the first answer
+        # of theirs that holds it to best.
+        # An answer of theirs that refuted one order of ours is tried first
+        # on the next (the killer heuristic of game-tree search).
+        best, moves, plays = -1, set(), 0
+        for a in ours:
+            fm = first_moves(a)
+            bar = best if fm <= moves else best - 1
+            worst = 3
+            for i, b in enumerate(theirs):
+                g, h = self.play(a, b)
+                plays += 1
+                x, y = mine0 + g, theirs0 + h
+                r = 2 if x > y else (1 if x == y else 0)
+                if r < worst:
+                    worst = r
+                    if worst <= bar:
+                        if i:
+                            theirs.insert(0, theirs.pop(i))
+                        break
+            if plays > EG_PLAYS:
+                return None
+            if worst > best:
+                best, moves = worst, set(fm)
+            elif worst == best:
+                moves |= fm
+        if DEBUG:
+            import sys
+            sys.stderr.write("  endgame best %d orders %d plays %d moves %s\n" % (
+                best, len(ours), plays, sorted(sea.rc(v) for v in moves)))
+        return moves
+
+
+def endgame_moves(sit):
+    """Endgame(sit).allowed() when it applies: after half time (the treasure
+    is then plain gold on the centre), both boats afloat, few gold cells,
+    and the result still open."""
+    sea = sit.sea
+    if sit.t_half != 0 or not sit.opp_alive or sea.opp < 0 or sea.me < 0:
+        return None
+    golds = [v for v in sea.grid if v > 0]
+    if not golds or len(golds) > EG_GOLD:
+        return None
+    left = sum(golds)
+    if sea.gold > sit.opp_gold + left or sit.opp_gold > sea.gold + left:
+        return None  # decided whoever takes the rest
+    return Endgame(sit).allowed()
 
 
 # --------------------------------------------------------------------------

@@ -588,3 +588,80 @@ def test_territory_view_is_for_small_maps_only(monkeypatch: pytest.MonkeyPatch) 
         calls.clear()
         brain.decide(map_inp(grid, 19, (1, 1), (1, 3)), st)
         assert bool(calls) is used, (rows, cols)
+
+
+# --------------------------------------------------------------------------
+# The exact endgame
+# --------------------------------------------------------------------------
+
+# K = 20 and 8 turns left: past half time.  We hold 49 and it holds 45 (100 - 49 - 6
+# on the map).  The 5 is three steps from it and four from us; the 1 is five steps
+# from us and out of its reach once it has the 5.  Racing for the 5 loses 49-50;
+# the 1 forces a 50-50 draw.
+BIG_OR_SMALL = [
+    "0 0 0 5 0 0 0 0 0",
+    "0 0 0 0 0 0 0 0 0",
+    "0 0 0 0 0 0 0 0 0",
+    "0 0 0 0 0 0 0 0 0",
+    "0 0 0 0 0 0 0 0 1",
+]
+
+
+def endgame_of(
+    rows: list[str], k: int, me: tuple[int, int], opp: tuple[int, int], gold: int
+) -> Any:
+    sea = brain.Sea(map_inp(rows, k, me, opp, gold=gold))
+    sit = brain.Situation(sea, brain.parse_state(placement_state(rows, 20)))
+    return sea, sit, brain.Endgame(sit)
+
+
+def test_endgame_takes_the_draw_it_can_force_over_a_race_it_loses() -> None:
+    sea, sit, eg = endgame_of(BIG_OR_SMALL, 8, (1, 8), (1, 1), 49)
+    assert (sit.t_half, sit.opp_gold) == (0, 45)
+    towards_the_one = {sea.flat(2, 8), sea.flat(1, 9)}
+    assert eg.allowed() == towards_the_one
+    move, _ = brain.decide(
+        map_inp(BIG_OR_SMALL, 8, (1, 8), (1, 1), gold=49), placement_state(BIG_OR_SMALL, 20)
+    )
+    assert sea.flat(*move_of(move)) in towards_the_one
+
+
+def test_endgame_plays_orders_by_the_rules() -> None:
+    sea, sit, eg = endgame_of(BIG_OR_SMALL, 8, (1, 8), (1, 1), 49)
+    five, one = eg.items.index(sea.flat(1, 4)), eg.items.index(sea.flat(5, 9))
+    # It reaches the 5 first (3 steps to our 4); our second target is then 9 steps
+    # on, past the 8 turns left.
+    assert eg.play((five, one), (five,)) == (0, 5)
+    assert eg.play((one, five), (five, one)) == (1, 5)
+    # A target taken before we set out for it is skipped: we have the 1 at turn 4,
+    # it has had the 5 since turn 3, so we sail on to the 2 (turn 7) instead.
+    rows = [r.split() for r in BIG_OR_SMALL]
+    rows[4][5] = "2"
+    sea2, sit2, eg2 = endgame_of([" ".join(r) for r in rows], 8, (5, 5), (1, 1), 49)
+    five2, one2, two2 = (eg2.items.index(sea2.flat(*rc)) for rc in ((1, 4), (5, 9), (5, 6)))
+    assert eg2.play((one2, five2, two2), (five2,)) == (3, 5)
+    # Equal arrival on one cell sinks both: nothing more is collected.
+    sea3, sit3, eg3 = endgame_of(BIG_OR_SMALL, 8, (1, 7), (1, 1), 49)
+    assert eg3.play((five, one), (five, one)) == (0, 0)
+    # With more turns it has both after all (the 5 at turn 3, the 1 at turn 12).
+    _, _, eg4 = endgame_of(BIG_OR_SMALL, 12, (1, 8), (1, 1), 49)
+    assert eg4.play((five,), (five, one)) == (0, 6)
+
+
+def test_endgame_only_where_it_applies(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before half time (the treasure still to come) it stays out.
+    sea, sit, _ = endgame_of(BIG_OR_SMALL, 12, (1, 8), (1, 1), 49)
+    assert sit.t_half > 0 and brain.endgame_moves(sit) is None
+    # After half time with few gold cells, it decides.
+    sea, sit, _ = endgame_of(BIG_OR_SMALL, 8, (1, 8), (1, 1), 49)
+    assert brain.endgame_moves(sit) == {sea.flat(2, 8), sea.flat(1, 9)}
+    # More gold cells than EG_GOLD, or more orders or plays than its caps: it
+    # leaves the move to the planner, whatever the clock says.
+    monkeypatch.setattr(brain, "EG_GOLD", 1)
+    assert brain.endgame_moves(sit) is None
+    monkeypatch.setattr(brain, "EG_GOLD", 6)
+    monkeypatch.setattr(brain, "EG_ORDERS", 1)
+    assert brain.endgame_moves(sit) is None
+    monkeypatch.setattr(brain, "EG_ORDERS", 600)
+    monkeypatch.setattr(brain, "EG_PLAYS", 1)
+    assert brain.endgame_moves(sit) is None
