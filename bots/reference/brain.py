@@ -57,10 +57,11 @@ Outline
   wasted moves.
 * Endgame: after half time, with at most EG_GOLD gold cells left and the
   result still open, the last gold as a race between orders of targets:
-  every order of ours against every order of theirs, played out (the first
-  boat there collects, equal arrivals on one cell sink both), an order worth
-  its worst case in win, draw or loss.  The tactics' move must start an
-  order with the best worst case: weighing gold, the planner raced for the
+  from each of our moves, every order of ours against every order of theirs,
+  played out (the first boat there collects, equal arrivals on one cell sink
+  both).  A move guarantees the best worst case (win, draw or loss) of its
+  orders; a move that cannot reach the best guarantee even knowing their
+  order in advance is vetoed: weighing gold, the planner raced for the
   bigger pile and lost rounds that the smaller one would have drawn.
 * Placement: the 0-cell where our best route within K - 1 moves beats the
   opponent's from its start by most (on average over its OPP_STARTS likeliest
@@ -1371,12 +1372,16 @@ class Endgame(object):
     is then out of reach).  So after half time, with few gold cells left, each
     boat's plan is an order of targets (gold cells and shields), sailed along
     shortest paths; a target already taken when the boat sets out for it is
-    skipped.  Every order of ours is played against every order of theirs:
-    the first boat to arrive collects, two boats arriving on one cell at once
-    sink (the gold freezes), and the final gold gives win, draw or loss.  An
-    order is worth its worst case over their orders (they see where we head
-    and can answer), and the moves that start an order with the best worst
-    case are the ones allowed.  Work is counted, not timed, so the same
+    skipped.  For each of our moves this turn, every order of ours from
+    there is played against every order of theirs: the first boat to arrive
+    collects, two boats arriving on one cell at once sink (the gold freezes),
+    and the final gold gives win, draw or loss.  An order is worth its worst
+    case over their orders, a move the best of its orders: what it
+    guarantees.  That undervalues a move (our orders are fixed, real play
+    adapts), so a move is vetoed only if, even knowing their order in
+    advance, none of its orders reaches the best guarantee of another move.
+    Otherwise the choice stays with the tactics (which model rams on the
+    way, as this does not).  Work is counted, not timed, so the same
     position gives the same answer on any machine.
     """
 
@@ -1388,22 +1393,35 @@ class Endgame(object):
         self.val = [max(0, grid[u]) for u in self.items]
         self.is_shield = [grid[u] == SHIELD for u in self.items]
         n = len(self.items)
-        # dist[s][row][item]: rows 0..n-1 the items, n our boat, n + 1 theirs.
+        # dist[s][row][item]: rows 0..n-1 the items, n our boat, n + 1 theirs,
+        # then the cells next to our boat that are not items.
+        cells = self.items + [sea.me, sea.opp]
+        for v in sea.nbr[sea.me]:
+            if v not in cells:
+                cells.append(v)
+        self.row_of = {}
+        for i, u in enumerate(cells):
+            self.row_of.setdefault(u, i)
         paths = sit.paths
         self.dist = []
         for s in (False, True):
             tables = [paths.dist(u, s) for u in self.items]
-            rows = [[tables[j][u] for j in range(n)] for u in self.items + [sea.me, sea.opp]]
-            self.dist.append(rows)
+            self.dist.append([[tables[j][u] for j in range(n)] for u in cells])
         self.sh0 = (1 if sea.shield else 0, 1 if sit.opp_shield else 0)
 
-    def orders(self, row, shield):
-        """Every maximal order of targets a boat can finish within the turns
-        left (and the empty one: it stays), or None past EG_ORDERS."""
+    def orders(self, row, shield, t0=0, first=-1):
+        """Every maximal order of targets a boat at ``row`` at move ``t0``
+        can finish within the turns left (starting with the item ``first``
+        if one is given; without, also the empty order: it stays), or None
+        past EG_ORDERS."""
         n, H = len(self.items), self.sit.sea.k
         dist, is_shield = self.dist, self.is_shield
-        out = [()]
-        stack = [(row, shield, 0, ())]
+        if first < 0:
+            out = [()]
+            stack = [(row, shield, t0, ())]
+        else:
+            out = []
+            stack = [(first, shield or is_shield[first], t0 + dist[shield][row][first], (first,))]
         while stack:
             r, s, t, seq = stack.pop()
             grown = False
@@ -1420,8 +1438,9 @@ class Endgame(object):
                     return None
         return out
 
-    def play(self, mine, theirs):
-        """(our gold, theirs) collected when the two orders meet."""
+    def play(self, mine, theirs, row0=-1, t0=0):
+        """(our gold, theirs) collected when the two orders meet, ours from
+        ``row0`` (default: our boat) at move ``t0``, theirs from its boat."""
         dist, val, is_shield = self.dist, self.val, self.is_shield
         H = self.sit.sea.k
         n = len(self.items)
@@ -1430,7 +1449,7 @@ class Endgame(object):
         # arrival (INF: done), the gold it has.
         sa, sb = self.sh0
         ia = ib = 0
-        ta = dist[sa][n][mine[0]] if la else INF
+        ta = t0 + dist[sa][n if row0 < 0 else row0][mine[0]] if la else INF
         tb = dist[sb][n + 1][theirs[0]] if lb else INF
         if ta > H:
             ta = INF
@@ -1477,70 +1496,100 @@ class Endgame(object):
         return ga, gb
 
     def allowed(self):
-        """The first moves of the orders with the best worst case, or None
-        when there are too many orders or plays to search them all."""
+        """Our moves this turn that can still reach the best result a move
+        guarantees, or None when every move can or the search would be too
+        big."""
         sit = self.sit
         sea = sit.sea
+        grid = sea.grid
         n = len(self.items)
-        ours = self.orders(n, 1 if sea.shield else 0)
-        theirs = self.orders(n + 1, 1 if sit.opp_shield else 0)
-        if ours is None or theirs is None:
+        sh = 1 if sea.shield else 0
+        theirs = self.orders(n + 1, self.sh0[1])
+        if theirs is None:
             return None
         val = self.val
 
         def solo(seq):
             return sum(val[j] for j in seq)
         # Strong orders first: a good order of ours sets the bar early and a
-        # strong answer of theirs refutes a weak order of ours at once.
-        ours.sort(key=solo, reverse=True)
+        # strong answer of theirs refutes a weak order of ours at once; an
+        # answer that refuted one order of ours is tried first on the next
+        # (the killer heuristic of game-tree search).
         theirs.sort(key=solo, reverse=True)
         mine0, theirs0 = sea.gold, sit.opp_gold
-        grid = sea.grid
-        sh = sea.shield
-        firsts = {}
-
-        def first_moves(seq):
-            if not seq:
-                return frozenset((sea.me,))
-            got = firsts.get(seq[0])
-            if got is None:
-                d = sit.paths.dist(self.items[seq[0]], sh)
-                got = firsts[seq[0]] = frozenset(
-                    v for v in sea.nbr[sea.me] if d[v] == d[sea.me] - 1 and (sh or grid[v] != REEF))
-            return got
-        # best: the best worst case found; moves: the first moves of orders
-        # that reach it.  An order whose first moves are all in already only
-        # matters if it beats best, so its search stops at the first answer
-        # of theirs that holds it to best.
-        # An answer of theirs that refuted one order of ours is tried first
-        # on the next (the killer heuristic of game-tree search).
-        best, moves, plays = -1, set(), 0
-        for a in ours:
-            fm = first_moves(a)
-            bar = best if fm <= moves else best - 1
-            worst = 3
-            for i, b in enumerate(theirs):
-                g, h = self.play(a, b)
-                plays += 1
-                x, y = mine0 + g, theirs0 + h
-                r = 2 if x > y else (1 if x == y else 0)
-                if r < worst:
-                    worst = r
-                    if worst <= bar:
-                        if i:
-                            theirs.insert(0, theirs.pop(i))
-                        break
-            if plays > EG_PLAYS:
+        values, plays = {}, 0
+        for c in [sea.me] + sea.nbr[sea.me]:
+            if grid[c] == REEF and not sh:
+                continue
+            # Each move: where our orders start, at move 1 (on an item: with
+            # that item, reached at move 1; a shield we do not need is a
+            # plain cell).
+            row0, t0, j0 = self.row_of[c], 1, -1
+            if row0 < n and not (self.is_shield[row0] and sh):
+                row0, t0, j0 = n, 0, row0
+            ours = self.orders(row0, sh, t0, j0)
+            if ours is None:
                 return None
-            if worst > best:
-                best, moves = worst, set(fm)
-            elif worst == best:
-                moves |= fm
+            ours.sort(key=solo, reverse=True)
+            best = -1
+            for a in ours:
+                worst = 3
+                for i, b in enumerate(theirs):
+                    g, h = self.play(a, b, row0, t0)
+                    plays += 1
+                    x, y = mine0 + g, theirs0 + h
+                    r = 2 if x > y else (1 if x == y else 0)
+                    if r < worst:
+                        worst = r
+                        if worst <= best:
+                            if i:
+                                theirs.insert(0, theirs.pop(i))
+                            break
+                if plays > EG_PLAYS:
+                    return None
+                if worst > best:
+                    best = worst
+                    if best == 2:
+                        break
+            values[c] = (best, ours, row0, t0)
+        # top: the best result a move guarantees.  A move that guarantees
+        # less is vetoed only if it cannot reach top even knowing their order
+        # in advance: our orders are fixed where real play adapts, so a
+        # worst case alone undervalues some moves, and the best response to
+        # a known order overvalues them; a move that falls short of top under
+        # both is worse, whatever the truth between the two.
+        self.lo = dict((c, v[0]) for c, v in values.items())
+        top = max(self.lo.values())
+        allowed = set()
+        for c, (lo, ours, row0, t0) in values.items():
+            if lo == top:
+                allowed.add(c)
+                continue
+            reach = True
+            for b in theirs:
+                for i, a in enumerate(ours):
+                    g, h = self.play(a, b, row0, t0)
+                    plays += 1
+                    x, y = mine0 + g, theirs0 + h
+                    if (2 if x > y else (1 if x == y else 0)) >= top:
+                        if i:
+                            ours.insert(0, ours.pop(i))
+                        break
+                else:
+                    reach = False
+                    break
+                if plays > EG_PLAYS:
+                    return None
+            if reach:
+                allowed.add(c)
         if DEBUG:
             import sys
-            sys.stderr.write("  endgame best %d orders %d plays %d moves %s\n" % (
-                best, len(ours), plays, sorted(sea.rc(v) for v in moves)))
-        return moves
+            sys.stderr.write("  endgame plays %d values %s allowed %s\n" % (
+                plays, sorted((sea.rc(c), v[0]) for c, v in values.items()),
+                sorted(sea.rc(c) for c in allowed)))
+        if len(allowed) == len(values):
+            return None
+        return allowed
 
 
 def endgame_moves(sit):

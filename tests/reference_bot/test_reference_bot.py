@@ -594,10 +594,10 @@ def test_territory_view_is_for_small_maps_only(monkeypatch: pytest.MonkeyPatch) 
 # The exact endgame
 # --------------------------------------------------------------------------
 
-# K = 20 and 8 turns left: past half time.  We hold 49 and it holds 45 (100 - 49 - 6
+# K = 20 and 5 turns left: past half time.  We hold 49 and it holds 45 (100 - 49 - 6
 # on the map).  The 5 is three steps from it and four from us; the 1 is five steps
-# from us and out of its reach once it has the 5.  Racing for the 5 loses 49-50;
-# the 1 forces a 50-50 draw.
+# from us and out of its reach.  Racing for the 5 loses 49-50; the 1 forces a 50-50
+# draw, but only by a step towards it now.
 BIG_OR_SMALL = [
     "0 0 0 5 0 0 0 0 0",
     "0 0 0 0 0 0 0 0 0",
@@ -616,14 +616,18 @@ def endgame_of(
 
 
 def test_endgame_takes_the_draw_it_can_force_over_a_race_it_loses() -> None:
-    sea, sit, eg = endgame_of(BIG_OR_SMALL, 8, (1, 8), (1, 1), 49)
+    sea, sit, eg = endgame_of(BIG_OR_SMALL, 5, (1, 8), (1, 1), 49)
     assert (sit.t_half, sit.opp_gold) == (0, 45)
     towards_the_one = {sea.flat(2, 8), sea.flat(1, 9)}
     assert eg.allowed() == towards_the_one
     move, _ = brain.decide(
-        map_inp(BIG_OR_SMALL, 8, (1, 8), (1, 1), gold=49), placement_state(BIG_OR_SMALL, 20)
+        map_inp(BIG_OR_SMALL, 5, (1, 8), (1, 1), gold=49), placement_state(BIG_OR_SMALL, 20)
     )
     assert sea.flat(*move_of(move)) in towards_the_one
+    # With 8 turns left every move keeps the draw (there is time to turn back):
+    # the endgame leaves the choice to the planner.
+    _, _, eg8 = endgame_of(BIG_OR_SMALL, 8, (1, 8), (1, 1), 49)
+    assert eg8.allowed() is None
 
 
 def test_endgame_plays_orders_by_the_rules() -> None:
@@ -653,8 +657,11 @@ def test_endgame_only_where_it_applies(monkeypatch: pytest.MonkeyPatch) -> None:
     sea, sit, _ = endgame_of(BIG_OR_SMALL, 12, (1, 8), (1, 1), 49)
     assert sit.t_half > 0 and brain.endgame_moves(sit) is None
     # After half time with few gold cells, it decides.
-    sea, sit, _ = endgame_of(BIG_OR_SMALL, 8, (1, 8), (1, 1), 49)
+    sea, sit, _ = endgame_of(BIG_OR_SMALL, 5, (1, 8), (1, 1), 49)
     assert brain.endgame_moves(sit) == {sea.flat(2, 8), sea.flat(1, 9)}
+    # So does a decided round: 55 against 39 with 6 on the map.
+    _, won, _ = endgame_of(BIG_OR_SMALL, 5, (1, 8), (1, 1), 55)
+    assert brain.endgame_moves(won) is None
     # More gold cells than EG_GOLD, or more orders or plays than its caps: it
     # leaves the move to the planner, whatever the clock says.
     monkeypatch.setattr(brain, "EG_GOLD", 1)
@@ -665,3 +672,28 @@ def test_endgame_only_where_it_applies(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(brain, "EG_ORDERS", 600)
     monkeypatch.setattr(brain, "EG_PLAYS", 1)
     assert brain.endgame_moves(sit) is None
+
+
+# A turn from a replay against hunter (reefs style, 5 x 15, K = 50, 24 turns left):
+# we lead 45-43 with 17 gold in six cells and a shield left.  Our boat is at (4,10),
+# hunter's at (4,9).
+REEFS_TURN = (
+    "5 15 24\n4 10 4 9\n45 0\nD 0 0 0 D D 2 3 D D 0 D 0 D D\n0 0 D 0 0 0 D 0 0 0 0 0 0 0 2\n"
+    "0 0 D D 0 0 0 0 0 0 0 0 0 0 D\n0 0 D 0 0 0 D 0 0 0 0 0 S 0 2\nD 0 0 0 D D 0 0 D D 3 D 0 D D\n",
+    "REF2\nk 50\nlast 53 52 37 1\nob 5 1 24 14 2 2\nos 1\nsh 57\nstall 0\ntv 0\n"
+    "vh 15 16 15 15 15\nvp 37 37 53 53 53\n",
+)
+
+
+def test_endgame_vetoes_only_moves_that_cannot_reach_the_best_result() -> None:
+    sea = brain.Sea(REEFS_TURN[0])
+    eg = brain.Endgame(brain.Situation(sea, brain.parse_state(REEFS_TURN[1])))
+    allowed = eg.allowed()
+    # With fixed orders only staying keeps the draw whatever hunter does: from the
+    # other cells each of our orders loses to some order of its.  But from every
+    # cell some order of ours draws against each order of its, known in advance,
+    # and real play adapts: no move is vetoed (an earlier version vetoed all but
+    # staying and drew a round it had won 52-48).
+    afloat = [v for v in sea.nbr[sea.me] if sea.grid[v] != brain.REEF]
+    assert eg.lo == {sea.me: 1, **{v: 0 for v in afloat}}
+    assert allowed is None
