@@ -1446,7 +1446,9 @@ class Endgame(object):
         n = len(self.items)
         la, lb = len(mine), len(theirs)
         # Each boat: its shield, index into its order, the turn of its next
-        # arrival (INF: done), the gold it has.
+        # arrival (INF: done), the gold it has.  The two boats' steps below
+        # are written out once each, not through a helper: this loop runs up
+        # to EG_PLAYS times a turn.
         sa, sb = self.sh0
         ia = ib = 0
         ta = t0 + dist[sa][n if row0 < 0 else row0][mine[0]] if la else INF
