@@ -659,7 +659,7 @@ def test_endgame_only_where_it_applies(monkeypatch: pytest.MonkeyPatch) -> None:
     # After half time with few gold cells, it decides.
     sea, sit, _ = endgame_of(BIG_OR_SMALL, 5, (1, 8), (1, 1), 49)
     assert brain.endgame_moves(sit) == {sea.flat(2, 8), sea.flat(1, 9)}
-    # So does a decided round: 55 against 39 with 6 on the map.
+    # A decided round is left alone: 55 against 39 with 6 on the map.
     _, won, _ = endgame_of(BIG_OR_SMALL, 5, (1, 8), (1, 1), 55)
     assert brain.endgame_moves(won) is None
     # More gold cells than EG_GOLD, or more orders or plays than its caps: it
@@ -675,7 +675,7 @@ def test_endgame_only_where_it_applies(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 # A turn from a replay against hunter (reefs style, 5 x 15, K = 50, 24 turns left):
-# we lead 45-43 with 17 gold in six cells and a shield left.  Our boat is at (4,10),
+# we lead 45-43 with 12 gold in five cells and a shield left.  Our boat is at (4,10),
 # hunter's at (4,9).
 REEFS_TURN = (
     "5 15 24\n4 10 4 9\n45 0\nD 0 0 0 D D 2 3 D D 0 D 0 D D\n0 0 D 0 0 0 D 0 0 0 0 0 0 0 2\n"
@@ -690,10 +690,10 @@ def test_endgame_vetoes_only_moves_that_cannot_reach_the_best_result() -> None:
     eg = brain.Endgame(brain.Situation(sea, brain.parse_state(REEFS_TURN[1])))
     allowed = eg.allowed()
     # With fixed orders only staying keeps the draw whatever hunter does: from the
-    # other cells each of our orders loses to some order of its.  But from every
-    # cell some order of ours draws against each order of its, known in advance,
-    # and real play adapts: no move is vetoed (an earlier version vetoed all but
-    # staying and drew a round it had won 52-48).
+    # other cells each of our orders loses to some order of hunter's.  But from
+    # every cell, for each order of hunter's known in advance, some order of ours
+    # draws, and real play adapts: no move is vetoed (an earlier version vetoed all
+    # but staying and drew a round it had won 52-48).
     afloat = [v for v in sea.nbr[sea.me] if sea.grid[v] != brain.REEF]
     assert eg.lo == {sea.me: 1, **{v: 0 for v in afloat}}
     assert allowed is None
