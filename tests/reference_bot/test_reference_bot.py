@@ -533,10 +533,17 @@ def test_harness_small_maps_are_small_and_drawn_in_order(source: str) -> None:
     ]
 
 
+def situation_of(
+    rows: list[str], k: int, me: tuple[int, int], opp: tuple[int, int], gold: int = 0
+) -> tuple[Any, Any]:
+    """The Sea and the Situation of a turn with k turns left in a round of K = 20."""
+    sea = brain.Sea(map_inp(rows, k, me, opp, gold=gold))
+    return sea, brain.Situation(sea, brain.parse_state(placement_state(rows, 20)))
+
+
 def territory_judge(rows: list[str], me: tuple[int, int], opp: tuple[int, int]) -> Any:
     """A Tactics with only what its territory view reads: the sea's paths and gold cells."""
-    sea = brain.Sea(map_inp(rows, 20, me, opp))
-    sit = brain.Situation(sea, brain.parse_state(placement_state(rows, 20)))
+    sea, sit = situation_of(rows, 20, me, opp)
     golds = [u for u, v in enumerate(sea.grid) if v > 0]
     tac = brain.Tactics.__new__(brain.Tactics)
     tac.sit = sit
@@ -610,8 +617,7 @@ BIG_OR_SMALL = [
 def endgame_of(
     rows: list[str], k: int, me: tuple[int, int], opp: tuple[int, int], gold: int
 ) -> Any:
-    sea = brain.Sea(map_inp(rows, k, me, opp, gold=gold))
-    sit = brain.Situation(sea, brain.parse_state(placement_state(rows, 20)))
+    sea, sit = situation_of(rows, k, me, opp, gold)
     return sea, sit, brain.Endgame(sit)
 
 
