@@ -1505,7 +1505,7 @@ class Endgame(object):
         sea = sit.sea
         grid = sea.grid
         n = len(self.items)
-        sh = 1 if sea.shield else 0
+        sh = self.sh0[0]
         theirs = self.orders(n + 1, self.sh0[1])
         if theirs is None:
             return None
