@@ -42,3 +42,28 @@ def test_the_verdict_line_shows_the_interval(sp: ModuleType) -> None:
     assert sp.rate_with_interval(34, 20) == f"63.0%, 95% {100 * lo:.0f}-{100 * hi:.0f}%"
     assert sp.decided_rate(0, 0) is None
     assert sp.rate_with_interval(0, 0) == "-"
+
+
+def test_a_larger_sample_holds_every_smaller_one(sp: ModuleType) -> None:
+    """From 3 maps a style up, asking for more adds maps and changes none, so a
+    figure measured on the old default sample (3 a style) stays part of a larger one."""
+    small = sp.map_cases(3, sp.SEED, True)
+    big = sp.map_cases(5, sp.SEED, True)
+    labels = [c.label for c in big]
+    assert len(set(labels)) == len(labels) == len(small) + 2 * len(sp.STYLES)
+    for style in sp.STYLES:
+        s3 = [c.label for c in small if c.style == style]
+        s5 = [c.label for c in big if c.style == style]
+        assert len(s3) == 3 and s5[:3] == s3
+    # The hand maps keep their placement seeds too.
+    assert [(c.label, c.seed) for c in small if c.style == "hand"] == [
+        (c.label, c.seed) for c in big if c.style == "hand"
+    ]
+    # A map of the old default sample.
+    assert "classic-13x9-k100-s663207979" in {c.label for c in small}
+
+
+def test_the_default_weighs_every_style_the_same(sp: ModuleType) -> None:
+    cases = sp.map_cases(sp.MAPS_PER_STYLE, sp.SEED, True)
+    counts = {s: sum(c.style == s for c in cases) for s in [*sp.STYLES, "hand"]}
+    assert set(counts.values()) == {sp.MAPS_PER_STYLE}
