@@ -125,15 +125,11 @@ def map_cases(per_style: int, seed: int, hand: bool) -> list[MapCase]:
     """
     rng = random.Random(f"bench-bots:{seed}")
     first = min(per_style, FIRST_STREAM)
-    by_style: dict[str, list[MapCase]] = {style: [] for style in STYLES}
-    for style in STYLES:
-        for i in range(first):
-            by_style[style].append(_generated(style, i, rng))
+    firsts = {style: [_generated(style, i, rng) for i in range(first)] for style in STYLES}
+    cases: list[MapCase] = []
     for style in STYLES:
         more = random.Random(f"bench-bots:{seed}:{style}")
-        for i in range(first, per_style):
-            by_style[style].append(_generated(style, i, more))
-    cases = [c for style in STYLES for c in by_style[style]]
+        cases += firsts[style] + [_generated(style, i, more) for i in range(first, per_style)]
     if hand:
         for path in sorted((ROOT / "maps" / "styles").glob("*.txt")):
             cases.append(MapCase("hand", path.stem, load_map(path), rng.randrange(10**9)))
