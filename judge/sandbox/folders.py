@@ -173,6 +173,19 @@ def _keep_refusal(name: str, st: os.stat_result, keep_bytes: int) -> str | None:
     return None
 
 
+def _read_capped(fd: int, cap: int) -> bytes | None:
+    """All of an open file, or None if it holds more than ``cap`` bytes (it may grow)."""
+    chunks: list[bytes] = []
+    total = 0
+    while total <= cap:
+        chunk = os.read(fd, min(1 << 20, cap + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    return None if total > cap else b"".join(chunks)
+
+
 def read_outputs(
     folder: str, names: list[str], cap: int, report: list[str]
 ) -> dict[str, bytes | None]:
@@ -207,18 +220,11 @@ def read_outputs(
                         f"{fmt_bytes(cap)}: not read"
                     )
                     continue
-                chunks = []
-                total = 0
-                while total <= cap:
-                    chunk = os.read(fd, min(1 << 20, cap + 1 - total))
-                    if not chunk:
-                        break
-                    chunks.append(chunk)
-                    total += len(chunk)
-                if total > cap:
+                data = _read_capped(fd, cap)
+                if data is None:
                     report.append(f"{name} grew over the cap of {fmt_bytes(cap)}: not read")
                     continue
-                out[name] = b"".join(chunks)
+                out[name] = data
             finally:
                 os.close(fd)
     finally:
@@ -252,6 +258,72 @@ def write_inputs(
                     view = view[n:]
             finally:
                 os.close(fd)
+    finally:
+        os.close(dfd)
+
+
+def save_file(folder: str, name: str, cap: int) -> tuple[bytes, int] | None:
+    """A regular file's bytes and permission bits, to put back with :func:`restore_file`
+    (None: absent, not a regular file, or over ``cap``; never read through a link)."""
+    dfd = os.open(folder, _OPEN_DIR)
+    try:
+        try:
+            fd = os.open(
+                name,
+                os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC,
+                dir_fd=dfd,
+            )
+        except OSError:
+            return None
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or st.st_size > cap:
+                return None
+            data = _read_capped(fd, cap)
+            return None if data is None else (data, stat.S_IMODE(st.st_mode))
+        finally:
+            os.close(fd)
+    finally:
+        os.close(dfd)
+
+
+def restore_file(
+    folder: str, name: str, saved: tuple[bytes, int] | None, owner: tuple[int, int] | None
+) -> None:
+    """Put ``name`` back as :func:`save_file` found it: the same bytes and mode, or absent.
+
+    Whatever is there now (the file a discarded run wrote, a link, a folder left
+    by it) is removed first; the folder holds nothing else of the run's any more.
+    """
+    dfd = os.open(folder, _OPEN_DIR)
+    try:
+        try:
+            st = os.lstat(name, dir_fd=dfd)
+        except FileNotFoundError:
+            st = None
+        if st is not None:
+            if stat.S_ISDIR(st.st_mode):
+                shutil.rmtree(os.path.join(folder, name))
+            else:
+                os.unlink(name, dir_fd=dfd)
+        if saved is None:
+            return
+        data, mode = saved
+        fd = os.open(
+            name,
+            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+            0o600,
+            dir_fd=dfd,
+        )
+        try:
+            if owner is not None:
+                os.fchown(fd, owner[0], owner[1])
+            os.fchmod(fd, mode)
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
     finally:
         os.close(dfd)
 

@@ -32,6 +32,8 @@ from judge.sandbox.folders import (
     copy_program,
     read_outputs,
     remove_tree,
+    restore_file,
+    save_file,
     write_inputs,
 )
 from judge.sandbox.namespaces import SeatNamespaces, make_namespaces
@@ -402,9 +404,19 @@ class Seat:
         cleaner.clean(str(self.workdir), self.keep if keep else None, self.keep_bytes, report)
         return cleaner.biggest
 
+    def _owner(self) -> tuple[int, int] | None:
+        uid, gid = self.uid, self.gid
+        return (uid, gid) if uid is not None and gid is not None else None
+
     def _run(
         self, argv: list[str], inputs: dict[str, bytes], outputs: list[str], limits: Limits
     ) -> TurnRun:
+        """One run in its steps; a run judged IE leaves the seat as it found it.
+
+        The keep file is all the seat carries from run to run, so it is saved before
+        the run and put back after an IE (the judge's failure, which the referee runs
+        again): the run that counts starts exactly as the discarded one did (issue 32).
+        """
         discarded: list[str] = []
         windows = self._wine is not None and windows_target(argv) is not None
         if windows:
@@ -419,14 +431,52 @@ class Seat:
                     return self._ie(f"cannot restart wine: {exc}", tuple(discarded))
             argv = self._wine.argv(argv)
         try:
-            self._clean(keep=True, report=discarded)
-            uid, gid = self.uid, self.gid
-            owner = (uid, gid) if uid is not None and gid is not None else None
-            write_inputs(str(self.workdir), {k: bytes(v) for k, v in inputs.items()}, owner)
+            saved = self._prepare_folder(inputs, discarded)
         except OSError as exc:
             return self._ie(
                 f"cannot prepare the folder of seat {self.name!r}: {exc}", tuple(discarded)
             )
+        turn = self._execute(argv, outputs, limits, windows, discarded)
+        if turn.result.verdict is Verdict.IE:
+            self._roll_back(saved)
+        return turn
+
+    def _prepare_folder(
+        self, inputs: dict[str, bytes], discarded: list[str]
+    ) -> tuple[bytes, int] | None:
+        """Empty the work folder but the keep file, save that, write the inputs.
+
+        Returns the keep file as it was (None: absent), for :meth:`_roll_back`.
+        """
+        self._clean(keep=True, report=discarded)
+        saved = None
+        if self.keep is not None:
+            saved = save_file(str(self.workdir), self.keep, self.keep_bytes)
+        write_inputs(str(self.workdir), {k: bytes(v) for k, v in inputs.items()}, self._owner())
+        return saved
+
+    def _roll_back(self, saved: tuple[bytes, int] | None) -> None:
+        """After a discarded run: the keep file back as it was before it (the folder is
+        already emptied of everything else)."""
+        if self.keep is None:
+            return
+        try:
+            restore_file(str(self.workdir), self.keep, saved, self._owner())
+        except OSError as exc:
+            raise SandboxError(
+                f"seat {self.name!r}: cannot put {self.keep} back as it was before a run "
+                f"the judge discarded: {exc}"
+            ) from exc
+
+    def _execute(
+        self,
+        argv: list[str],
+        outputs: list[str],
+        limits: Limits,
+        windows: bool,
+        discarded: list[str],
+    ) -> TurnRun:
+        """Run the prepared program on a core of its own; read, clean, decide."""
         # The core is taken before the clock starts and given back once the tree is gone:
         # a run never waits for a core during its time, nor shares one with another run.
         core = self._cores.acquire() if self._cores is not None else None
