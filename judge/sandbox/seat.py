@@ -296,18 +296,33 @@ class Seat:
                 raise SandboxError(f"seat {self.name!r}: cannot prepare wine: {exc}") from exc
             raise
 
+    def _server_cgroup(self) -> RunCgroup | None:
+        """A cgroup of its own for the seat's wineserver (None: no cgroups here)."""
+        backend = self._m.cgroup
+        if backend is None:
+            return None
+        return backend.create(f"{self._tag}-wineserver", SERVER_MEMORY, SERVER_PROCS)
+
+    def _server_spawn(self, core: int | None) -> Callable[[list[str]], supervise.Spawn]:
+        """How the seat's wineserver is started (on ``core``, at the bots' priority)."""
+        return lambda argv: self._spawn(argv, Limits(), cpu=core)
+
     def _start_wine_server(self) -> None:
         """Start (or restart) the seat's wineserver and check a program runs."""
         wine = self._wine
         assert wine is not None
-        backend = self._m.cgroup
+        wine.start(self._m.helper, self._server_spawn(None), self._server_cgroup)
+        why = self._wine_probe()
+        if why is not None:
+            raise SandboxError(f"seat {self.name!r}: wine cannot run a program here: {why}")
+        self._clean(keep=True, report=None)
+        wine.snapshot()
 
-        def cgroup() -> RunCgroup | None:
-            if backend is None:
-                return None
-            return backend.create(f"{self._tag}-wineserver", SERVER_MEMORY, SERVER_PROCS)
-
-        wine.start(self._m.helper, lambda argv: self._spawn(argv, Limits()), cgroup)
+    def _wine_probe(self) -> str | None:
+        """Run the judge's own trivial Windows program (cmd.exe): why wine cannot run
+        it, or None when it ran."""
+        wine = self._wine
+        assert wine is not None
         probe = [wine.install.loader64, *PROBE_COMMAND]
         raw = supervise.run(
             self._m.helper,
@@ -321,14 +336,27 @@ class Seat:
         )
         st = raw.main_status
         if raw.internal_error or st is None or not os.WIFEXITED(st) or os.WEXITSTATUS(st):
-            why = (
+            return (
                 raw.internal_error
                 or (raw.record or {}).get("child_error")
                 or (f"status {st}: {raw.stderr.data.decode('utf-8', 'replace').strip()[-300:]}")
             )
-            raise SandboxError(f"seat {self.name!r}: wine cannot run a program here: {why}")
-        self._clean(keep=True, report=None)
-        wine.snapshot()
+        return None
+
+    def _refresh_wine(self, core: int | None, discarded: list[str]) -> None:
+        """After a run, on its core: a new wineserver with the template's registry, so
+        nothing the program left in wine reaches its next run (issue 32)."""
+        wine = self._wine
+        assert wine is not None
+        try:
+            wine.refresh(self._m.helper, self._server_spawn(core), self._server_cgroup, discarded)
+        except (OSError, SandboxError) as exc:
+            wine.stop()  # made afresh, and proven, before the next run
+            discarded.append(f"wine: could not be made afresh after this run: {exc}")
+
+    def wine_server_pids(self) -> list[int]:
+        """The seat's wineserver, if it has one now (its wine starts with the first .exe run)."""
+        return self._wine.server_pids() if self._wine is not None else []
 
     def _raise_unreachable(self, argv: list[str], rec: dict[str, str]) -> None:
         stage = rec.get("child_stage")
@@ -486,6 +514,10 @@ class Seat:
                 # The seat's wineserver works for this run: on its core, not another run's.
                 self._wine.pin_server(core)
             ran = self._supervised(argv, limits, core, discarded)
+            if self._wine is not None:
+                self._wine.after_run(discarded)
+                if windows:
+                    self._refresh_wine(core, discarded)
         finally:
             if core is not None and self._cores is not None:
                 self._cores.release(core)
@@ -493,8 +525,6 @@ class Seat:
             self._clean(keep=True, report=discarded)
             return self._ie(ran, tuple(discarded))
         raw, cg = ran
-        if self._wine is not None:
-            self._wine.after_run(discarded)
         try:
             outs = read_outputs(str(self.workdir), outputs, limits.file_bytes, discarded)
             biggest = self._clean(keep=True, report=discarded)

@@ -37,6 +37,7 @@ server's memory is capped); it never reaches another seat or round.
 
 from __future__ import annotations
 
+import array
 import dataclasses
 import errno
 import fcntl
@@ -47,6 +48,7 @@ import re
 import secrets
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import threading
@@ -57,6 +59,7 @@ from typing import TYPE_CHECKING
 
 from judge.sandbox.cgroups import pid_alive
 from judge.sandbox.cores import BOT_NICE, pin_tree
+from judge.sandbox.cpuwait import children
 from judge.sandbox.folders import remove_tree
 from judge.sandbox.supervise import KILL_GRACE_S, Spawn, _command
 from judge.sandbox.types import RunResult, SandboxError, Verdict
@@ -97,7 +100,9 @@ SERVER_PROCS = 16
 #: RLIMIT_NPROC counts every task of the seat's uid, the wineserver's included.
 NPROC_SLACK = 8
 #: Files wine itself rewrites in the prefix's top folder.
-_VOLATILE_TOP = frozenset({"system.reg", "user.reg", "userdef.reg", "wineserver"})
+#: The registry as wine saves it; put back from the template after every run.
+REGISTRY_FILES = ("system.reg", "user.reg", "userdef.reg")
+_VOLATILE_TOP = frozenset({*REGISTRY_FILES, "wineserver"})
 
 # Wine's own lines on stderr: its messages ("wine: ...") and debug channels ("0024:err:...").
 _WINE_LINE = re.compile(rb"^(wine: |wine client error|[0-9a-f]{4}:(err|fixme|warn|trace):)")
@@ -441,15 +446,20 @@ def link_tree(src: str, dst: str, symlinks: bool = False) -> None:
             if os.path.islink(s):
                 os.symlink(os.readlink(s), d)
                 continue
-            try:
-                os.link(s, d)
-            except OSError as exc:
-                if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.EACCES):
-                    raise
-                if symlinks:
-                    os.symlink(s, d)
-                else:
-                    shutil.copy2(s, d)
+            _link_or_copy(s, d, symlinks)
+
+
+def _link_or_copy(src: str, dst: str, symlinks: bool) -> None:
+    """``dst`` a hard link to ``src``; where impossible a symlink (``symlinks``) or a copy."""
+    try:
+        os.link(src, dst)
+    except OSError as exc:
+        if exc.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.EACCES):
+            raise
+        if symlinks:
+            os.symlink(src, dst)
+        else:
+            shutil.copy2(src, dst)
 
 
 # ------------------------------------------------------------------ a seat's wine
@@ -630,7 +640,7 @@ class WineSeat:
         spawn = spawn_for([self.server_exe, "-f", "-p"])
         self._server = _Server.start(helper, spawn, make_cgroup(), self.log)
         deadline = time.monotonic() + SERVER_START_S
-        while not self._socket_ready():
+        while (found := self._socket_path()) is None:
             if not self._server.alive():
                 raise SandboxError(
                     f"wine's server for this seat exited at start: {self._server.log_tail()}"
@@ -640,7 +650,44 @@ class WineSeat:
                     f"wine's server for this seat did not start within {SERVER_START_S:g} s: "
                     f"{self._server.log_tail()}"
                 )
-            time.sleep(0.005)
+            time.sleep(0.002)
+        self._wait_accepting(found, deadline)
+
+    def refresh(
+        self,
+        helper: Helper,
+        spawn_for: Callable[[list[str]], Spawn],
+        make_cgroup: Callable[[], RunCgroup | None],
+        report: list[str],
+    ) -> None:
+        """After every run: a new server on the template's registry (issue 32).
+
+        A program can keep data in its wineserver (registry values, global atoms,
+        permanent named objects), not only in files; a fresh server, loading the
+        registry files as the template has them, keeps a Windows program to what a
+        native one may carry between runs: its keep file.  The old server is killed,
+        not stopped, so it writes nothing back.
+        """
+        self.stop()
+        if self._needs_reset:
+            report.append("wine: the program changed the seat's wine folder; it was made afresh")
+        self.reset_if_needed()
+        self._restore_registry()
+        self.start(helper, spawn_for, make_cgroup)
+        self.snapshot()
+
+    def _restore_registry(self) -> None:
+        """The registry files back to the template's (a server may have saved its own)."""
+        template = self.support.template().prefix
+        for name in REGISTRY_FILES:
+            mine, theirs = os.path.join(self.prefix, name), os.path.join(template, name)
+            try:
+                if os.lstat(mine).st_ino == os.stat(theirs).st_ino:
+                    continue
+                os.unlink(mine)
+            except FileNotFoundError:
+                pass
+            _link_or_copy(theirs, mine, symlinks=not self._view)
 
     def snapshot(self) -> None:
         """Remember the seat's wine folders as they are, ready, before turn 1."""
@@ -649,15 +696,15 @@ class WineSeat:
         self._run_snap = _Snapshot.of(self._server_home, 8)
         self._needs_reset = self._needs_restart = False
 
-    def _socket_ready(self) -> bool:
-        """Whether this prefix's server socket exists, and where (sets ``_server_home``,
-        the seat-private folder that holds it): Debian's wine keeps it under
+    def _socket_path(self) -> str | None:
+        """This prefix's server socket, once it exists (sets ``_server_home``, the
+        seat-private folder that holds it): Debian's wine keeps it under
         ``$TMPDIR/wine-XXXXXX/``, upstream wine under ``/tmp/.wine-UID/``."""
         st = os.stat(self.prefix)
         server_dir = f"server-{st.st_dev:x}-{st.st_ino:x}"
         for found in glob.glob(os.path.join(glob.escape(self.run_dir), "*", server_dir, "socket")):
             self._server_home = self.run_dir
-            return os.path.exists(found)
+            return found if os.path.exists(found) else None
         uid = self.uid if self.uid is not None else os.getuid()
         if self._view:  # the seat's /tmp is its own: the whole .wine-UID folder is the seat's
             upstream = os.path.join(self._tmpdir, f".wine-{uid}")
@@ -665,14 +712,53 @@ class WineSeat:
         else:  # the real /tmp, shared with the judge's user: only this prefix's folder
             upstream = os.path.join("/tmp", f".wine-{uid}")
             home = os.path.join(upstream, server_dir)
-        if os.path.exists(os.path.join(upstream, server_dir, "socket")):
+        socket_path = os.path.join(upstream, server_dir, "socket")
+        if os.path.exists(socket_path):
             self._server_home = home
-            return True
-        return False
+            return socket_path
+        return None
+
+    def _wait_accepting(self, socket_path: str, deadline: float) -> None:
+        """Wait until the new server takes programs: it listens before it has loaded the
+        registry, and only then accepts a connection and sends its protocol version.
+        Connecting once, as wine's loader does, keeps that start-up out of the next
+        program's time."""
+        # A socket path may be longer than AF_UNIX allows: go through the folder's fd.
+        folder = os.open(os.path.dirname(socket_path), os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                sock.settimeout(max(0.1, deadline - time.monotonic()))
+                path = f"/proc/self/fd/{folder}/{os.path.basename(socket_path)}"
+                while True:  # the socket exists a moment before the server listens on it
+                    try:
+                        sock.connect(path)
+                        break
+                    except ConnectionRefusedError:
+                        if time.monotonic() > deadline:
+                            raise
+                        time.sleep(0.001)
+                _, ancillary, _, _ = sock.recvmsg(4, socket.CMSG_SPACE(4))
+        except OSError as exc:
+            raise SandboxError(
+                f"wine's server for this seat does not take programs: {exc}; "
+                f"{self._server.log_tail() if self._server else ''}"
+            ) from exc
+        finally:
+            os.close(folder)
+        for level, kind, data in ancillary:  # the request pipe wine passes: not ours to keep
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                for fd in array.array("i", data[: len(data) - len(data) % 4]):
+                    os.close(fd)
 
     @property
     def alive(self) -> bool:
         return self._server is not None and self._server.alive()
+
+    def server_pids(self) -> list[int]:
+        """The seat's wineserver (the processes under its exec helper), for the wait meter."""
+        if self._server is None or self._server.proc is None:
+            return []
+        return children(self._server.proc.pid)
 
     # ---------------------------------------------------------- around each run
     def needs_restart(self) -> bool:

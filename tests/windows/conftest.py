@@ -53,6 +53,8 @@ class Exes:
     dynamic: Path  #: bot.exe, the C++ kit built without -static
     pe32: Path  #: hostile32.exe, a 32-bit Windows program
     not_pe: Path  #: fake.exe, a text file
+    counting: Path  #: counting.exe, tests/fixtures/counting (moves from its run count)
+    counting_native: Path  #: counting, the same source built natively
 
 
 def _build(cmd: list[str]) -> None:
@@ -87,6 +89,9 @@ def exes(tmp_path_factory: pytest.TempPathFactory) -> Exes:
     _build(
         ["i686-w64-mingw32-gcc", "-O1", "-o", str(folders["pe32"] / "hostile32.exe"), str(hostile)]
     )
+    counting = ROOT / "tests" / "fixtures" / "counting" / "counting.c"
+    _build([mingw, "-O2", "-o", str(folders["counting"] / "counting.exe"), str(counting)])
+    _build(["cc", "-O2", "-o", str(folders["counting_native"] / "counting"), str(counting)])
     (folders["not_pe"] / "fake.exe").write_text(
         "#include <stdio.h>\nint main(void) { return 0; }\n"
     )

@@ -81,7 +81,8 @@ CASES = [
 class Outcome:
     run: TurnRun
     during: list[int]  # pids of the seat's uid right after the run
-    server: int | None  # pid of the seat's wineserver
+    server: int | None  # pid of the seat's wineserver before the run
+    fresh: list[int]  # the seat's wineserver after the run (a new one: issue 32)
     after_close: list[int]
     uid: int | None
 
@@ -97,9 +98,10 @@ def play(sb: Sandbox, exes: Exes, case: Case) -> Outcome:
         limits = Limits(time_s=case.time_s, memory_bytes=256 * 2**20)
         run = seat.run_turn(argv, {"MAP.INP": b"5 5 10\n"}, ["MOVE.OUT"], limits)
         during = [p.pid for p in procs_of(seat.uid)]
+        fresh = seat.wine_server_pids()
         uid = seat.uid
     return Outcome(
-        run, during, servers[0] if servers else None, [p.pid for p in procs_of(uid)], uid
+        run, during, servers[0] if servers else None, fresh, [p.pid for p in procs_of(uid)], uid
     )
 
 
@@ -123,7 +125,9 @@ def test_hostile_exe_gets_its_verdict_and_leaves_only_its_wineserver(
     for line in r.stderr_tail.splitlines():
         assert not _WINE_LINE.match(line), r.stderr_tail
     if IS_ROOT:
-        assert out.during == [out.server], "the run left a process behind (or killed the server)"
+        # Nothing left but the seat's wineserver, and that one started after the run.
+        assert out.during == out.fresh, "the run left a process behind"
+        assert len(out.fresh) == 1 and out.fresh != [out.server]
         assert out.after_close == [], "the seat's close left a process of its uid"
 
 
@@ -211,29 +215,31 @@ def test_a_tampered_prefix_is_made_afresh_outside_the_programs_time(
             ROOMY,
         )
         assert b"MOVED" in (run.outputs["MOVE.OUT"] or b""), run.outputs
-        server = [p.pid for p in procs_of(seat.uid)]
+        # made afresh right after the run that tampered with it, before the next one
+        assert any("made afresh" in d for d in run.discarded), run.discarded
+        assert (prefix / "drive_c").is_dir() and not (prefix / "moved").exists()
         nxt = seat.run_turn([exe, "echo"], {"MAP.INP": b"5 5 9\n"}, ["MOVE.OUT"], ROOMY)
         assert nxt.result.verdict is V.OK, nxt.result.message
-        assert nxt.outputs["MOVE.OUT"] == b"5 5 9\n"  # its input survived the remaking
-        assert any("made afresh" in d for d in nxt.discarded), nxt.discarded
-        assert (prefix / "drive_c").is_dir() and not (prefix / "moved").exists()
-        assert [p.pid for p in procs_of(seat.uid)] != server  # a new wineserver
+        assert nxt.outputs["MOVE.OUT"] == b"5 5 9\n"
+        assert nxt.discarded == ()
 
 
 @pytest.mark.root("uids and views need root")
 def test_the_seats_wineserver_outlives_a_kill_and_cannot_be_inspected(
     wine_sandbox: Sandbox, exes: Exes
 ) -> None:
-    """The per-run kill spares the seat's wineserver, and the program (same uid)
-    cannot read its memory: it runs from an execute-only file, so it is not dumpable."""
+    """The per-run kill spares the seat's wineserver (it is replaced after the run, not
+    killed during it), and the program (same uid) cannot read its memory: it runs from
+    an execute-only file, so it is not dumpable."""
     with wine_sandbox.seat("server", exes.hostile) as seat:
         assert seat.program_dir is not None
         exe = str(seat.program_dir / "hostile.exe")
         seat.check([exe])
-        (server,) = procs_of(seat.uid)
         loop = seat.run_turn([exe, "loop"], {"MAP.INP": b"x"}, [], Limits(time_s=0.3))
         assert loop.result.verdict is V.TLE
-        assert [p.pid for p in procs_of(seat.uid)] == [server.pid]
+        assert not any("stopped during this run" in d for d in loop.discarded), loop.discarded
+        (server,) = procs_of(seat.uid)
+        assert [server.pid] == seat.wine_server_pids()
         assert os.stat(f"/proc/{server.pid}/mem").st_uid == 0  # not dumpable
         # its /proc entry is root's now: hidden from the seat, unreadable if it were not
         peek = seat.run_turn(
