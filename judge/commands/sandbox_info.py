@@ -23,6 +23,11 @@ changes it, as for `judge match`): one program per core, so a bot always has
 its whole wall-clock limit to itself; time a run is kept waiting for its core
 anyway is measured and never counted against it.
 
+The cores are one budget for the whole machine: every judge, cluster worker
+and `judge eval` on it leases a core for each run (lease files in
+/run/ocean-judge/cores as root).  It lists the leases held right now and by
+whom (pid, command, seat).
+
 It also says whether Windows .exe programs can run (through wine, 64-bit only
 or 32-bit too).  --self-test also runs a trivial program in a seat and prints
 its verdict and timing, to check that the sandbox works end to end.
@@ -92,10 +97,13 @@ def run(args: argparse.Namespace) -> int:
     )
     with sb:
         test = _self_test(sb) if args.self_test else None
+        leases = sb.cores.leases
+        held = leases.holders() if leases is not None else []
         if args.json:
             report = {
                 "isolation": sb.isolation.as_dict(),
                 "cores": sb.cores.as_dict(),
+                "core_leases_held": [{"core": h.core, "pid": h.pid, "by": h.who} for h in held],
                 "windows_programs": sb.wine.describe(),
                 "self_test": test,
             }
@@ -103,6 +111,14 @@ def run(args: argparse.Namespace) -> int:
         else:
             print(sb.isolation.describe())
             print(cores_line(sb))
+            if leases is not None:
+                print(
+                    f"core leases held now ({leases.folder}):"
+                    if held
+                    else f"core leases held now ({leases.folder}): none"
+                )
+                for h in held:
+                    print(f"  core {h.core}: {h.who}")
             print(sb.wine.describe())
             if test is not None:
                 print(

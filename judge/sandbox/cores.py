@@ -34,6 +34,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from judge.sandbox.cpuwait import children
+from judge.sandbox.leases import POLL_S, CoreLeases
 
 #: From this many usable cores on, one is kept for the judge's own threads.
 JUDGE_CORE_FROM = 3
@@ -232,24 +233,23 @@ def plan_cores(spec: str | int | None, usable: Sequence[int], how: str) -> CoreP
     return CorePlan(wanted, judge, f"cores {format_cores(wanted)} (set by the cores option)")
 
 
-class _Waiter:
-    __slots__ = ("core", "event")
-
-    def __init__(self) -> None:
-        self.event = threading.Event()
-        self.core: int | None = None
-
-
 class CoreBudget:
-    """Hands out the bots' cores, one per run, first come first served.  Thread-safe."""
+    """Hands out the bots' cores, one per run, first come first served.  Thread-safe.
 
-    def __init__(self, plan: CorePlan) -> None:
+    With ``leases`` (:mod:`.leases`), a core is also leased machine-wide for the
+    run, so judges in other processes never put a program on it meanwhile; a core
+    another process holds is passed over, and when every free core is held
+    elsewhere the run waits (before its clock starts) until one is given back.
+    """
+
+    def __init__(self, plan: CorePlan, leases: CoreLeases | None = None) -> None:
         if not plan.bots:
             raise CoreSpecError("no core left for the bots")
         self.plan = plan
-        self._lock = threading.Lock()
+        self.leases = leases
+        self._cond = threading.Condition()
         self._free: list[int] = list(plan.bots)
-        self._queue: deque[_Waiter] = deque()
+        self._queue: deque[object] = deque()
         self._in_use = 0
         #: most runs that ever held a core at once (tests check it never passes the budget)
         self.peak = 0
@@ -264,48 +264,51 @@ class CoreBudget:
         """How many programs may run at once."""
         return len(self.plan.bots)
 
-    def _take(self, core: int) -> int:
-        self._in_use += 1
-        self.runs += 1
-        self.peak = max(self.peak, self._in_use)
-        return core
+    def _take_free(self, who: str) -> int | None:
+        """The lowest free core no other process holds, leased; None if there is none."""
+        for core in sorted(self._free):
+            if self.leases is None or self.leases.try_take(core, who):
+                self._free.remove(core)
+                self._in_use += 1
+                self.runs += 1
+                self.peak = max(self.peak, self._in_use)
+                return core
+        return None
 
-    def acquire(self) -> int:
-        """A free core (the lowest), waiting in arrival order until one is released."""
-        with self._lock:
-            if self._free and not self._queue:
-                return self._take(self._free.pop(0))
-            waiter = _Waiter()
-            self._queue.append(waiter)
-        try:
-            waiter.event.wait()
-        except BaseException:  # interrupted while waiting: leave the queue, or hand it on
-            with self._lock:
-                got = waiter.core
-                if got is None:
-                    self._queue.remove(waiter)
-            if got is not None:
-                self.release(got)
-            raise
-        assert waiter.core is not None
-        return waiter.core
+    def acquire(self, who: str = "") -> int:
+        """A free core (the lowest), waiting in arrival order until one is released.
+
+        ``who`` names the run for the lease file (``judge sandbox-info``)."""
+        me = object()
+        with self._cond:
+            self._queue.append(me)
+            try:
+                while True:
+                    if self._queue[0] is me:
+                        core = self._take_free(who)
+                        if core is not None:
+                            return core
+                    # Cores of ours held by other processes are looked at again soon;
+                    # a core this process gives back wakes the queue at once.
+                    held_elsewhere = self._queue[0] is me and bool(self._free)
+                    self._cond.wait(POLL_S if held_elsewhere else None)
+            finally:
+                self._queue.remove(me)
+                self._cond.notify_all()
 
     def release(self, core: int) -> None:
-        """Give the core back: to the longest waiting run if any."""
-        with self._lock:
+        """Give the core back (and its lease): the longest waiting run takes it."""
+        with self._cond:
+            if self.leases is not None:
+                self.leases.give_back(core)
             self._in_use -= 1
-            if self._queue:
-                waiter = self._queue.popleft()
-                waiter.core = self._take(core)
-                waiter.event.set()
-            else:
-                self._free.append(core)
-                self._free.sort()
+            self._free.append(core)
+            self._cond.notify_all()
 
     @contextmanager
-    def core(self) -> Iterator[int]:
+    def core(self, who: str = "") -> Iterator[int]:
         """Hold one core for the ``with`` block."""
-        core = self.acquire()
+        core = self.acquire(who)
         try:
             yield core
         finally:
@@ -319,9 +322,16 @@ class CoreBudget:
             if self.plan.judge
             else "; the judge shares them (its use is measured as waiting, never the bot's)"
         )
+        machine = ""
+        if self.leases is not None:
+            machine = (
+                "; one budget with every judge on this machine"
+                if self.leases.shared
+                else "; shared with this user's judges only"
+            )
         return (
             f"at most {n} at once, one per core, on core{'s' if n != 1 else ''} "
-            f"{format_cores(self.plan.bots)}{judge}"
+            f"{format_cores(self.plan.bots)}{judge}{machine}"
         )
 
     def as_dict(self) -> dict[str, object]:
@@ -330,7 +340,15 @@ class CoreBudget:
             "bot_cores": list(self.plan.bots),
             "judge_cores": list(self.plan.judge),
             "source": self.plan.how,
+            "leases": None
+            if self.leases is None
+            else {"folder": self.leases.folder, "machine_wide": self.leases.shared},
         }
+
+    def close(self) -> None:
+        """Close the lease files (every lease of this process is given back)."""
+        if self.leases is not None:
+            self.leases.close()
 
 
 class JudgePin:

@@ -33,6 +33,7 @@ P_MEMORY = "memory limit by cgroup"
 P_PROCS = "process cap"
 P_CPU = "fair CPU share"
 P_CORES = "a core per run"
+P_MACHINE = "one core budget per machine"
 P_SURVIVORS = "no survivors"
 P_FILES = "file size cap"
 P_PRIVS = "no privilege gain"
@@ -162,7 +163,7 @@ def wait_source(m: Machine) -> str:
     return TreeMeter.source + ", read at the limit: processes that already exited are missed"
 
 
-def isolation(m: Machine, cores: CoreBudget | None = None) -> Isolation:
+def isolation(m: Machine, cores: CoreBudget | None = None, leases_note: str = "") -> Isolation:
     """The report: every protection, on or off, with what provides it or why it is off."""
     items: list[tuple[str, bool, str]] = []
     add = items.append
@@ -312,6 +313,19 @@ def isolation(m: Machine, cores: CoreBudget | None = None) -> Isolation:
                 "never counted against the program",
             )
         )
+    if cores is not None:
+        leases = cores.leases
+        if leases is not None:
+            add((P_MACHINE, leases.shared, leases.note))
+        else:
+            add(
+                (
+                    P_MACHINE,
+                    False,
+                    f"{leases_note or 'core leases turned off'}: other judges on this machine "
+                    "may run programs on the same cores",
+                )
+            )
     add((P_FILES, True, "RLIMIT_FSIZE (SIGXFSZ/EFBIG -> OLE)"))
     add((P_PRIVS, True, "no_new_privs: set-uid programs cannot raise privileges"))
     return Isolation(tuple(items))

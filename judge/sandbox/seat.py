@@ -507,7 +507,7 @@ class Seat:
         """Run the prepared program on a core of its own; read, clean, decide."""
         # The core is taken before the clock starts and given back once the tree is gone:
         # a run never waits for a core during its time, nor shares one with another run.
-        core = self._cores.acquire() if self._cores is not None else None
+        core = self._cores.acquire(self.name) if self._cores is not None else None
         try:
             if windows and core is not None:
                 assert self._wine is not None

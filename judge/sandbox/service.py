@@ -12,6 +12,7 @@ from pathlib import Path
 from judge.sandbox.cgroups import pid_alive
 from judge.sandbox.cores import CoreBudget, JudgePin, plan_cores, usable_cores
 from judge.sandbox.folders import remove_tree
+from judge.sandbox.leases import CoreLeases
 from judge.sandbox.probe import Machine, isolation, probe
 from judge.sandbox.seat import Seat
 from judge.sandbox.types import Isolation, SandboxError
@@ -66,6 +67,11 @@ class Sandbox:
     programs run at once than there are cores for them (:attr:`cores` says
     which); cores left over are the judge's own, and its threads are pinned
     there until :meth:`close`.
+
+    ``core_leases`` (see :mod:`judge.sandbox.leases`): None = the machine-wide
+    lease folder (as a normal user, a folder of the user's own unless root's
+    exists), a folder path = that folder (tests), False = no leases at all (the
+    budget is this sandbox's alone; the isolation report says so).
     """
 
     def __init__(
@@ -82,11 +88,24 @@ class Sandbox:
         wine: str = "auto",
         wine_cache: str | None = None,
         cores: str | int | None = None,
+        core_leases: str | bool | None = None,
     ) -> None:
         if not poll_interval_s > 0:
             raise ValueError(f"poll_interval_s must be positive, not {poll_interval_s!r}")
+        plan = plan_cores(cores, *usable_cores())
+        leases: CoreLeases | None = None
+        #: why the cores are not leased machine-wide ("" when they are, or were not asked to be)
+        self.leases_note = ""
+        if core_leases is not False:
+            try:
+                leases = CoreLeases(
+                    plan.bots, core_leases if isinstance(core_leases, str) else None
+                )
+            except OSError as exc:
+                self.leases_note = f"cannot use a lease folder: {exc}"
         #: the bots' cores, shared by every seat (CoreSpecError, a ValueError, if unusable)
-        self.cores = CoreBudget(plan_cores(cores, *usable_cores()))
+        #: and, through the lease files, with every judge on the machine
+        self.cores = CoreBudget(plan, leases)
         #: Windows programs: wine is looked for (and its template built) on first use
         self.wine = WineSupport(wine, wine_cache)
         self._own_root = root is None
@@ -112,10 +131,11 @@ class Sandbox:
                 helper_cache=helper_cache,
             )
         except BaseException:
+            self.cores.close()
             if self._own_root:
                 remove_tree(str(self.root))
             raise
-        self.isolation: Isolation = isolation(self.machine, self.cores)
+        self.isolation: Isolation = isolation(self.machine, self.cores, self.leases_note)
         if self.machine.uid_pool is not None and self.machine.ns_mode != "view":
             self._check_reachable_root()
         self._pin = JudgePin(self.cores.plan.judge)
@@ -189,6 +209,7 @@ class Sandbox:
             pin.restore()
         if self.machine.cgroup is not None:
             self.machine.cgroup.close()
+        self.cores.close()
         if self._own_root:
             remove_tree(str(self.root))
 

@@ -172,18 +172,16 @@ def test_a_waiter_that_gives_up_leaves_the_queue() -> None:
         pass
 
     def waiter() -> None:
-        original = threading.Event.wait
-
-        def raising_wait(self: threading.Event, timeout: float | None = None) -> bool:
+        def raising_wait(timeout: float | None = None) -> bool:
             interrupted.set()
             raise Stop
 
-        threading.Event.wait = raising_wait  # type: ignore[method-assign]
+        budget._cond.wait = raising_wait  # type: ignore[method-assign]
         try:
             with pytest.raises(Stop):
                 budget.acquire()
         finally:
-            threading.Event.wait = original  # type: ignore[method-assign]
+            del budget._cond.wait
 
     t = threading.Thread(target=waiter)
     t.start()

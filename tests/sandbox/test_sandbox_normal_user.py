@@ -19,7 +19,8 @@ import pytest
 from sandbox_support import FIXTURES, needs_root
 
 import judge
-from judge.sandbox.probe import P_NETWORK, P_SIGNAL, P_UID
+from judge.sandbox.leases import MACHINE_FOLDER, CoreLeases
+from judge.sandbox.probe import P_MACHINE, P_NETWORK, P_SIGNAL, P_UID
 from tests.nobody import SYSTEM_PYTHON, leftovers, run_as_nobody
 
 pytestmark = pytest.mark.slow  # real programs: not in the fast subset
@@ -41,6 +42,11 @@ with Sandbox() as sb:
             r = seat.run_turn(argv, {"MAP.INP": b"m"}, ["MOVE.OUT"], Limits(time_s=time_s))
             out[name] = {"verdict": r.result.verdict.value, "message": r.result.message,
                          "peak": r.result.peak_memory_bytes, "move": (r.outputs["MOVE.OUT"] or b"").decode()}
+# Without root's lease folder, the user's own: the budget is shared with this user only.
+import judge.sandbox.leases as leases
+leases.MACHINE_FOLDER = "/nonexistent/ocean-judge/cores"
+with Sandbox() as sb:
+    out["own_budget"] = sb.isolation.as_dict()["one core budget per machine"]
 print(json.dumps(out))
 """
 
@@ -65,12 +71,17 @@ def test_normal_user_runs_with_what_is_available() -> None:
     if not os.access(SYSTEM_PYTHON, os.X_OK):
         pytest.skip(f"{SYSTEM_PYTHON} is missing")
     work = Path(tempfile.mkdtemp(prefix="oj-normal-user-"))
+    CoreLeases((0,)).close()  # root's machine-wide lease folder exists
     try:
         _copy_package(work)
         proc = run_as_nobody(work, SCRIPT, str(work / "fixtures"))
         assert proc.returncode == 0, proc.stderr.decode()[-3000:]
         out = json.loads(proc.stdout)
         iso = out["isolation"]
+        # a normal user's judge joins root's core leases (read-only files suffice for flock)
+        assert iso[P_MACHINE]["on"] is True and MACHINE_FOLDER in iso[P_MACHINE]["detail"]
+        assert out["own_budget"]["on"] is False
+        assert "only with this user's judges" in out["own_budget"]["detail"]
         assert iso[P_UID]["on"] is False and "not root" in iso[P_UID]["detail"]
         assert iso[P_SIGNAL]["on"] is False and iso[P_NETWORK]["on"] is False
         assert out["ok"]["verdict"] == "OK" and out["ok"]["move"] == "1 1\n", out["ok"]
