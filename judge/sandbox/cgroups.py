@@ -212,6 +212,13 @@ class RunCgroup:
             return None
         return self.dirs.get("psi") if self.version == 1 else self.dirs.get("")
 
+    @property
+    def pressure_only_dir(self) -> str | None:
+        """The run's pressure group when it sets no limit (cgroup v1: a group of the
+        unified hierarchy, kept for its PSI alone): another process may join it
+        for the run without being capped (None: no such group)."""
+        return self.dirs.get("psi") if self.version == 1 and self.psi else None
+
     def _pids_dir(self) -> str | None:
         return self.dirs.get("pids") if self.version == 1 else self.dirs.get("")
 

@@ -44,6 +44,10 @@ class WaitMeter(Protocol):
     #: whether ``read`` still works after the tree exited (a cgroup's counters do)
     after_exit: bool
 
+    @property
+    def cpu_s(self) -> float | None:
+        """The run's CPU time at the last ``read`` (None: not known)."""
+
     def read(self, elapsed_s: float) -> float | None: ...
 
 
@@ -80,6 +84,8 @@ class PsiMeter:
     def __init__(self, group_dir: str) -> None:
         self.dir = group_dir
         self.source = "cgroup CPU pressure (PSI) of the run's group"
+        #: the group's CPU time at the last read (None: not known)
+        self.cpu_s: float | None = None
 
     def _group_cpu_s(self) -> float | None:
         try:
@@ -98,11 +104,12 @@ class PsiMeter:
                 totals = _keyed_totals(f.read())
         except OSError:
             return None
+        self.cpu_s = self._group_cpu_s()
         if "full" in totals:
             return totals["full"] * US
         if "some" not in totals:
             return None
-        cpu = self._group_cpu_s()
+        cpu = self.cpu_s
         some = totals["some"] * US
         return some if cpu is None else max(0.0, min(some, elapsed_s - cpu))
 
@@ -167,6 +174,8 @@ class TreeMeter:
         self.root = root
         #: last value seen per task, so a task that exits between two reads still counts
         self.seen: dict[int, tuple[int, int]] = {}
+        #: the tree's CPU time at the last read (None: not read yet)
+        self.cpu_s: float | None = None
 
     def read(self, elapsed_s: float) -> float | None:
         stack = children(self.root)
@@ -182,8 +191,85 @@ class TreeMeter:
         if not found and not self.seen:
             return None
         cpu = max(tree_cpu, sum(c for c, _ in self.seen.values()) * NS)
+        self.cpu_s = cpu
         wait = sum(w for _, w in self.seen.values()) * NS
         return max(0.0, min(wait, elapsed_s - cpu))
+
+
+def tree_times(roots: tuple[int, ...]) -> tuple[int, int]:
+    """(ns on a CPU, ns runnable but waiting) summed over every thread of ``roots`` and
+    their descendants."""
+    cpu = wait = 0
+    stack = list(roots)
+    while stack:
+        pid = stack.pop()
+        for c, w in task_times(pid).values():
+            cpu += c
+            wait += w
+        stack.extend(children(pid))
+    return cpu, wait
+
+
+class ServiceMeter:
+    """A run's own waiting plus the waiting of a service that works for it.
+
+    A Windows program asks its seat's wineserver for much of what it does and
+    sleeps until the server answers; when the server is kept off the CPU, the
+    program looks asleep and its own counters see nothing (issue 32).  The
+    server serves this seat only, so its waiting during the run is the run's.
+
+    Best, the server is in the run's pressure group for the run (``counted``):
+    PSI's ``full`` then counts exactly the time neither could run for want of
+    a CPU.  Otherwise its waiting is read from its threads' schedstat (the
+    difference from the run's start) and added, capped by the time neither the
+    program nor the server was on a CPU (they share the run's core); the
+    server's waiting while the program itself held the core is then counted
+    too, an overestimate in the program's favour, bounded by that cap.
+    Either way the server's CPU for the run is read, for the time-out message.
+    """
+
+    def __init__(
+        self,
+        inner: WaitMeter,
+        services: tuple[int, ...],
+        base: tuple[int, int],
+        counted: bool = False,
+    ) -> None:
+        self.inner = inner
+        self.services = services
+        #: the services are in the inner meter's group for the run: it counts them already
+        self.counted = counted
+        self.source = (
+            f"{inner.source}, the seat's wineserver in it for the run"
+            if counted
+            else f"{inner.source}, plus the schedstat of the seat's wineserver"
+        )
+        self.after_exit = inner.after_exit
+        #: the services' (CPU, waiting) in ns when the run started (:func:`tree_times`)
+        self._base = base
+        #: CPU the service spent for the run so far (seconds), and its waiting
+        self.service_cpu_s = 0.0
+        self.service_wait_s = 0.0
+
+    @property
+    def cpu_s(self) -> float | None:
+        return self.inner.cpu_s
+
+    def read_service(self) -> None:
+        """Bring the service's figures up to now (the service outlives the run)."""
+        cpu_ns, wait_ns = tree_times(self.services)
+        self.service_cpu_s = max(0, cpu_ns - self._base[0]) * NS
+        self.service_wait_s = max(0, wait_ns - self._base[1]) * NS
+
+    def read(self, elapsed_s: float) -> float | None:
+        own = self.inner.read(elapsed_s)
+        self.read_service()
+        if self.counted:
+            return own
+        if own is None and not self.service_wait_s:
+            return None
+        idle = elapsed_s - (self.inner.cpu_s or 0.0) - self.service_cpu_s
+        return max(0.0, min((own or 0.0) + self.service_wait_s, idle))
 
 
 def wait_grace_s(time_s: float) -> float:

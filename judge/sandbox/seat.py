@@ -513,7 +513,7 @@ class Seat:
                 assert self._wine is not None
                 # The seat's wineserver works for this run: on its core, not another run's.
                 self._wine.pin_server(core)
-            ran = self._supervised(argv, limits, core, discarded)
+            ran = self._supervised(argv, limits, core, discarded, windows)
             if self._wine is not None:
                 self._wine.after_run(discarded)
                 if windows:
@@ -541,9 +541,21 @@ class Seat:
         return TurnRun(result, outs, tuple(discarded))
 
     def _supervised(
-        self, argv: list[str], limits: Limits, core: int | None, discarded: list[str]
+        self,
+        argv: list[str],
+        limits: Limits,
+        core: int | None,
+        discarded: list[str],
+        windows: bool = False,
     ) -> tuple[supervise.RawRun, RunCgroup | None] | str:
-        """The run itself in a fresh cgroup (pinned to ``core``); a str: why it could not run."""
+        """The run itself in a fresh cgroup (pinned to ``core``); a str: why it could not run.
+
+        A Windows program's wineserver works for it: its waiting for a CPU is the
+        run's (issue 32).  Where the run's pressure group is one of its own (cgroup
+        v1 with the unified hierarchy: no limits there), the server joins it for the
+        run, so the group's PSI counts exactly the time neither could run; elsewhere
+        the server's own waiting is added (:class:`~judge.sandbox.cpuwait.ServiceMeter`).
+        """
         cg: RunCgroup | None = None
         backend = self._m.cgroup
         if backend is not None:
@@ -551,6 +563,12 @@ class Seat:
                 cg = backend.create(self._tag, limits.memory_bytes, limits.max_procs, core)
             except CgroupError as exc:
                 return str(exc)
+        services: tuple[int, ...] = ()
+        lent = False
+        if windows and self._wine is not None:
+            services = tuple(self._wine.server_pids())
+            if cg is not None and cg.pressure_only_dir is not None:
+                lent = self._wine.lend_server(cg.pressure_only_dir)
         stragglers: list[int] = []
         try:
             raw = supervise.run(
@@ -563,8 +581,12 @@ class Seat:
                 poll_s=self._m.poll_interval_s,
                 kill_uid=self._kill_uid(),
                 measure_wait=True,
+                services=services,
+                services_in_group=lent,
             )
         finally:
+            if lent and self._wine is not None:
+                self._wine.take_server_back()
             if cg is not None:
                 removed, stragglers = cg.destroy()
                 if not removed:

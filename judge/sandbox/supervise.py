@@ -29,9 +29,11 @@ from judge.sandbox.cpuwait import (
     EXTENSION_EXTRA_S,
     EXTENSION_FACTOR,
     PsiMeter,
+    ServiceMeter,
     TreeMeter,
     WaitMeter,
     children,
+    tree_times,
     wait_grace_s,
 )
 from judge.sandbox.helper import Helper
@@ -125,6 +127,8 @@ class RawRun:
     extended: bool = False
     #: killed at the extension cap having had less than its limit to itself
     starved: bool = False
+    #: CPU the run's services (the seat's wineserver) spent during it (None: none watched)
+    service_cpu_s: float | None = None
 
     @property
     def main_status(self) -> int | None:
@@ -282,11 +286,18 @@ def run(
     poll_s: float,
     kill_uid: tuple[int, int] | None = None,
     measure_wait: bool = False,
+    services: tuple[int, ...] = (),
+    services_in_group: bool = False,
 ) -> RawRun:
     """Run once.  Never raises for anything the program does; judge-side failures
     are returned as ``internal_error`` (an IE verdict), and the tree is always gone
-    when this returns.  ``measure_wait``: give CPU waiting back at the limit."""
+    when this returns.  ``measure_wait``: give CPU waiting back at the limit;
+    ``services``: processes outside the run that work for it (the seat's
+    wineserver), whose waiting for a CPU during the run is the run's too
+    (``services_in_group``: they are in the run's pressure group for the run, so
+    its PSI counts them already and only their CPU is read)."""
     stdout, stderr = Tail(output_bytes), Tail(output_bytes)
+    service_base = tree_times(services) if measure_wait and services else None
     status_r, status_w = os.pipe2(os.O_CLOEXEC)
     cmd = _command(helper, spawn, status_w, cg)
     start = time.monotonic()
@@ -326,9 +337,14 @@ def run(
     status_buf = bytearray()
     watcher = TreeWatcher(proc.pid) if (cg is None or not cg.memory) else None
     meter: WaitMeter | None = None
+    service_meter: ServiceMeter | None = None
     if measure_wait:
         psi = cg.psi_dir if cg is not None else None
         meter = PsiMeter(psi) if psi else TreeMeter(proc.pid)
+        if service_base is not None:
+            meter = service_meter = ServiceMeter(
+                meter, services, service_base, counted=services_in_group
+            )
         raw.wait_source = meter.source
     status: int | None = None
     rusage = None
@@ -472,6 +488,9 @@ def run(
         final = meter.read(raw.wall_s)
         if final is not None:
             raw.wait_s = max(raw.wait_s or 0.0, final)
+    if service_meter is not None:
+        service_meter.read_service()
+        raw.service_cpu_s = service_meter.service_cpu_s
     if raw.record is None and raw.internal_error is None:
         raw.internal_error = (
             f"the exec helper ended ({_describe_status(status)}) without its status record"

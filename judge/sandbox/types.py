@@ -86,6 +86,8 @@ class RunResult:
     wait_s: float | None = None
     #: an IE because of that waiting: the program is not at fault, a later try may succeed
     kept_waiting: bool = False
+    #: CPU the seat's wineserver spent working for the run (None: not a Windows program)
+    service_cpu_s: float | None = None
 
 
 @dataclass(frozen=True)

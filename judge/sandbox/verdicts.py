@@ -65,6 +65,7 @@ def decide(
             message=message,
             wait_s=raw.wait_s,
             kept_waiting=kept_waiting,
+            service_cpu_s=raw.service_cpu_s,
         )
 
     rec = raw.record or {}
@@ -149,12 +150,12 @@ def decide(
                 Verdict.TLE,
                 f"time limit {limits.time_s:g} s exceeded{f' ({waited})' if waited else ''}: "
                 f"the program exited after {main_exit:.3f} s, but processes it started "
-                "were still running at the limit; all were killed",
+                f"were still running at the limit; all were killed ({time_spent(raw)})",
             )
         return result(
             Verdict.TLE,
             f"time limit {limits.time_s:g} s exceeded (wall clock{f', {waited}' if waited else ''}); "
-            f"killed after {raw.wall_s:.3f} s",
+            f"killed after {raw.wall_s:.3f} s: {time_spent(raw)}",
         )
     if sig is not None:
         return result(Verdict.RE, f"killed by signal {sig} ({signal_name(sig)})")
@@ -193,7 +194,7 @@ def _late_exit(raw: RawRun, limits: Limits) -> tuple[Verdict, str] | None:
         return (
             Verdict.TLE,
             f"time limit {limits.time_s:g} s exceeded (wall clock): the program ran "
-            f"{raw.wall_s:.3f} s before it exited",
+            f"{raw.wall_s:.3f} s before it exited: {time_spent(raw)}",
         )
     return (
         Verdict.IE,
@@ -202,6 +203,22 @@ def _late_exit(raw: RawRun, limits: Limits) -> tuple[Verdict, str] | None:
         "something else held (the machine or the judge was busy), so it is run again "
         "(not the program's fault)",
     )
+
+
+def time_spent(raw: RawRun) -> str:
+    """Where a run's wall time went, so a time-out explains itself: the program's CPU,
+    the waiting for a CPU the judge counted (and gave back), and the rest, in which
+    the program neither ran nor was kept waiting (it slept, or waited for a file or
+    for its wineserver, whose own CPU for it is said)."""
+    wait = raw.wait_s or 0.0
+    rest = max(0.0, raw.wall_s - raw.cpu_s - wait)
+    counted = (
+        f"{wait:.2f} s waiting for a CPU" if raw.wait_s is not None else "waiting not measured"
+    )
+    served = ""
+    if raw.service_cpu_s:
+        served = f", {raw.service_cpu_s:.2f} s of it while the seat's wineserver worked for it"
+    return f"{raw.cpu_s:.2f} s CPU, {counted}, {rest:.2f} s neither: sleeping or blocked{served}"
 
 
 def _notes(raw: RawRun, limits: Limits) -> list[str]:

@@ -754,6 +754,35 @@ class WineSeat:
     def alive(self) -> bool:
         return self._server is not None and self._server.alive()
 
+    def lend_server(self, pressure_dir: str) -> bool:
+        """The seat's wineserver joins a run's pressure group (PSI only, no limits)
+        for the run: the time neither it nor the program could get the CPU is then
+        counted as one.  False if it could not (its waiting is then added instead)."""
+        pids = self.server_pids()
+        if not pids:
+            return False
+        try:
+            for pid in pids:
+                with open(os.path.join(pressure_dir, "cgroup.procs"), "w") as f:
+                    f.write(str(pid))
+        except OSError:
+            self.take_server_back()
+            return False
+        return True
+
+    def take_server_back(self) -> None:
+        """Back to the server's own group (before the run's group is removed)."""
+        cg = self._server.cg if self._server is not None else None
+        home = cg.psi_dir if cg is not None else None
+        if home is None:
+            return
+        for pid in self.server_pids():
+            try:
+                with open(os.path.join(home, "cgroup.procs"), "w") as f:
+                    f.write(str(pid))
+            except OSError:
+                pass
+
     def server_pids(self) -> list[int]:
         """The seat's wineserver (the processes under its exec helper), for the wait meter."""
         if self._server is None or self._server.proc is None:
