@@ -14,6 +14,7 @@ As a normal user everything is the judge's, 0700.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import os
 import re
@@ -119,6 +120,8 @@ class Seat:
         #: Windows programs: wine found by the sandbox, and this seat's prefix and server
         self._wine_support = wine
         self._wine: WineSeat | None = None
+        #: runs in a row that wine failed (see _wine_verdict)
+        self._wine_failures = 0
         self._tag = f"{_safe_name(name)}-{secrets.token_hex(3)}"
         self.base = os.path.join(root, f"seat-{self._tag}")
         try:
@@ -537,8 +540,53 @@ class Seat:
         result = decide(raw, limits, biggest, memory_by_cgroup=cg is not None and cg.memory)
         if windows:
             assert self._wine is not None
-            result = self._wine.explain(result)
+            result = self._wine_verdict(argv, raw, self._wine.explain(result), discarded)
         return TurnRun(result, outs, tuple(discarded))
+
+    def _wine_verdict(
+        self, argv: list[str], raw: supervise.RawRun, result: RunResult, discarded: list[str]
+    ) -> RunResult:
+        """A run wine failed (not the program: see :meth:`WineSeat.failure`) is IE, so
+        the referee runs it again (issue 32, item 4).  Twice in a row for this seat,
+        the judge runs its own test program: if wine runs that, wine works here and the
+        failure is this program's doing (it stopped its wineserver, say): RE, naming
+        what wine said; if not, wine is broken here: IE again, and the round stops."""
+        wine = self._wine
+        assert wine is not None
+        why = wine.failure(argv[1], raw.stderr.head, raw.stderr.data)
+        if why is None:
+            self._wine_failures = 0
+            return result
+        self._wine_failures += 1
+        if self._wine_failures == 1:
+            return dataclasses.replace(
+                result,
+                verdict=Verdict.IE,
+                kept_waiting=False,
+                message=f"judge internal error: wine failed, not the program: {why}",
+            )
+        broken = self._wine_probe()
+        self._refresh_wine(None, discarded)  # nothing of the test program's stays either
+        self._wine_failures = 0
+        if broken is not None:
+            return dataclasses.replace(
+                result,
+                verdict=Verdict.IE,
+                kept_waiting=False,
+                message=(
+                    f"judge internal error: wine failed again ({why}), and it cannot run "
+                    f"the judge's own test program either: {broken}"
+                ),
+            )
+        return dataclasses.replace(
+            result,
+            verdict=Verdict.RE,
+            kept_waiting=False,
+            message=(
+                f"{why}, on two runs in a row, while wine runs the judge's own test program "
+                "here: counted as the program's failure"
+            ),
+        )
 
     def _supervised(
         self,

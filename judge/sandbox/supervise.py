@@ -45,20 +45,32 @@ PIPE_SIZE = 1 << 20
 KILL_GRACE_S = 2.0
 #: How often cgroup OOM counters are checked while a run goes on.
 CGROUP_CHECK_S = 0.05
+#: How much of the start of stderr is kept besides its tail.
+HEAD_BYTES = 16 * 1024
 #: How long the exec helper may take to start the program (its first status line says
 #: when it forked it: the run's clock starts there, not when the judge asked).
 START_GRACE_S = 10.0
 
 
 class Tail:
-    """Keeps the last ``cap`` bytes of a stream and counts all of them."""
+    """Keeps the last ``cap`` bytes of a stream and counts all of them (and, with
+    ``head_cap``, keeps its first bytes too: what was written before anything else)."""
 
-    def __init__(self, cap: int) -> None:
+    def __init__(self, cap: int, head_cap: int = 0) -> None:
         self.cap = cap
         self.total = 0
         self._buf = bytearray()
+        self.head_cap = head_cap
+        self._head = bytearray()
+
+    @property
+    def head(self) -> bytes:
+        """The first ``head_cap`` bytes of the stream."""
+        return bytes(self._head)
 
     def add(self, data: bytes) -> None:
+        if len(self._head) < self.head_cap:
+            self._head += data[: self.head_cap - len(self._head)]
         self.total += len(data)
         if len(data) >= self.cap:
             self._buf = bytearray(data[-self.cap :])
@@ -296,7 +308,8 @@ def run(
     wineserver), whose waiting for a CPU during the run is the run's too
     (``services_in_group``: they are in the run's pressure group for the run, so
     its PSI counts them already and only their CPU is read)."""
-    stdout, stderr = Tail(output_bytes), Tail(output_bytes)
+    # stderr's first lines are kept too: what wine writes before the program runs
+    stdout, stderr = Tail(output_bytes), Tail(output_bytes, head_cap=HEAD_BYTES)
     service_base = tree_times(services) if measure_wait and services else None
     status_r, status_w = os.pipe2(os.O_CLOEXEC)
     cmd = _command(helper, spawn, status_w, cg)

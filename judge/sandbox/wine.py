@@ -90,8 +90,10 @@ SCRATCH_FOLDERS = ("Desktop", "Documents", "Downloads", "Music", "Pictures", "Vi
 #: (which would print a dump and linger) and the desktop menu builder are off.
 BUILD_OVERRIDES = "winemenubuilder.exe,mscoree,mshtml=d"
 RUN_OVERRIDES = "wineboot.exe,winedbg.exe,winemenubuilder.exe,mscoree,mshtml=d"
-#: Wine's messages off, except the loader's: "Library X.dll ... not found".
-RUN_DEBUG = "-all,err+module"
+#: Wine's messages off, except the loader's: "Library X.dll ... not found", and the
+#: "Loaded ..." line of each module: the program's own line proves wine got as far as
+#: loading it, before any of its code ran (a failure before that is wine's, not the program's).
+RUN_DEBUG = "-all,err+module,+loaddll"
 BUILD_TIMEOUT_S = 300.0
 SERVER_START_S = 20.0
 #: The seat's wineserver (not the program) is capped by a cgroup of its own.
@@ -111,6 +113,9 @@ _UNHANDLED = re.compile(
     rb" \(thread [0-9a-fA-F]+\)"
 )
 _MISSING_DLL = re.compile(rb":err:module:import_dll Library (?P<dll>\S+) \(which is needed by")
+_LOADED = re.compile(rb':trace:loaddll:\w+ Loaded L"(?P<path>[^"]*)"')
+#: Wine's own words when it gives up before or around a program's start (not a crash).
+_WINE_FAILURE = re.compile(rb"^(wine client error|wine: (?!Unhandled|Call from)).*")
 #: Wine's words for an unhandled exception -> (code, name in words).
 _WINE_WORDS: tuple[tuple[str, int, str], ...] = (
     ("page fault", 0xC0000005, "access violation"),
@@ -561,6 +566,8 @@ class WineSeat:
         self._run_snap: _Snapshot | None = None
         self._needs_reset = False
         self._needs_restart = False
+        #: the seat's wineserver stopped during the last run (the judge did not stop it)
+        self.died_in_run = False
         self._kinds: dict[str, ExeKind] = {}
         self._server_home: str | None = None
 
@@ -816,10 +823,11 @@ class WineSeat:
 
     def after_run(self, report: list[str]) -> None:
         """Remove what the run added to the seat's wine folders; note any tampering."""
+        self.died_in_run = False
         if self._top is None or self._run_snap is None:
             return
         if not self.alive:
-            self._needs_restart = True
+            self._needs_restart = self.died_in_run = True
             report.append("wine: the seat's wineserver stopped during this run")
         added = self._sweep(self.prefix, self._top, depth=1, volatile=_VOLATILE_TOP)
         if self._server_home is not None:
@@ -850,6 +858,31 @@ class WineSeat:
             if got is None or got[1] != kind or (got[0] != ino and rel not in volatile):
                 self._needs_reset = True
         return added
+
+    def failure(self, exe: str, stderr_head: bytes, stderr_tail: bytes) -> str | None:
+        """Why the last run is wine's failure rather than the program's, in wine's own
+        words; None when the program's run stands (issue 32, item 4).
+
+        Wine failed when the seat's wineserver stopped during the run, or when the
+        run ended without wine's "Loaded" line for the program's own file: wine
+        (its loader, the server, the prefix) gave up before any of the program's
+        code ran.  That line is written before the program runs, so no program
+        can make a run of its own look like wine's failure by its output.
+        """
+        said = [
+            m.group(0).decode("utf-8", "replace").strip()
+            for ln in (stderr_head + b"\n" + stderr_tail).splitlines()
+            for m in [_WINE_FAILURE.match(ln)]
+            if m
+        ]
+        words = f" (wine said: {'; '.join(dict.fromkeys(said))[:400]})" if said else ""
+        if self.died_in_run:
+            return f"the seat's wineserver stopped during the run{words}"
+        name = os.path.basename(exe).lower().encode()
+        for m in _LOADED.finditer(stderr_head):
+            if m.group("path").rsplit(b"\\", 1)[-1].lower() == name:
+                return None
+        return f"wine stopped before it had loaded the program{words or ' (wine said nothing)'}"
 
     def explain(self, result: RunResult) -> RunResult:
         """Wine's own stderr lines out of the program's, and a crash told in Windows words."""

@@ -1,0 +1,102 @@
+"""Wine's own failures are the judge's, never the program's (issue 32, item 4).
+
+A run wine fails (its server gone, a prefix it cannot use: anything before
+wine has loaded the program's own file) is IE, and the referee runs it again.
+A program that makes wine fail itself (it kills its own wineserver) gets IE
+once and RE the second time in a row, once the judge has seen wine run its
+own test program: a program cannot stop a round by blaming wine.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import judge.sandbox.wine as wine_module
+from judge.bots import BotSpec
+from judge.maps import load_map
+from judge.referee import RoundConfig, play_round
+from judge.sandbox import Limits, Sandbox, Verdict
+from tests.referee.game_trace import game_trace
+from tests.windows.conftest import Exes
+
+pytestmark = pytest.mark.slow
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_a_program_that_kills_its_wineserver_gets_ie_then_re(
+    wine_sandbox: Sandbox, exes: Exes
+) -> None:
+    with wine_sandbox.seat("killer", exes.hostile) as seat:
+        assert seat.program_dir is not None
+        exe = str(seat.program_dir / "hostile.exe")
+        verdicts = []
+        for mode in ("killall", "ok", "killall", "killall", "ok"):
+            run = seat.run_turn([exe, mode], {}, ["MOVE.OUT"], Limits())
+            verdicts.append((run.result.verdict, run.result.message))
+    assert [v for v, _ in verdicts] == [
+        Verdict.IE,  # first time: could be wine's fault, run again
+        Verdict.OK,
+        Verdict.IE,
+        Verdict.RE,  # twice in a row while wine runs the judge's test program: the program's
+        Verdict.OK,  # and its wine works again for the next run
+    ]
+    assert "wineserver stopped during the run" in verdicts[0][1]
+    assert "two runs in a row" in verdicts[3][1] and "test program" in verdicts[3][1]
+
+
+@pytest.mark.root("the prefix belongs to the seat's uid")
+def test_a_prefix_wine_cannot_use_is_ie_in_wines_words(wine_sandbox: Sandbox, exes: Exes) -> None:
+    with wine_sandbox.seat("prefix", exes.hostile) as seat:
+        assert seat.program_dir is not None and seat.uid is not None and seat.gid is not None
+        argv = [str(seat.program_dir / "hostile.exe"), "ok"]
+        assert seat.run_turn(argv, {}, ["MOVE.OUT"], Limits()).result.verdict is Verdict.OK
+        prefix = Path(seat.base) / "wine" / "prefix"
+        os.chown(prefix, 0, 0)  # a prefix problem: wine refuses to use it
+        try:
+            broken = seat.run_turn(argv, {}, ["MOVE.OUT"], Limits())
+        finally:
+            os.chown(prefix, seat.uid, seat.gid)
+        again = seat.run_turn(argv, {}, ["MOVE.OUT"], Limits())
+    r = broken.result
+    assert r.verdict is Verdict.IE, r.message
+    assert "before it had loaded the program" in r.message and "wine said:" in r.message
+    assert again.result.verdict is Verdict.OK, again.result.message
+
+
+def test_a_server_killed_mid_round_leaves_the_round_unchanged(
+    wine_sandbox: Sandbox, exes: Exes, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    exe = BotSpec("exe", "exe", exes.counting, ("counting.exe",))
+    native = BotSpec("native", "native", exes.counting_native, ("./counting",))
+    cfg = RoundConfig(game_map=load_map(ROOT / "maps" / "m1.txt"), map_label="m1", seed=7, turns=8)
+    play_round(cfg, [exe, native], ["exe", "native"], wine_sandbox, tmp_path / "quiet")
+
+    real = wine_module.WineSeat.needs_restart
+    calls = [0]
+
+    def needs_restart(self: Any) -> bool:
+        """At the fourth run, the seat's server dies after the judge looked at it."""
+        calls[0] += 1
+        if calls[0] == 4:
+            for pid in self.server_pids():
+                os.kill(pid, signal.SIGKILL)
+            deadline = time.monotonic() + 5
+            while self.alive and time.monotonic() < deadline:
+                time.sleep(0.005)
+            return False
+        return bool(real(self))
+
+    monkeypatch.setattr(wine_module.WineSeat, "needs_restart", needs_restart)
+    play_round(cfg, [exe, native], ["exe", "native"], wine_sandbox, tmp_path / "killed")
+    log = (tmp_path / "killed" / "exe" / "stderr.log").read_text()
+    assert "IE (judge internal error: wine failed, not the program" in log and "run again" in log
+    assert game_trace(tmp_path / "killed" / "replay.jsonl") == game_trace(
+        tmp_path / "quiet" / "replay.jsonl"
+    )
