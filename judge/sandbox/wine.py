@@ -27,12 +27,16 @@ already runs about 20 ms.  So:
   (tree-only, so the seat's wineserver survives it) leaves nothing behind.
 * **Hygiene.**  After each run the seat's wine folders are compared with what
   they held before turn 1: anything added is removed; anything the program
-  moved or replaced makes the judge rebuild the prefix (and restart the
-  server) before the next run, outside the program's time.
+  moved or replaced makes the judge rebuild the prefix, outside the program's
+  time.
+* **A fresh server after every run** (:meth:`WineSeat.refresh`): what a
+  program leaves in its wineserver (registry values, global atoms) dies with
+  it, so an .exe carries nothing between runs but its keep file (issue 32).
+* **Wine's failures are the judge's** (:meth:`WineSeat.failure`): a run that
+  ended before wine's "Loaded" line for the program, or during which the
+  server stopped, is IE.
 
-What is not covered (see docs/windows-backend.md): data a program stores in
-wine's registry lives in the seat's wineserver until the end of the round (the
-server's memory is capped); it never reaches another seat or round.
+See docs/windows-backend.md.
 """
 
 from __future__ import annotations

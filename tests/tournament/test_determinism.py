@@ -1,0 +1,73 @@
+"""The same tournament, the same rounds, whatever the machine is doing (issue 32).
+
+benchmarks/determinism.py in small: two teams of CPU-heavy bots (a Windows
+.exe through wine and a Python bot, both choosing every move from how many
+times they have been run) play quietly, under bursts of real-time load on every
+core, beside a second judge playing at the same time, and on a local Dask
+cluster of two workers: every round must be the same, turn by turn, every
+verdict OK.  The bots need most of their (short) limit, so the bursts do make
+runs the judge has to throw away and run again.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from judge.sandbox.wine import find_wine
+
+pytestmark = pytest.mark.slow
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "determinism.py"
+
+
+def _bench() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("bench_determinism", BENCH)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_a_tournament_plays_the_same_under_load_beside_a_judge_and_on_a_cluster(
+    tmp_path: Path,
+) -> None:
+    missing = [
+        what
+        for what, there in (
+            ("wine", find_wine() is not None),
+            ("x86_64-w64-mingw32-gcc", shutil.which("x86_64-w64-mingw32-gcc") is not None),
+            ("the cluster extra (Dask)", importlib.util.find_spec("distributed") is not None),
+        )
+        if not there
+    ]
+    if missing:
+        why = f"needs {', '.join(missing)} (.ci/run installs them)"
+        if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
+            pytest.fail(why)
+        pytest.skip(why)
+    report = _bench().measure(
+        tmp_path,
+        ["bursts", "beside", "cluster"],
+        turns=2,
+        exe_cpu_ms=330,
+        py_cpu_ms=280,
+        limit=0.5,  # a 0.3 s burst pushes a run past its limit: thrown away, run again
+        on_s=0.3,
+        off_s=1.2,
+        teams=2,
+    )
+    rows = {r["play"]: r for r in report["rows"]}
+    assert set(rows) == {"quiet", "bursts", "beside (1)", "beside (2)", "cluster"}
+    for row in rows.values():
+        assert row["rounds"] == 3, row
+        assert row["differ"] == [] and row["not_ok"] == 0, row
+    assert rows["bursts"]["ie_retries"] > 0, "the bursts never made the judge run a run again"
+    assert report["same"]
