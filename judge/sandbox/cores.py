@@ -278,21 +278,34 @@ class CoreBudget:
     def acquire(self, who: str = "") -> int:
         """A free core (the lowest), waiting in arrival order until one is released.
 
-        ``who`` names the run for the lease file (``judge sandbox-info``)."""
+        ``who`` names the run for the lease file (``judge sandbox-info``).  Across
+        processes, the head of each one's queue takes turns (the leases' turnstile), so
+        a judge with many rounds in flight cannot take back every core it gives up
+        before a second judge on the machine has looked for one."""
         me = object()
         with self._cond:
             self._queue.append(me)
-            try:
-                while True:
-                    if self._queue[0] is me:
+        try:
+            while True:
+                with self._cond:
+                    # the head of this process's queue, with one of its cores not in use here
+                    while not (self._queue[0] is me and self._free):
+                        self._cond.wait()
+                    if self.leases is None:
                         core = self._take_free(who)
-                        if core is not None:
-                            return core
-                    # Cores of ours held by other processes are looked at again soon;
-                    # a core this process gives back wakes the queue at once.
-                    held_elsewhere = self._queue[0] is me and bool(self._free)
-                    self._cond.wait(POLL_S if held_elsewhere else None)
-            finally:
+                        assert core is not None
+                        return core
+                with self.leases.turn():
+                    with self._cond:
+                        while self._free:  # only grows while we are the head
+                            core = self._take_free(who)
+                            if core is not None:
+                                return core
+                            # held by other processes: look again soon (one of ours
+                            # given back wakes us at once)
+                            self._cond.wait(POLL_S)
+        finally:
+            with self._cond:
                 self._queue.remove(me)
                 self._cond.notify_all()
 

@@ -178,16 +178,13 @@ class TreeMeter:
         self.cpu_s: float | None = None
 
     def read(self, elapsed_s: float) -> float | None:
-        stack = children(self.root)
         found = False
         tree_cpu = stat_cpu_s(self.root, children_only=True)  # reaped by the helper
-        while stack:
-            pid = stack.pop()
+        for pid in descendants((self.root,), itself=False):
             times = task_times(pid)
             found = found or bool(times)
             self.seen.update(times)
             tree_cpu += stat_cpu_s(pid)
-            stack.extend(children(pid))
         if not found and not self.seen:
             return None
         cpu = max(tree_cpu, sum(c for c, _ in self.seen.values()) * NS)
@@ -196,17 +193,25 @@ class TreeMeter:
         return max(0.0, min(wait, elapsed_s - cpu))
 
 
+def descendants(roots: tuple[int, ...], itself: bool = True) -> list[int]:
+    """``roots`` (unless not ``itself``) and every process below them."""
+    out: list[int] = []
+    stack = list(roots) if itself else [c for r in roots for c in children(r)]
+    while stack:
+        pid = stack.pop()
+        out.append(pid)
+        stack.extend(children(pid))
+    return out
+
+
 def tree_times(roots: tuple[int, ...]) -> tuple[int, int]:
     """(ns on a CPU, ns runnable but waiting) summed over every thread of ``roots`` and
     their descendants."""
     cpu = wait = 0
-    stack = list(roots)
-    while stack:
-        pid = stack.pop()
+    for pid in descendants(roots):
         for c, w in task_times(pid).values():
             cpu += c
             wait += w
-        stack.extend(children(pid))
     return cpu, wait
 
 

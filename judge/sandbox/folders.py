@@ -266,21 +266,32 @@ def save_file(folder: str, name: str, cap: int) -> tuple[bytes, int] | None:
     """A regular file's bytes and permission bits, to put back with :func:`restore_file`
     (None: absent, not a regular file, or over ``cap``; never read through a link)."""
     dfd = os.open(folder, _OPEN_DIR)
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+    mode: int | None = None
     try:
         try:
-            fd = os.open(
-                name,
-                os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC,
-                dir_fd=dfd,
-            )
-        except OSError:
+            fd = os.open(name, flags, dir_fd=dfd)
+        except FileNotFoundError:
             return None
+        except PermissionError:
+            # A program running as the judge's own uid may have taken its read bit away
+            # (root reads it anyway): read it all the same, and keep the mode it had.
+            st = os.lstat(name, dir_fd=dfd)
+            if not stat.S_ISREG(st.st_mode):
+                return None
+            mode = stat.S_IMODE(st.st_mode)
+            os.chmod(name, mode | 0o400, dir_fd=dfd)
+            fd = os.open(name, flags, dir_fd=dfd)
         try:
             st = os.fstat(fd)
             if not stat.S_ISREG(st.st_mode) or st.st_size > cap:
                 return None
             data = _read_capped(fd, cap)
-            return None if data is None else (data, stat.S_IMODE(st.st_mode))
+            if mode is None:
+                mode = stat.S_IMODE(st.st_mode)
+            else:
+                os.fchmod(fd, mode)
+            return None if data is None else (data, mode)
         finally:
             os.close(fd)
     finally:

@@ -12,7 +12,7 @@ Where: as root ``/run/ocean-judge/cores`` (root's, mode 0755; the lease files
 0644, made for every core at once), which every judge on the machine uses,
 normal users' too (``flock`` needs only a file opened for reading).  A normal
 user without that folder uses a folder of their own
-(``$XDG_RUNTIME_DIR/ocean-judge-cores``, else ``/tmp/ocean-judge-cores-UID``):
+(``/dev/shm/ocean-judge-cores-UID``, else under ``/tmp``):
 the budget is then shared with that user's judges only, and the sandbox's
 report says so, as for any protection that is off.
 
@@ -29,6 +29,8 @@ import os
 import stat
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 #: As root: the machine-wide folder every judge on the machine shares.
@@ -62,14 +64,11 @@ def _check_folder(path: str, owner: int) -> None:
 
 
 def _user_folder() -> str:
-    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
-    if runtime and os.path.isdir(runtime):
-        try:
-            _check_folder(runtime, os.geteuid())
-            return os.path.join(runtime, "ocean-judge-cores")
-        except (OSError, LeaseFolderError):
-            pass
-    return f"/tmp/ocean-judge-cores-{os.geteuid()}"
+    """A user's own lease folder: from the uid alone, so every judge of the user finds it
+    (one from a terminal, one from cron); in /dev/shm, which a service's private /tmp does
+    not hide, where there is one."""
+    base = "/dev/shm" if os.path.isdir("/dev/shm") else "/tmp"
+    return f"{base}/ocean-judge-cores-{os.geteuid()}"
 
 
 class CoreLeases:
@@ -85,7 +84,18 @@ class CoreLeases:
     def __init__(self, cores: tuple[int, ...], folder: str | None = None) -> None:
         self._fds: dict[int, int] = {}
         self._writable: dict[int, bool] = {}
+        self._turn_fd = -1
         self.label = f"pid {os.getpid()} ({_command()})"
+        #: where the lease files are, whether every judge on the machine uses them, in words
+        self.folder, self.shared, self.note = "", False, ""
+        try:
+            self._choose(cores, folder)
+        except BaseException:
+            self.close()  # no lease file left open by a half-made object
+            raise
+
+    def _choose(self, cores: tuple[int, ...], folder: str | None) -> None:
+        """Open the lease files of the folder this judge shares (see the class doc)."""
         if folder is not None:
             self.folder = folder
             self._open_own(folder, cores, mode=0o700)
@@ -109,6 +119,7 @@ class CoreLeases:
             _check_folder(MACHINE_FOLDER, 0)
             for core in cores:
                 self._open(MACHINE_FOLDER, core, create=False)
+            self._open(MACHINE_FOLDER, None, create=False)
             self.folder = MACHINE_FOLDER
             self.shared = True
             self.note = f"lease files in {MACHINE_FOLDER}, shared with every judge on this machine"
@@ -131,19 +142,37 @@ class CoreLeases:
             os.chmod(folder, mode)  # makedirs' mode is masked by the umask
         for core in cores:
             self._open(folder, core, create=True)
+        self._open(folder, None, create=True)
 
-    def _open(self, folder: str, core: int, create: bool) -> None:
-        path = os.path.join(folder, f"core-{core}.lock")
+    def _open(self, folder: str, core: int | None, create: bool) -> None:
+        """Open one lease file (``core`` None: the turnstile, ``queue.lock``)."""
+        name = "queue.lock" if core is None else f"core-{core}.lock"
+        path = os.path.join(folder, name)
         flags = os.O_NOFOLLOW | os.O_CLOEXEC | (os.O_CREAT if create else 0)
         try:
             fd = os.open(path, os.O_RDWR | flags, 0o644)
-            self._writable[core] = True
+            writable = True
         except PermissionError:
             fd = os.open(path, os.O_RDONLY | flags)
-            self._writable[core] = False
+            writable = False
         if create and os.geteuid() == 0:
             os.fchmod(fd, 0o644)  # readable by every judge, whatever the umask
-        self._fds[core] = fd
+        if core is None:
+            self._turn_fd = fd
+        else:
+            self._fds[core] = fd
+            self._writable[core] = writable
+
+    @contextmanager
+    def turn(self) -> Iterator[None]:
+        """Be the one process looking for a free core (the others wait in the kernel)."""
+        if self._turn_fd < 0:
+            self._open(self.folder, None, create=os.access(self.folder, os.W_OK))
+        fcntl.flock(self._turn_fd, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(self._turn_fd, fcntl.LOCK_UN)
 
     def try_take(self, core: int, seat: str = "") -> bool:
         """Lease ``core`` if no other process holds it (never waits)."""
@@ -202,12 +231,14 @@ class CoreLeases:
         return sorted(out, key=lambda h: h.core)
 
     def close(self) -> None:
-        for fd in self._fds.values():
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+        for fd in [*self._fds.values(), self._turn_fd]:
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
         self._fds.clear()
+        self._turn_fd = -1
 
 
 def _all_cores(cores: tuple[int, ...]) -> tuple[int, ...]:

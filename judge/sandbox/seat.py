@@ -311,7 +311,9 @@ class Seat:
         return lambda argv: self._spawn(argv, Limits(), cpu=core)
 
     def _start_wine_server(self) -> None:
-        """Start (or restart) the seat's wineserver and check a program runs."""
+        """Start (or restart) the seat's wineserver, check a program runs, then give the
+        seat a fresh server: every run, the first included, starts on a server that
+        nothing ran on before (the judge's test program ran on the first one)."""
         wine = self._wine
         assert wine is not None
         wine.start(self._m.helper, self._server_spawn(None), self._server_cgroup)
@@ -319,7 +321,7 @@ class Seat:
         if why is not None:
             raise SandboxError(f"seat {self.name!r}: wine cannot run a program here: {why}")
         self._clean(keep=True, report=None)
-        wine.snapshot()
+        wine.refresh(self._m.helper, self._server_spawn(None), self._server_cgroup, [])
 
     def _wine_probe(self) -> str | None:
         """Run the judge's own trivial Windows program (cmd.exe): why wine cannot run
@@ -540,23 +542,29 @@ class Seat:
         result = decide(raw, limits, biggest, memory_by_cgroup=cg is not None and cg.memory)
         if windows:
             assert self._wine is not None
-            result = self._wine_verdict(argv, raw, self._wine.explain(result), discarded)
+            result = self._wine_verdict(raw, self._wine.explain(result), discarded)
         return TurnRun(result, outs, tuple(discarded))
 
     def _wine_verdict(
-        self, argv: list[str], raw: supervise.RawRun, result: RunResult, discarded: list[str]
+        self, raw: supervise.RawRun, result: RunResult, discarded: list[str]
     ) -> RunResult:
         """A run wine failed (not the program: see :meth:`WineSeat.failure`) is IE, so
-        the referee runs it again (issue 32, item 4).  Twice in a row for this seat,
-        the judge runs its own test program: if wine runs that, wine works here and the
-        failure is this program's doing (it stopped its wineserver, say): RE, naming
-        what wine said; if not, wine is broken here: IE again, and the round stops."""
+        the referee runs it again (issue 32, item 4).  From the second time in the seat's
+        round on, the judge first runs its own test program: if wine runs that, wine
+        works here and the failure is this program's doing (it stopped its wineserver,
+        say): RE, naming what wine said; if not, wine is broken here: IE again, and the
+        round stops."""
         wine = self._wine
         assert wine is not None
-        why = wine.failure(argv[1], raw.stderr.head, raw.stderr.data)
-        if why is None:
-            self._wine_failures = 0
+        if result.verdict not in (Verdict.OK, Verdict.RE):
+            # Only a run that ended by itself is looked at: a time-out, a broken memory
+            # or file cap stand as they are, and an IE (kept waiting) is retried as one.
             return result
+        why = wine.failure(raw.stderr.head, raw.stderr.data)
+        if why is None:
+            return result
+        # Counted over the seat's round, not reset by a good run: a program cannot
+        # throw away one unwanted run a turn by stopping its wineserver.
         self._wine_failures += 1
         if self._wine_failures == 1:
             return dataclasses.replace(
@@ -567,7 +575,6 @@ class Seat:
             )
         broken = self._wine_probe()
         self._refresh_wine(None, discarded)  # nothing of the test program's stays either
-        self._wine_failures = 0
         if broken is not None:
             return dataclasses.replace(
                 result,
@@ -583,8 +590,8 @@ class Seat:
             verdict=Verdict.RE,
             kept_waiting=False,
             message=(
-                f"{why}, on two runs in a row, while wine runs the judge's own test program "
-                "here: counted as the program's failure"
+                f"{why}, for the second time this round, while wine runs the judge's own "
+                "test program here: counted as the program's failure"
             ),
         )
 

@@ -117,7 +117,8 @@ _UNHANDLED = re.compile(
     rb" \(thread [0-9a-fA-F]+\)"
 )
 _MISSING_DLL = re.compile(rb":err:module:import_dll Library (?P<dll>\S+) \(which is needed by")
-_LOADED = re.compile(rb':trace:loaddll:\w+ Loaded L"(?P<path>[^"]*)"')
+#: Wine's line for a module of the program's own (the .exe first; wine's own are "builtin").
+_LOADED_NATIVE = re.compile(rb":trace:loaddll:\w+ Loaded .*: native\r?$", re.M)
 #: Wine's own words when it gives up before or around a program's start (not a crash).
 _WINE_FAILURE = re.compile(rb"^(wine client error|wine: (?!Unhandled|Call from)).*")
 #: Wine's words for an unhandled exception -> (code, name in words).
@@ -693,7 +694,7 @@ class WineSeat:
         for name in REGISTRY_FILES:
             mine, theirs = os.path.join(self.prefix, name), os.path.join(template, name)
             try:
-                if os.lstat(mine).st_ino == os.stat(theirs).st_ino:
+                if os.path.samestat(os.lstat(mine), os.stat(theirs)):
                     continue
                 os.unlink(mine)
             except FileNotFoundError:
@@ -770,13 +771,7 @@ class WineSeat:
         for the run: the time neither it nor the program could get the CPU is then
         counted as one.  False if it could not (its waiting is then added instead)."""
         pids = self.server_pids()
-        if not pids:
-            return False
-        try:
-            for pid in pids:
-                with open(os.path.join(pressure_dir, "cgroup.procs"), "w") as f:
-                    f.write(str(pid))
-        except OSError:
+        if not pids or not _move(pids, pressure_dir):
             self.take_server_back()
             return False
         return True
@@ -785,14 +780,13 @@ class WineSeat:
         """Back to the server's own group (before the run's group is removed)."""
         cg = self._server.cg if self._server is not None else None
         home = cg.psi_dir if cg is not None else None
-        if home is None:
-            return
-        for pid in self.server_pids():
-            try:
-                with open(os.path.join(home, "cgroup.procs"), "w") as f:
-                    f.write(str(pid))
-            except OSError:
-                pass
+        if home is not None:
+            _move(self.server_pids(), home)
+
+    def _server_running(self) -> bool:
+        """Whether the seat's wineserver itself runs: its exec helper outlives it by the
+        moment it takes to notice, so a server just killed is looked for as a process."""
+        return self.alive and any(_running(pid) for pid in self.server_pids())
 
     def server_pids(self) -> list[int]:
         """The seat's wineserver (the processes under its exec helper), for the wait meter."""
@@ -804,7 +798,7 @@ class WineSeat:
     def needs_restart(self) -> bool:
         """Whether the server must be started afresh (after :meth:`reset_if_needed`)
         before the next run: it stopped, or the program tampered with the prefix."""
-        return self._needs_reset or self._needs_restart or not self.alive
+        return self._needs_reset or self._needs_restart or not self._server_running()
 
     def restart_note(self) -> str:
         """Why the seat's wine is made afresh before this run (for the turn's report)."""
@@ -830,7 +824,7 @@ class WineSeat:
         self.died_in_run = False
         if self._top is None or self._run_snap is None:
             return
-        if not self.alive:
+        if not self._server_running():
             self._needs_restart = self.died_in_run = True
             report.append("wine: the seat's wineserver stopped during this run")
         added = self._sweep(self.prefix, self._top, depth=1, volatile=_VOLATILE_TOP)
@@ -863,15 +857,16 @@ class WineSeat:
                 self._needs_reset = True
         return added
 
-    def failure(self, exe: str, stderr_head: bytes, stderr_tail: bytes) -> str | None:
+    def failure(self, stderr_head: bytes, stderr_tail: bytes) -> str | None:
         """Why the last run is wine's failure rather than the program's, in wine's own
         words; None when the program's run stands (issue 32, item 4).
 
         Wine failed when the seat's wineserver stopped during the run, or when the
-        run ended without wine's "Loaded" line for the program's own file: wine
-        (its loader, the server, the prefix) gave up before any of the program's
-        code ran.  That line is written before the program runs, so no program
-        can make a run of its own look like wine's failure by its output.
+        run ended without wine's "Loaded ... : native" line (the program's own file:
+        wine's system files are "builtin"): wine (its loader, the server, the prefix)
+        gave up before any of the program's code ran.  That line is written before
+        the program runs, so no program can make a run of its own look like wine's
+        failure by its output.
         """
         said = [
             m.group(0).decode("utf-8", "replace").strip()
@@ -882,10 +877,8 @@ class WineSeat:
         words = f" (wine said: {'; '.join(dict.fromkeys(said))[:400]})" if said else ""
         if self.died_in_run:
             return f"the seat's wineserver stopped during the run{words}"
-        name = os.path.basename(exe).lower().encode()
-        for m in _LOADED.finditer(stderr_head):
-            if m.group("path").rsplit(b"\\", 1)[-1].lower() == name:
-                return None
+        if _LOADED_NATIVE.search(stderr_head):
+            return None
         return f"wine stopped before it had loaded the program{words or ' (wine said nothing)'}"
 
     def explain(self, result: RunResult) -> RunResult:
@@ -908,6 +901,31 @@ class WineSeat:
 
     def close(self) -> None:
         self.stop()
+
+
+def _move(pids: list[int], group: str) -> bool:
+    """Move processes into a cgroup; False if one of them could not be moved."""
+    ok = True
+    for pid in pids:
+        try:
+            with open(os.path.join(group, "cgroup.procs"), "w") as f:
+                f.write(str(pid))
+        except OSError:
+            ok = False
+    return ok
+
+
+def _running(pid: int) -> bool:
+    """A process that exists, is not a zombie and has no SIGKILL waiting for it (one just
+    sent is as good as done, though the process may not have run since)."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            fields = dict(line.split(b":", 1) for line in f.read().splitlines() if b":" in line)
+        state = fields[b"State"].split()[0]
+        pending = int(fields[b"SigPnd"], 16) | int(fields[b"ShdPnd"], 16)
+    except (OSError, KeyError, ValueError, IndexError):
+        return False
+    return state not in (b"Z", b"X") and not pending & (1 << (signal.SIGKILL - 1))
 
 
 def crash_words(wine_lines: list[bytes]) -> str | None:

@@ -22,6 +22,7 @@ import pytest
 
 from judge.cli import main
 from judge.sandbox import Limits, Sandbox, Verdict
+from judge.sandbox.cores import CoreBudget, CorePlan
 from judge.sandbox.leases import CoreLeases
 from judge.sandbox.probe import P_MACHINE
 
@@ -160,3 +161,52 @@ def test_the_isolation_report_names_the_machine_wide_budget(sandbox: Sandbox) ->
         assert "other judges" in off.isolation.as_dict()[P_MACHINE]["detail"]
     finally:
         off.close()
+
+
+BUSY_JUDGE = """
+import sys, threading, time
+from judge.sandbox.cores import CoreBudget, CorePlan
+from judge.sandbox.leases import CoreLeases
+core, seconds = int(sys.argv[1]), float(sys.argv[2])
+budget = CoreBudget(CorePlan((core,), (), "test"), CoreLeases((core,)))
+end = time.monotonic() + seconds
+def rounds():
+    while time.monotonic() < end:
+        with budget.core("busy judge"):
+            time.sleep(0.05)
+threads = [threading.Thread(target=rounds) for _ in range(4)]
+for t in threads:
+    t.start()
+print("busy", flush=True)
+for t in threads:
+    t.join()
+"""
+
+
+def test_a_judge_with_many_rounds_takes_turns_with_another() -> None:
+    """A judge that gives a core back and has runs waiting must not take it straight back
+    while another judge waits for it: the processes take turns."""
+    core = _core()
+    busy = subprocess.Popen(
+        [sys.executable, "-c", BUSY_JUDGE, str(core), "4"],
+        stdout=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        assert busy.stdout is not None and busy.stdout.readline().strip() == "busy"
+        budget = CoreBudget(CorePlan((core,), (), "test"), CoreLeases((core,)))
+        waits = []
+        try:
+            for _ in range(5):
+                t0 = time.monotonic()
+                with budget.core("patient judge"):
+                    waits.append(time.monotonic() - t0)
+                    time.sleep(0.01)
+        finally:
+            budget.close()
+        assert busy.poll() is None, "the busy judge finished first: the test proves nothing"
+    finally:
+        busy.kill()
+        busy.wait()
+    assert max(waits) < 0.5, waits  # one of the busy judge's runs (50 ms) and a little

@@ -3,13 +3,15 @@
 A run wine fails (its server gone, a prefix it cannot use: anything before
 wine has loaded the program's own file) is IE, and the referee runs it again.
 A program that makes wine fail itself (it kills its own wineserver) gets IE
-once and RE the second time in a row, once the judge has seen wine run its
-own test program: a program cannot stop a round by blaming wine.
+once and RE from the second time in its round on, once the judge has seen
+wine run its own test program: a program can neither stop a round nor throw
+away a run it does not like by blaming wine.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import time
 from pathlib import Path
@@ -43,12 +45,12 @@ def test_a_program_that_kills_its_wineserver_gets_ie_then_re(
     assert [v for v, _ in verdicts] == [
         Verdict.IE,  # first time: could be wine's fault, run again
         Verdict.OK,
-        Verdict.IE,
-        Verdict.RE,  # twice in a row while wine runs the judge's test program: the program's
+        Verdict.RE,  # again in its round while wine runs the judge's test program: its own
+        Verdict.RE,
         Verdict.OK,  # and its wine works again for the next run
     ]
     assert "wineserver stopped during the run" in verdicts[0][1]
-    assert "two runs in a row" in verdicts[3][1] and "test program" in verdicts[3][1]
+    assert "second time this round" in verdicts[2][1] and "test program" in verdicts[2][1]
 
 
 @pytest.mark.root("the prefix belongs to the seat's uid")
@@ -100,3 +102,19 @@ def test_a_server_killed_mid_round_leaves_the_round_unchanged(
     assert game_trace(tmp_path / "killed" / "replay.jsonl") == game_trace(
         tmp_path / "quiet" / "replay.jsonl"
     )
+
+
+def test_a_program_named_in_any_letters_is_not_taken_for_a_wine_failure(
+    wine_sandbox: Sandbox, exes: Exes, tmp_path: Path
+) -> None:
+    """Wine's "Loaded" line escapes a name it does not print as is (and cuts a long one):
+    any module of the program's own counts, whatever its file is called."""
+    folder = tmp_path / "Rồng Biển"
+    folder.mkdir()
+    name = "Đội-bé-" + "x" * 120 + ".exe"
+    shutil.copy(exes.hostile / "hostile.exe", folder / name)
+    with wine_sandbox.seat("named", folder) as seat:
+        assert seat.program_dir is not None
+        run = seat.run_turn([str(seat.program_dir / name), "ok"], {}, ["MOVE.OUT"], Limits())
+    assert run.result.verdict is Verdict.OK, run.result.message
+    assert run.outputs["MOVE.OUT"] == b"1 1\r\n"
