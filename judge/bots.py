@@ -44,6 +44,7 @@ import yaml
 
 from judge import bundled, programs
 from judge.errors import JudgeError
+from judge.inputfiles import CONFIG_BYTES, InputFileError, excerpt, read_input_text
 from judge.records import Json
 from judge.sandbox.wine import find_wine, refusal, windows_target
 
@@ -131,7 +132,9 @@ def resolve_bot(
     if looks_like_path(spec):
         if path.is_dir():
             raise _no_bot_file(spec, path)
-        raise BotError(f"bot {spec!r}: no such bot: no such file or folder ({path.resolve()})")
+        raise BotError(
+            f"bot {excerpt(spec)}: no such bot: no such file or folder ({path.resolve()})"
+        )
     folders = bundled.search_path(bundled.BOTS, bots_dir)
     for folder in folders:
         cand = folder / spec
@@ -145,7 +148,7 @@ def resolve_bot(
         raise _no_bot_file(spec, path)
     names = bot_names(folders)
     raise BotError(
-        f"bot {spec!r}: no such bot; {bundled.did_you_mean(spec, names)}"
+        f"bot {excerpt(spec)}: no such bot; {bundled.did_you_mean(spec, names)}"
         f"the bots are: {', '.join(names) or '(none)'} (looked up in "
         f"{bundled.describe(folders, bundled.BOTS)}; add your own folder with --bots-dir); "
         "or give the path of a bot folder or of an executable file"
@@ -156,7 +159,7 @@ def _no_bot_file(spec: str, path: Path) -> BotError:
     """The error for a folder that is no bot folder yet: one message whether it was
     named as a path or by its bare name, so a student learns what to add."""
     return BotError(
-        f"bot {spec!r}: the folder {path.resolve()} has no {BOT_FILE}; add one "
+        f"bot {excerpt(spec)}: the folder {path.resolve()} has no {BOT_FILE}; add one "
         f"(e.g. 'command: [python3, bot.py]') or give the program file itself"
     )
 
@@ -169,7 +172,7 @@ def _check_line_endings(file: Path, spec: str) -> None:
     except OSError:
         return
     if head.startswith(b"#!") and b"\r\n" in head.split(b"\n", 1)[0] + b"\n":
-        raise BotError(f"bot {spec!r}: {file} cannot be run: {_CRLF_MESSAGE}")
+        raise BotError(f"bot {excerpt(spec)}: {file} cannot be run: {_CRLF_MESSAGE}")
 
 
 def _from_executable(path: Path, spec: str) -> BotSpec:
@@ -181,7 +184,7 @@ def _from_executable(path: Path, spec: str) -> BotSpec:
     else:
         if not os.access(path, os.X_OK):
             raise BotError(
-                f"bot {spec!r}: {path} is not executable; make it so with the command "
+                f"bot {excerpt(spec)}: {path} is not executable; make it so with the command "
                 f"chmod +x {shlex.quote(str(path))} (and give a script a '#!' line)"
             )
         _check_line_endings(path, spec)
@@ -198,11 +201,13 @@ def _from_executable(path: Path, spec: str) -> BotSpec:
         try:
             dlls = [p for p in folder.iterdir() if p.suffix.lower() == ".dll" and p.is_file()]
         except OSError as exc:  # a folder one may enter but not list (mode 711)
-            raise BotError(f"bot {spec!r}: cannot look for the DLLs beside {path}: {exc}") from None
+            raise BotError(
+                f"bot {excerpt(spec)}: cannot look for the DLLs beside {path}: {exc}"
+            ) from None
     try:
         staged = programs.stage_file(path, dlls)
     except OSError as exc:
-        raise BotError(f"bot {spec!r}: cannot copy {path}: {exc}") from None
+        raise BotError(f"bot {excerpt(spec)}: cannot copy {path}: {exc}") from None
     if dlls:
         digest = programs.tree_hash(staged)  # the program is the .exe and its DLLs
     return BotSpec(name, spec, staged, command, home=folder, digest=digest)
@@ -212,7 +217,7 @@ def _check_windows(exe: Path, spec: str) -> None:
     """Refuse a Windows program this machine cannot run, before any round."""
     why = refusal(str(exe), find_wine())
     if why is not None:
-        raise BotError(f"bot {spec!r}: {why}")
+        raise BotError(f"bot {excerpt(spec)}: {why}")
 
 
 def _is_system_dir(folder: Path) -> bool:
@@ -221,22 +226,22 @@ def _is_system_dir(folder: Path) -> bool:
 
 def _load_yaml(file: Path, spec: str) -> Json:
     try:
-        loader = yaml.SafeLoader(file.read_text(encoding="utf-8"))
+        loader = yaml.SafeLoader(read_input_text(file, "a bot.yaml", CONFIG_BYTES))
         loader.name = str(file)  # errors name the file, not "<unicode string>"
         try:
             data = loader.get_single_data()
         finally:
             loader.dispose()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BotError(f"bot {spec!r}: cannot read {file}: {exc}") from None
+    except InputFileError as exc:
+        raise BotError(f"bot {excerpt(spec)}: cannot read {exc}") from None
     except yaml.YAMLError as exc:
-        raise BotError(f"bot {spec!r}: {file} is not valid YAML:\n{exc}") from None
+        raise BotError(f"bot {excerpt(spec)}: {file} is not valid YAML:\n{exc}") from None
     if not isinstance(data, dict):
-        raise BotError(f"bot {spec!r}: {file} must be a mapping with a 'command:' key")
+        raise BotError(f"bot {excerpt(spec)}: {file} must be a mapping with a 'command:' key")
     unknown = set(data) - _KNOWN_KEYS
     if unknown:
         raise BotError(
-            f"bot {spec!r}: {file} has unknown key(s) {', '.join(sorted(map(str, unknown)))}; "
+            f"bot {excerpt(spec)}: {file} has unknown key(s) {', '.join(sorted(map(str, unknown)))}; "
             f"known keys: {', '.join(sorted(_KNOWN_KEYS))}"
         )
     return data
@@ -247,13 +252,13 @@ def _tokens(value: Any, what: str, spec: str) -> tuple[str, ...]:
         try:
             toks = shlex.split(value)
         except ValueError as exc:
-            raise BotError(f"bot {spec!r}: {what} cannot be split: {exc}") from None
+            raise BotError(f"bot {excerpt(spec)}: {what} cannot be split: {exc}") from None
     elif isinstance(value, list) and all(isinstance(t, (str, int, float)) for t in value):
         toks = [str(t) for t in value]
     else:
-        raise BotError(f"bot {spec!r}: {what} must be a list of words or a string")
+        raise BotError(f"bot {excerpt(spec)}: {what} must be a list of words or a string")
     if not toks:
-        raise BotError(f"bot {spec!r}: {what} is empty")
+        raise BotError(f"bot {excerpt(spec)}: {what} is empty")
     return tuple(toks)
 
 
@@ -261,7 +266,7 @@ def _from_folder(folder: Path, spec: str, build: bool) -> BotSpec:
     folder = folder.resolve()
     data = _load_yaml(folder / BOT_FILE, spec)
     if "command" not in data:
-        raise BotError(f"bot {spec!r}: {folder / BOT_FILE} has no 'command:' key")
+        raise BotError(f"bot {excerpt(spec)}: {folder / BOT_FILE} has no 'command:' key")
     command = _tokens(data["command"], "'command'", spec)
     name = str(data.get("name") or folder.name)
     home, program_dir = folder, folder
@@ -288,8 +293,8 @@ def build_output(folder: Path) -> str | None:
     out, so a bot is the same bot built or not, here or on another machine.
     """
     try:
-        data = yaml.safe_load((folder / BOT_FILE).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        data = yaml.safe_load(read_input_text(folder / BOT_FILE, "a bot.yaml", CONFIG_BYTES))
+    except (InputFileError, yaml.YAMLError):
         return None
     build = data.get("build") if isinstance(data, dict) else None
     if isinstance(build, dict) and "output" in build:
@@ -313,14 +318,14 @@ def _check_command(folder: Path, command: tuple[str, ...], spec: str, unbuilt: s
             continue
         if named_file:
             raise BotError(
-                f"bot {spec!r}: the command in {folder / BOT_FILE} names {tok!r}, which is not "
+                f"bot {excerpt(spec)}: the command in {folder / BOT_FILE} names {excerpt(tok)}, which is not "
                 f"in the bot's folder {folder}; "
                 f"{bundled.did_you_mean(tok, [f for f in files if f != BOT_FILE])}"
                 f"the folder holds: {', '.join(files) or '(nothing)'}"
             )
         if i == 0 and shutil.which(tok) is None:
             raise BotError(
-                f"bot {spec!r}: the command in {folder / BOT_FILE} starts {tok!r}, which is "
+                f"bot {excerpt(spec)}: the command in {folder / BOT_FILE} starts {excerpt(tok)}, which is "
                 f"neither a file of the bot's folder {folder} nor a program installed on this "
                 "machine"
             )
@@ -333,10 +338,12 @@ def _build(folder: Path, cfg: Any, spec: str) -> Path:
     read-only (the bundled bots of a system-wide install), a copy in the judge's cache.
     """
     if not isinstance(cfg, dict) or "command" not in cfg or "output" not in cfg:
-        raise BotError(f"bot {spec!r}: 'build:' needs 'command:' and 'output:' keys")
+        raise BotError(f"bot {excerpt(spec)}: 'build:' needs 'command:' and 'output:' keys")
     unknown = set(cfg) - _BUILD_KEYS
     if unknown:
-        raise BotError(f"bot {spec!r}: 'build:' has unknown key(s) {', '.join(sorted(unknown))}")
+        raise BotError(
+            f"bot {excerpt(spec)}: 'build:' has unknown key(s) {', '.join(sorted(unknown))}"
+        )
     command = _tokens(cfg["command"], "'build: command'", spec)
     output = folder / str(cfg["output"])
     sources_cfg = cfg.get("sources")
@@ -346,7 +353,7 @@ def _build(folder: Path, cfg: Any, spec: str) -> Path:
         sources = [folder / str(s) for s in _tokens(sources_cfg, "'build: sources'", spec)]
         missing = [str(s) for s in sources if not s.exists()]
         if missing:
-            raise BotError(f"bot {spec!r}: build sources missing: {', '.join(missing)}")
+            raise BotError(f"bot {excerpt(spec)}: build sources missing: {', '.join(missing)}")
     if output.exists():
         built = output.stat().st_mtime
         if all(s.stat().st_mtime <= built for s in sources):
@@ -355,7 +362,9 @@ def _build(folder: Path, cfg: Any, spec: str) -> Path:
         try:
             copy = programs.writable_copy(folder, folder.name)
         except OSError as exc:
-            raise BotError(f"bot {spec!r}: cannot copy {folder} to build it: {exc}") from None
+            raise BotError(
+                f"bot {excerpt(spec)}: cannot copy {folder} to build it: {exc}"
+            ) from None
         return _build(copy, cfg, spec)
     try:
         proc = subprocess.run(
@@ -366,10 +375,14 @@ def _build(folder: Path, cfg: Any, spec: str) -> Path:
             stdin=subprocess.DEVNULL,
         )
     except FileNotFoundError:
-        raise BotError(f"bot {spec!r}: build command {command[0]!r} not found") from None
+        raise BotError(
+            f"bot {excerpt(spec)}: build command {excerpt(command[0])} not found"
+        ) from None
     except subprocess.TimeoutExpired:
-        raise BotError(f"bot {spec!r}: build took over {BUILD_TIMEOUT_S} s") from None
+        raise BotError(f"bot {excerpt(spec)}: build took over {BUILD_TIMEOUT_S} s") from None
     if proc.returncode != 0 or not output.exists():
         tail = (proc.stderr or proc.stdout).decode("utf-8", "replace")[-1500:]
-        raise BotError(f"bot {spec!r}: build failed (exit {proc.returncode}) in {folder}:\n{tail}")
+        raise BotError(
+            f"bot {excerpt(spec)}: build failed (exit {proc.returncode}) in {folder}:\n{tail}"
+        )
     return folder

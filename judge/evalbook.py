@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from judge.evaluate import EvalError, MapPlan, derive_seed, parse_turns
+from judge.inputfiles import BOOK_BYTES, InputFileError, excerpt, read_input_text
 from judge.maps import MAX_SIZE, MIN_SIZE, MapError, load_map
 
 #: More maps than this would take days.
@@ -50,11 +51,13 @@ def _split_options(tokens: list[str], where: str) -> tuple[list[str], int | None
             try:
                 placement = int(tok.split("=", 1)[1])
             except ValueError:
-                raise EvalError(f"{where}: {tok!r}: the placement seed is a number") from None
+                raise EvalError(
+                    f"{where}: {excerpt(tok)}: the placement seed is a number"
+                ) from None
             if not 0 <= placement < 2**63:
-                raise EvalError(f"{where}: {tok!r}: the placement seed is from 0 to 2^63-1")
+                raise EvalError(f"{where}: {excerpt(tok)}: the placement seed is from 0 to 2^63-1")
         elif "=" in tok:
-            raise EvalError(f"{where}: unknown option {tok!r} (only placement=SEED)")
+            raise EvalError(f"{where}: unknown option {excerpt(tok)} (only placement=SEED)")
         else:
             rest.append(tok)
     return rest, placement
@@ -67,17 +70,19 @@ def _gen(index: int, args: list[str], placement: int, where: str) -> MapPlan:
     try:
         rows, cols = (int(d) for d in dims) if len(dims) == 2 else (int(dims[0]),) * 2
     except ValueError:
-        raise EvalError(f"{where}: size {args[0]!r} is not N or RxC (e.g. 9 or 7x11)") from None
+        raise EvalError(
+            f"{where}: size {excerpt(args[0])} is not N or RxC (e.g. 9 or 7x11)"
+        ) from None
     for d in (rows, cols):
         if not MIN_SIZE <= d <= MAX_SIZE or d % 2 == 0:
             raise EvalError(
-                f"{where}: size {args[0]!r}: sizes must be odd, from {MIN_SIZE} to {MAX_SIZE}"
+                f"{where}: size {excerpt(args[0])}: sizes must be odd, from {MIN_SIZE} to {MAX_SIZE}"
             )
     k = _k(args[1], where)
     try:
         seed = int(args[2])
     except ValueError:
-        raise EvalError(f"{where}: seed {args[2]!r} is not a number") from None
+        raise EvalError(f"{where}: seed {excerpt(args[2])} is not a number") from None
     if not 0 <= seed < 2**63:
         raise EvalError(f"{where}: seed {seed}: give 0 to 2^63-1")
     return MapPlan(index, rows, cols, k, seed, placement)
@@ -117,7 +122,7 @@ def parse_book(text: str, folder: Path, source: str = "book") -> list[MapPlan]:
             plans.append(_file(index, args, placement, folder, where))
         else:
             raise EvalError(
-                f"{where}: a line starts with 'gen' or 'file', not {tokens[0]!r} "
+                f"{where}: a line starts with 'gen' or 'file', not {excerpt(tokens[0])} "
                 "(e.g. 'gen 9x9 40 1234' or 'file maps/m1.txt')"
             )
         if len(plans) > MAX_BOOK_MAPS:
@@ -130,13 +135,9 @@ def parse_book(text: str, folder: Path, source: str = "book") -> list[MapPlan]:
 def load_book(path: Path) -> list[MapPlan]:
     """Read ``--book FILE`` (errors name the file and line)."""
     try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise EvalError(f"--book {path}: cannot be read: {exc.strerror or exc}") from None
-    try:
-        text = data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise EvalError(f"--book {path}: not a UTF-8 text file") from None
+        text = read_input_text(path, "a book", BOOK_BYTES)
+    except InputFileError as exc:
+        raise EvalError(f"--book {exc}") from None
     return parse_book(text, path.parent, source=str(path))
 
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from judge import bundled
 from judge.errors import JudgeError
 from judge.grid import AXES, centre, components, mirror
+from judge.inputfiles import MAP_BYTES, InputFileError, excerpt, read_input_text
 
 #: Cell codes.  Gold is the number itself (0 = empty water).
 REEF = -1
@@ -50,7 +51,7 @@ class MapNotFound(MapError):
     def __init__(self, source: str, message: str):
         self.source = source
         self.problems = [message]
-        ValueError.__init__(self, f"map {source!r}: {message}")
+        ValueError.__init__(self, f"map {excerpt(source)}: {message}")
 
 
 @dataclass(frozen=True)
@@ -143,7 +144,7 @@ def parse_map_text(text: str) -> ParsedMap:
         shown = " ".join(header)
         if len(shown) > 60:
             shown = shown[:60] + "..."
-        out.problems.append(f"line 1 is {shown!r}; it should be three whole numbers 'M N K'")
+        out.problems.append(f"line 1 is {excerpt(shown)}; it should be three whole numbers 'M N K'")
         return out
     m, n, k = (int(t) for t in header)
     out.rows, out.cols, out.turns = m, n, k
@@ -172,7 +173,7 @@ def parse_map_text(text: str) -> ParsedMap:
                 v: int | None = _int_token(tok)
                 if v is None:
                     out.problems.append(
-                        f"cell ({r},{c}) holds {tok!r}; a cell holds a number, D or S"
+                        f"cell ({r},{c}) holds {excerpt(tok)}; a cell holds a number, D or S"
                     )
                 elif v < 0:
                     # Never let a negative number pass for a cell code (-1 is REEF, -2 SHIELD).
@@ -302,21 +303,15 @@ def validate_text(text: str) -> list[str]:
 
 
 def read_text(path: Path) -> str:
-    """Read a map file as text, turning OS and encoding errors into a MapError."""
+    """Read a map file as text (a regular file of at most MAP_BYTES: never a FIFO, never
+    24 MB), turning every reason it cannot be one into a MapError."""
     try:
-        data = Path(path).read_bytes()
-    except IsADirectoryError:
-        raise MapError(str(path), ["it is a folder, not a map file"]) from None
-    except FileNotFoundError:
-        raise MapError(str(path), ["no such file"]) from None
-    except OSError as exc:
-        raise MapError(str(path), [f"cannot be read: {exc.strerror or exc}"]) from None
-    if b"\0" in data:
-        raise MapError(str(path), ["it is a binary file, not a text map"])
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise MapError(str(path), ["it is not a text file (not UTF-8)"]) from None
+        return read_input_text(path, "a map file", MAP_BYTES)
+    except InputFileError as exc:
+        reason = exc.reason
+        raise MapError(
+            str(path), [f"it {reason}" if reason.startswith("is ") else reason]
+        ) from None
 
 
 def map_from_text(text: str, name: str = "", allow_invalid: bool = False) -> GameMap:

@@ -26,12 +26,15 @@ from __future__ import annotations
 import dataclasses
 import enum
 import threading
+import traceback
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from judge import __version__
+from judge.atomic import write_bytes
 from judge.bots import BotSpec
 from judge.errors import JudgeError
 from judge.records import RoundResult
@@ -80,6 +83,36 @@ class RoundDone:
     worker: str | None = None
     #: the sandbox protections in force where it was played (``Isolation.as_dict()``)
     isolation: Mapping[str, Any] | None = None
+    #: for an unexpected failure: its whole traceback, kept (see :func:`keep_evidence`)
+    trace: str | None = None
+
+
+#: Where a round's unexpected failure is written, in the round's folder.
+INTERNAL_ERROR_LOG = "internal-error.log"
+
+
+def keep_evidence(done: RoundDone) -> RoundDone:
+    """A failure with a traceback: the traceback written to ``internal-error.log`` in the
+    round's folder (with the worker that played it), and the message pointing at it.
+
+    Called by every executor before it reports the round, on the judge's machine,
+    so the evidence of a bug is never lost with a worker or a one-line message.
+    """
+    if done.trace is None:
+        return done
+    path = done.task.out_dir / INTERNAL_ERROR_LOG
+    where = f"worker {done.worker}" if done.worker else "this machine"
+    text = (
+        f"judge {__version__}, round {done.task.key}, played on {where}\n"
+        f"{done.error}\n\n{done.trace}"
+    )
+    try:
+        write_bytes(path, text.encode("utf-8", "replace"))
+    except OSError as exc:
+        return dataclasses.replace(
+            done, error=f"{done.error} (its traceback could not be written to {path}: {exc})"
+        )
+    return dataclasses.replace(done, error=f"{done.error} (the traceback is in {path})")
 
 
 def protections_off_in(isolation: Mapping[str, Any]) -> list[str]:
@@ -169,9 +202,13 @@ def _play(
         return RoundDone(task, RoundStatus.FAILED, error=str(exc), exit_code=exc.exit_code)
     except ProgramUnreachable as exc:  # the sandbox's own error (it imports nothing of ours)
         return RoundDone(task, RoundStatus.FAILED, error=str(exc), exit_code=2)
-    except Exception as exc:  # noqa: BLE001 - reported with its type; the caller stops
+    except Exception as exc:  # noqa: BLE001 - reported with its traceback; the caller stops
         return RoundDone(
-            task, RoundStatus.FAILED, error=f"{type(exc).__name__}: {exc}", exit_code=3
+            task,
+            RoundStatus.FAILED,
+            error=f"an internal error of the judge: {type(exc).__name__}: {exc}",
+            exit_code=3,
+            trace=traceback.format_exc(),
         )
     return RoundDone(task, RoundStatus.PLAYED, result=result)
 
@@ -205,7 +242,7 @@ class ThreadExecutor:
                     finished, _ = wait(list(in_flight), self.poll_s, FIRST_COMPLETED)
                     for fut in finished:
                         del in_flight[fut]
-                        on_done(fut.result())
+                        on_done(keep_evidence(fut.result()))
             except BaseException:
                 stop.set()  # the rounds in flight end at their next turn; the pool waits for them
                 for fut in in_flight:

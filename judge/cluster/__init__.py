@@ -19,6 +19,11 @@ imported only when ``--cluster`` is given; this package's ``__init__`` and
 
 from __future__ import annotations
 
+import functools
+import hashlib
+from pathlib import Path
+
+from judge import __version__
 from judge.errors import JudgeError
 
 #: What to install for --cluster (the error without it says so).
@@ -41,4 +46,18 @@ class ClusterError(JudgeError, RuntimeError):
         self.exit_code = exit_code
 
 
-__all__ = ["INSTALL_HINT", "ClusterError"]
+@functools.cache
+def judge_code() -> str:
+    """``0.1.0+3f2a9c1b0d4e``: the judge's version and a hash of its code (every module of
+    the package, by path and content).  Every round a worker plays carries the judge's,
+    and a worker whose own differs refuses it: the rounds of one run are all played by
+    the same judge, whenever a worker joined and whatever its version string says."""
+    root = Path(__file__).resolve().parent.parent
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*.py")):
+        h.update(str(path.relative_to(root)).encode() + b"\0")
+        h.update(path.read_bytes() + b"\0")
+    return f"{__version__}+{h.hexdigest()[:12]}"
+
+
+__all__ = ["INSTALL_HINT", "ClusterError", "judge_code"]

@@ -38,6 +38,7 @@ import pickle
 import queue
 import threading
 import time
+import traceback
 import uuid
 from collections.abc import Callable, Iterable
 from concurrent.futures import CancelledError
@@ -47,7 +48,7 @@ from typing import Any
 from distributed import Client, Event, Future, KilledWorker
 
 from judge.bots import BotError, BotSpec
-from judge.cluster import ClusterError
+from judge.cluster import ClusterError, judge_code
 from judge.cluster.bundles import BotRef, Bundle, make_bundle, unpack_folder
 from judge.cluster.worker import (
     RemoteDone,
@@ -57,7 +58,7 @@ from judge.cluster.worker import (
     stop_event_name,
 )
 from judge.records import Json
-from judge.scheduler import POLL_S, RoundDone, RoundStatus, RoundTask
+from judge.scheduler import POLL_S, RoundDone, RoundStatus, RoundTask, keep_evidence
 
 #: How long the count of workers' threads is trusted before asking the scheduler again.
 CAPACITY_TTL_S = 2.0
@@ -175,7 +176,7 @@ class DaskExecutor:
     # -------------------------------------------------------------- rounds
     def _job(self, task: RoundTask) -> RemoteRound:
         refs = (self.ref(task.bots[0]), self.ref(task.bots[1]))
-        return RemoteRound(task, refs, self.run, self.require_full)
+        return RemoteRound(task, refs, self.run, self.require_full, judge_code())
 
     def _submit(
         self, job: RemoteRound, ended: queue.SimpleQueue[Future[RemoteDone]]
@@ -241,7 +242,7 @@ class DaskExecutor:
                 else:
                     if done.task.key not in self._reported:
                         self._reported.add(done.task.key)
-                        on_done(done)
+                        on_done(keep_evidence(done))
         except BaseException:
             self._halt(in_flight, None)
             raise
@@ -282,7 +283,9 @@ class DaskExecutor:
                     )
                 else:
                     why = f"it failed on its worker: {type(error).__name__}: {error}"
-                return RoundDone(task, RoundStatus.FAILED, error=why, exit_code=3)
+                return RoundDone(
+                    task, RoundStatus.FAILED, error=why, exit_code=3, trace=_remote_trace(fut)
+                )
             # Cancelled: the client gave up on the scheduler (or someone cancelled it there).
             self._check_connected(reconnecting=False)
             raise ClusterError(
@@ -369,3 +372,12 @@ class DaskExecutor:
             if on_done is not None and job.task.key not in self._reported:
                 self._reported.add(job.task.key)
                 on_done(RoundDone(job.task, RoundStatus.STOPPED))
+
+
+def _remote_trace(fut: Future[RemoteDone]) -> str | None:
+    """The traceback of a task that raised on its worker, as text (None if Dask has none)."""
+    try:
+        tb = fut.traceback()
+    except Exception:  # noqa: BLE001 - no traceback to keep
+        return None
+    return "".join(traceback.format_tb(tb)) if tb is not None else None

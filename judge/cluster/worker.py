@@ -28,6 +28,8 @@ import socket
 import tempfile
 import threading
 import time
+import traceback
+from concurrent.futures import CancelledError
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +38,7 @@ from distributed import Event, WorkerPlugin, get_client, get_worker
 
 from judge import __version__
 from judge.bots import BotError, BotSpec
+from judge.cluster import judge_code
 from judge.cluster.bundles import BotRef, pack_folder, prepare, unpack
 from judge.records import Json
 from judge.scheduler import RoundDone, RoundStatus, RoundTask, play_task, protections_off_in
@@ -67,6 +70,7 @@ class RemoteRound:
     refs: tuple[BotRef, BotRef]
     run: str  # the judge run's id: its stop event
     require_full: bool  # refuse to play unless every sandbox protection is on here
+    judge: str = ""  # the judge's version and code hash (judge_code()): a worker's must match
 
 
 @dataclass(frozen=True)
@@ -197,6 +201,21 @@ class WorkerState:
                     worker=self.name,
                 )
             )
+        if job.judge != judge_code():
+            return RemoteDone(
+                RoundDone(
+                    task,
+                    RoundStatus.REFUSED,
+                    error=(
+                        f"worker {self.name} runs judge {judge_code()}, not the judge's "
+                        f"{job.judge or '(an older judge that does not say)'}: every round of a "
+                        "run is played by the same judge; install the judge's version on it "
+                        "(pip install -e '.[cluster]' in the same checkout) or stop it"
+                    ),
+                    exit_code=2,
+                    worker=self.name,
+                )
+            )
         isolation = self.sandbox.isolation.as_dict()
         off = protections_off_in(isolation)
         if job.require_full and off:
@@ -219,6 +238,20 @@ class WorkerState:
                 return RemoteDone(
                     RoundDone(task, RoundStatus.STOPPED, worker=self.name), missing=exc.digest
                 )
+            except _FetchFailed as exc:  # said as it is, never as "missing"
+                return RemoteDone(
+                    RoundDone(
+                        task,
+                        RoundStatus.FAILED,
+                        error=(
+                            f"worker {self.name} could not fetch bundle {exc.digest[:12]}: "
+                            f"{type(exc.cause).__name__}: {exc.cause}"
+                        ),
+                        exit_code=3,
+                        worker=self.name,
+                        trace=exc.trace,
+                    )
+                )
             except BotError as exc:
                 return RemoteDone(
                     RoundDone(
@@ -230,8 +263,12 @@ class WorkerState:
         scratch = Path(tempfile.mkdtemp(prefix="round-", dir=self.root))
         stop = threading.Event()
         finished = threading.Event()
+        failure: list[str] = []
         watcher = threading.Thread(
-            target=_watch_stop, args=(job.run, stop, finished), daemon=True, name="stop-watch"
+            target=_watch_stop,
+            args=(job.run, stop, finished, failure),
+            daemon=True,
+            name="stop-watch",
         )
         watcher.start()
         try:
@@ -241,6 +278,17 @@ class WorkerState:
         finally:
             finished.set()
             shutil.rmtree(scratch, ignore_errors=True)
+        if done.status is RoundStatus.STOPPED and failure:
+            failed = failure[0]
+            done = dataclasses.replace(
+                done,
+                status=RoundStatus.FAILED,
+                error=(
+                    f"worker {self.name} lost the judge's stop signal ({failed}), so it "
+                    "stopped the round rather than play on unstoppable"
+                ),
+                exit_code=3,
+            )
         return RemoteDone(dataclasses.replace(done, task=task), files, fetched)
 
 
@@ -273,9 +321,23 @@ def refusal(worker: str, off: list[str], total: int) -> str:
 
 
 class _Missing(Exception):
+    """A bundle no worker holds any more (lost with its worker): the judge publishes it again."""
+
     def __init__(self, digest: str):
         super().__init__(digest)
         self.digest = digest
+
+
+class _FetchFailed(Exception):
+    """Fetching a bundle failed for another reason: reported as it is, with its traceback."""
+
+    def __init__(self, digest: str, cause: BaseException, trace: str):
+        super().__init__(digest)
+        self.digest, self.cause, self.trace = digest, cause, trace
+
+
+#: The Dask failures that mean "the data is gone" (lost with a worker, cancelled, timed out).
+_LOST = (CancelledError, TimeoutError, OSError)
 
 
 def _fetch(digest: str) -> bytes:
@@ -313,23 +375,32 @@ def _fetch(digest: str) -> bytes:
         data = future.result(timeout=max(FETCH_CHECK_S, deadline - time.monotonic()))
     except _Missing:
         raise
-    except Exception as exc:  # noqa: BLE001 - lost with its worker, cancelled: publish it again
+    except _LOST as exc:  # lost with its worker, cancelled: publish it again
         raise _Missing(digest) from exc
+    except Exception as exc:  # noqa: BLE001 - anything else is said as it is
+        raise _FetchFailed(digest, exc, traceback.format_exc()) from exc
     if not isinstance(data, bytes):
-        raise _Missing(digest)
+        raise _FetchFailed(digest, TypeError(f"the bundle is {type(data).__name__}, not bytes"), "")
     return data
 
 
-def _watch_stop(run: str, stop: threading.Event, finished: threading.Event) -> None:
-    """Set ``stop`` when the judge sets the run's stop event (until the round is finished)."""
+def _watch_stop(
+    run: str, stop: threading.Event, finished: threading.Event, failure: list[str]
+) -> None:
+    """Set ``stop`` when the judge sets the run's stop event (until the round is finished).
+
+    A watcher that fails (the scheduler unreachable) stops the round too: a round the
+    judge could not stop must not go on; why goes into ``failure``, for the report."""
     try:
         event = Event(stop_event_name(run), client=get_client())
         while not finished.is_set():
             if event.wait(timeout=STOP_POLL_S):
                 stop.set()
                 return
-    except Exception:  # noqa: BLE001, S110 - the scheduler is gone: the judge is gone too
-        return
+    except Exception as exc:  # noqa: BLE001 - said in the round's report
+        if not finished.is_set():
+            failure.append(f"{type(exc).__name__}: {exc}")
+            stop.set()
 
 
 class JudgePlugin(WorkerPlugin):

@@ -36,6 +36,7 @@ import yaml
 from judge import bundled
 from judge.bots import BotError, BotSpec, bot_names, build_output, looks_like_path, resolve_bot
 from judge.evaluate import EvalError, Size, parse_sizes, parse_turns
+from judge.inputfiles import CONFIG_BYTES, InputFileError, excerpt, read_input_text
 from judge.names import folder_name, name_problem, normalise
 from judge.records import Json
 from judge.settings import DEFAULT_SIZES, JOBS, MEMORY_LIMIT_MB, TIME_LIMIT_S, Range
@@ -121,7 +122,7 @@ BATCH = Range(1, 256, integer=True)
 def _int(data: Json, key: str, default: int, bounds: Range, bad: list[str]) -> int:
     v = data.get(key, default)
     if not bounds.holds(v):
-        bad.append(f"{key}: {v!r}; give a whole number from {bounds.low} to {bounds.high}")
+        bad.append(f"{key}: {excerpt(v)}; give a whole number from {bounds.low} to {bounds.high}")
         return default
     assert isinstance(v, int)
     return v
@@ -140,7 +141,7 @@ def _resolve(bot: str, folder: Path, bots_dir: Path, build: bool) -> BotSpec:
             return dataclasses.replace(resolve_bot(str(d / bot), build=build), source=bot)
     names = bot_names(folders)
     raise BotError(
-        f"bot {bot!r}: no such bot; {bundled.did_you_mean(bot, names)}the bots are: "
+        f"bot {excerpt(bot)}: no such bot; {bundled.did_you_mean(bot, names)}the bots are: "
         f"{', '.join(names) or '(none)'} (looked up in {bundled.describe(folders, bundled.BOTS)}, "
         f"and as the path {path}); give a name in bots_dir or the path of a bot folder or "
         "program, relative to the league file"
@@ -165,22 +166,22 @@ def _bots(data: Json, folder: Path, bots_dir: Path, default_policy: str, bad: li
         for k in entry:
             if k not in BOT_KEYS:
                 guess = bundled.did_you_mean(str(k), BOT_KEYS)
-                bad.append(f"{where}: unknown key {k!r}; {guess}keys: {', '.join(BOT_KEYS)}")
+                bad.append(f"{where}: unknown key {excerpt(k)}; {guess}keys: {', '.join(BOT_KEYS)}")
         name = entry.get("name")
         problem = name_problem(name) if isinstance(name, str) else "give a name"
         if problem is not None:
-            bad.append(f"{where}.name: {name!r}; {problem}")
+            bad.append(f"{where}.name: {excerpt(name)}; {problem}")
             continue
         assert isinstance(name, str)
         name = normalise(name)
         if name in seen:
-            bad.append(f"{where}.name: {name!r} twice; names must differ")
+            bad.append(f"{where}.name: {excerpt(name)} twice; names must differ")
             continue
         form = folder_name(name).casefold()
         if form in folders:
             bad.append(
-                f"{where}.name: {name!r} and {folders[form]!r} both give the folder name "
-                f"{folder_name(name)!r} (names are spelt in plain ASCII for folders); "
+                f"{where}.name: {excerpt(name)} and {excerpt(folders[form])} both give the folder name "
+                f"{excerpt(folder_name(name))} (names are spelt in plain ASCII for folders); "
                 "change one of them"
             )
             continue
@@ -188,7 +189,7 @@ def _bots(data: Json, folder: Path, bots_dir: Path, default_policy: str, bad: li
         seen.add(name)
         policy = entry.get("new_version", default_policy)
         if policy not in POLICIES:
-            bad.append(f"{where}.new_version: {policy!r}; give fresh or inherit")
+            bad.append(f"{where}.new_version: {excerpt(policy)}; give fresh or inherit")
         bot = entry.get("bot")
         if not isinstance(bot, str) or not bot:
             bad.append(f"{where}.bot: give a bots/ name or a path")
@@ -217,9 +218,11 @@ def load_league(path: Path | str, build: bool | None = None) -> LeagueConfig:
     if not path.is_file():
         raise ConfigError(source, ["no such league file; write one (see judge league --help)"])
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8-sig"))
-    except UnicodeDecodeError:
-        raise ConfigError(source, ["not a text file (not UTF-8)"]) from None
+        text = read_input_text(path, "a league file", CONFIG_BYTES)
+    except InputFileError as exc:
+        raise ConfigError(source, [exc.reason]) from None
+    try:
+        data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(source, [f"not valid YAML: {exc}"]) from None
     if not isinstance(data, dict):
@@ -228,11 +231,11 @@ def load_league(path: Path | str, build: bool | None = None) -> LeagueConfig:
     for k in data:
         if k not in KEYS:
             guess = bundled.did_you_mean(str(k), KEYS)
-            bad.append(f"unknown key {k!r}; {guess}keys: " + "; ".join(f"{n} ({w})" for n, w in KEYS.items()))  # fmt: skip
+            bad.append(f"unknown key {excerpt(k)}; {guess}keys: " + "; ".join(f"{n} ({w})" for n, w in KEYS.items()))  # fmt: skip
     folder = path.parent
     seed = data.get("seed")
     if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
-        bad.append(f"seed: {seed!r}; give a whole number (required)")
+        bad.append(f"seed: {excerpt(seed)}; give a whole number (required)")
         seed = 0
     sizes: list[Size] = []
     turns: list[int] | None = None
@@ -250,17 +253,17 @@ def load_league(path: Path | str, build: bool | None = None) -> LeagueConfig:
     t: Any = data.get("time_limit", TIME_LIMIT_S.contest)
     if not (TIME_LIMIT_S.holds(t) and t > 0):
         bad.append(
-            f"time_limit: {t!r}; give seconds from 0 to {TIME_LIMIT_S.high:g} (not 0 in a league)"
+            f"time_limit: {excerpt(t)}; give seconds from 0 to {TIME_LIMIT_S.high:g} (not 0 in a league)"
         )
         t = TIME_LIMIT_S.contest
     policy = data.get("new_version", "fresh")
     if policy not in POLICIES:
-        bad.append(f"new_version: {policy!r}; give fresh or inherit")
+        bad.append(f"new_version: {excerpt(policy)}; give fresh or inherit")
         policy = "fresh"
     bots_dir = folder / str(data.get("bots_dir", "bots"))
     cluster = data.get("cluster")
     if cluster is not None and (not isinstance(cluster, str) or not cluster.strip()):
-        bad.append(f"cluster: {cluster!r}; give a Dask scheduler's address or local:N")
+        bad.append(f"cluster: {excerpt(cluster)}; give a Dask scheduler's address or local:N")
         cluster = None
     if build is None:
         build = not cluster

@@ -309,16 +309,25 @@ class League:
         self._apply(pairs, bots)
 
     def _apply(self, pairs: list[PairRow], bots: dict[int, BotRow]) -> None:
-        """Rate the batch's rounds in pair order (seat order within a pair), in one transaction."""
+        """Rate the batch in pair order, one update per pair, in one transaction.
+
+        A pair (the same map, seats swapped) is the unit, as in ``judge eval``: its two
+        rounds are one game that A won, drew or lost by its score over them
+        (:func:`pair_points`), so the order of the rounds does not matter and a
+        mirrored win-win of two deterministic bots counts once.  The rounds won,
+        drawn and lost are still counted one by one for the leaderboard.
+        """
         ratings = {i: r.rating for i, r in bots.items()}
         tally: dict[int, list[int]] = {}
         for p in pairs:
-            for _seat, r in sorted(self.store.rounds(p.id).items()):
-                if r.outcome is None:
-                    continue  # abandoned by the judge: no one's fault, no rating change
-                pts = round_points(r.outcome)
-                ratings[p.a], ratings[p.b] = self.rater.rate(ratings[p.a], ratings[p.b], pts)
-                for bot, res in ((p.a, r.outcome), (p.b, _flip(r.outcome))):
+            outcomes = [r.outcome for _, r in sorted(self.store.rounds(p.id).items())]
+            played = [o for o in outcomes if o is not None]  # None: abandoned, no one's fault
+            if not played:
+                continue
+            pts = pair_points(played)
+            ratings[p.a], ratings[p.b] = self.rater.rate(ratings[p.a], ratings[p.b], pts)
+            for o in played:
+                for bot, res in ((p.a, o), (p.b, _flip(o))):
                     t = tally.setdefault(bot, [0, 0, 0])
                     t[("win", "draw", "loss").index(res)] += 1
         updates = {b: (ratings[b], *tally[b]) for b in tally}
@@ -381,6 +390,13 @@ class League:
             if (self.out / folder).is_dir():
                 links.append(PairLink(str(folder), f"pair {p.id}: {a} vs {b}"))
         return links
+
+
+def pair_points(outcomes: list[str]) -> float:
+    """A pair's result for bot A, as one game: 1 (won more of its rounds' points), 0.5
+    (as many as B: a split pair or two draws) or 0, from A's outcomes in any order."""
+    score = sum(round_points(o) for o in outcomes) / len(outcomes)
+    return 1.0 if score > 0.5 else 0.0 if score < 0.5 else 0.5
 
 
 def _flip(outcome: str) -> str:

@@ -24,13 +24,17 @@ from __future__ import annotations
 import dataclasses
 import datetime as _dt
 import json
+import math
+import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from judge import __version__
 from judge.errors import JudgeError
 from judge.evaluate import MapPlan
+from judge.inputfiles import InputFileError, check_regular, excerpt
 from judge.league.ratings import Rating
 
 SCHEMA_VERSION = 1
@@ -132,22 +136,27 @@ class Store:
 
     def __init__(self, path: Path):
         self.path = path
-        fresh = not path.exists()
+        fresh = not os.path.lexists(path)
+        if not fresh:
+            # Checked before SQLite touches it: a FIFO would hang, another file be changed.
+            try:
+                check_regular(path, "a league database (an SQLite file)")
+            except InputFileError as exc:
+                raise StoreError(f"{exc}; {_FIX}") from None
+            problem = _shape_problem(path)
+            if problem:
+                raise StoreError(f"{path}: {problem}; {_FIX}")
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             self.db = sqlite3.connect(path, isolation_level=None)
             self.db.execute("PRAGMA journal_mode=WAL")
             self.db.execute("PRAGMA synchronous=FULL")
-            version = self.db.execute("PRAGMA user_version").fetchone()[0]
+            if fresh:
+                self.db.executescript(
+                    f"BEGIN; {_SCHEMA} PRAGMA user_version={SCHEMA_VERSION}; COMMIT;"
+                )
         except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{path}: not a league database ({exc})") from None
-        if fresh or version == 0:
-            tables = self.db.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
-            if tables:
-                raise StoreError(f"{path}: an SQLite file that is not a league database")
-            self.db.executescript(f"BEGIN; {_SCHEMA} PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
-        elif version != SCHEMA_VERSION:
-            raise StoreError(f"{path}: league database of schema {version}; this judge reads {SCHEMA_VERSION}")  # fmt: skip
+            raise StoreError(f"{path}: not a league database ({exc}); {_FIX}") from None
 
     def close(self) -> None:
         self.db.close()
@@ -160,22 +169,30 @@ class Store:
         q = "SELECT id, name, version, source, mu, sigma, rounds, wins, draws, losses, active, parent FROM bots"  # fmt: skip
         if active_only:
             q += " WHERE active = 1"
-        return [
-            BotRow(
-                r[0],
-                r[1],
-                r[2],
-                r[3],
-                Rating(r[4], r[5]),
-                r[6],
-                r[7],
-                r[8],
-                r[9],
-                bool(r[10]),
-                r[11],
-            )  # fmt: skip
-            for r in self.db.execute(q + " ORDER BY id")
-        ]
+        out = []
+        for r in self._rows(q + " ORDER BY id"):
+            where = f"{self.path}: bots row id {excerpt(r[0])}"
+            _check(where, r, ((0, "id", int), (1, "name", str), (2, "version", str), (3, "source", str)))  # fmt: skip
+            _check(where, r, ((4, "mu", float), (5, "sigma", float)))
+            _check(where, r, ((6, "rounds", int), (7, "wins", int), (8, "draws", int), (9, "losses", int), (10, "active", int)))  # fmt: skip
+            if r[11] is not None:
+                _check(where, r, ((11, "parent", int),))
+            out.append(
+                BotRow(
+                    r[0],
+                    r[1],
+                    r[2],
+                    r[3],
+                    Rating(float(r[4]), float(r[5])),
+                    r[6],
+                    r[7],
+                    r[8],
+                    r[9],
+                    bool(r[10]),
+                    r[11],
+                )  # fmt: skip
+            )
+        return out
 
     def add_bot(self, name: str, version: str, source: str, rating: Rating, parent: int | None) -> int:  # fmt: skip
         with self._tx():
@@ -227,10 +244,15 @@ class Store:
             )
 
     def pairs(self, where: str = "", args: tuple[Any, ...] = ()) -> list[PairRow]:
-        rows = self.db.execute(
+        rows = self._rows(
             "SELECT id, batch, a, b, map_json, applied FROM pairs " + where + " ORDER BY id", args
         )
-        return [PairRow(r[0], r[1], r[2], r[3], MapPlan(**json.loads(r[4])), bool(r[5])) for r in rows]  # fmt: skip
+        out = []
+        for r in rows:
+            at = f"{self.path}: pairs row id {excerpt(r[0])}"
+            _check(at, r, ((0, "id", int), (1, "batch", int), (2, "a", int), (3, "b", int), (4, "map_json", str), (5, "applied", int)))  # fmt: skip
+            out.append(PairRow(r[0], r[1], r[2], r[3], _map_plan(at, r[4]), bool(r[5])))
+        return out
 
     def open_pairs(self) -> list[PairRow]:
         return self.pairs("WHERE applied = 0")
@@ -260,11 +282,25 @@ class Store:
             )
 
     def rounds(self, pair: int) -> dict[int, RoundRow]:
-        rows = self.db.execute(
+        rows = self._rows(
             "SELECT pair, a_seat, outcome, gold_a, gold_b, end_reason, replay, error FROM rounds WHERE pair = ?",  # fmt: skip
             (pair,),
         )
-        return {r[1]: RoundRow(*r) for r in rows}
+        out = {}
+        for r in rows:
+            at = f"{self.path}: rounds row of pair {excerpt(r[0])}, seat {excerpt(r[1])}"
+            for i, name, kind in ((2, "outcome", str), (3, "gold_a", int), (4, "gold_b", int), (5, "end_reason", str), (6, "replay", str), (7, "error", str)):  # fmt: skip
+                if r[i] is not None:
+                    _check(at, r, ((i, name, kind),))
+            out[r[1]] = RoundRow(*r)
+        return out
+
+    def _rows(self, query: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        """A query's rows; a damaged page is a StoreError, never an sqlite3 traceback."""
+        try:
+            return self.db.execute(query, args).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise StoreError(f"{self.path}: cannot be read ({exc}): the file is damaged; {_FIX}") from None  # fmt: skip
 
     def apply(self, updates: dict[int, tuple[Rating, int, int, int]], pair_ids: list[int]) -> None:
         """New ratings and round counts (wins, draws, losses added) and the pairs marked applied."""
@@ -276,6 +312,99 @@ class Store:
                     (rating.mu, rating.sigma, w + d + lo, w, d, lo, bot_id),
                 )
             self.db.executemany("UPDATE pairs SET applied = 1 WHERE id = ?", [(i,) for i in pair_ids])  # fmt: skip
+
+
+_FIX = "the league database was not changed; restore it from a copy, or start the league in a new folder"  # fmt: skip
+#: The columns of each table as this judge writes them.
+_COLUMNS = {
+    "bots": (
+        "id",
+        "name",
+        "version",
+        "source",
+        "mu",
+        "sigma",
+        "rounds",
+        "wins",
+        "draws",
+        "losses",
+        "active",
+        "parent",
+        "joined_at",
+    ),  # fmt: skip
+    "pairs": ("id", "batch", "a", "b", "map_json", "applied"),
+    "runs": ("id", "target", "started_at", "finished_at"),
+    "rounds": (
+        "pair",
+        "a_seat",
+        "outcome",
+        "gold_a",
+        "gold_b",
+        "end_reason",
+        "replay",
+        "error",
+        "finished_at",
+    ),  # fmt: skip
+}
+
+
+def _shape_problem(path: Path) -> str:
+    """Why an existing file is not a league database this judge reads ('' if it is one)."""
+    try:
+        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    except sqlite3.Error as exc:
+        return f"cannot be opened ({exc})"
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        columns = {t: tuple(r[1] for r in conn.execute(f"PRAGMA table_info({t})")) for t in _COLUMNS}  # fmt: skip
+    except sqlite3.DatabaseError as exc:
+        return f"not a league database: not an SQLite database this judge can read ({exc})"
+    finally:
+        conn.close()
+    if version == 0 and not any(columns.values()):
+        return "an SQLite file that is not a league database"
+    if version != SCHEMA_VERSION:
+        return f"a league database of schema version {version}; this judge (version {__version__}) reads schema version {SCHEMA_VERSION}"  # fmt: skip
+    for table, want in _COLUMNS.items():
+        if not columns[table]:
+            return f"not a league database: it has no '{table}' table"
+        if columns[table] != want:
+            return f"its '{table}' table has the columns {', '.join(columns[table])}, not those of schema version {SCHEMA_VERSION} ({', '.join(want)})"  # fmt: skip
+    return ""
+
+
+def _check(where: str, row: tuple[Any, ...], fields: tuple[tuple[int, str, type], ...]) -> None:
+    """Each named column of a row holds a value of its type (a float column may hold an int)."""
+    for i, name, kind in fields:
+        v = row[i]
+        ok = isinstance(v, kind) and not isinstance(v, bool)
+        if kind is float:
+            ok = isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+        if not ok:
+            raise StoreError(
+                f"{where}: {name} is {excerpt(v)}, not {'a number' if kind is float else 'a whole number' if kind is int else 'text'}; {_FIX}"  # fmt: skip
+            )
+
+
+def _map_plan(where: str, text: str) -> MapPlan:
+    """A pair's map plan from its JSON column, checked key by key."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise StoreError(f"{where}: map_json is not JSON ({exc}); {_FIX}") from None  # fmt: skip
+    fields = {f.name: f for f in dataclasses.fields(MapPlan)}
+    if not isinstance(data, dict) or set(data) - set(fields) or {k for k, f in fields.items() if f.default is dataclasses.MISSING} - set(data):  # fmt: skip
+        raise StoreError(
+            f"{where}: map_json is {excerpt(text)}, not a map plan with the keys {', '.join(fields)}; {_FIX}"  # fmt: skip
+        )
+    for key in ("index", "rows", "cols", "turns", "map_seed", "round_seed"):
+        v = data[key]
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise StoreError(f"{where}: map_json's {key} is {excerpt(v)}, not a whole number; {_FIX}")  # fmt: skip
+    for key in ("path", "name"):
+        if data.get(key) is not None and not isinstance(data[key], str):
+            raise StoreError(f"{where}: map_json's {key} is {excerpt(data[key])}, not text; {_FIX}")  # fmt: skip
+    return MapPlan(**data)
 
 
 class _Transaction:

@@ -32,6 +32,7 @@ import yaml
 from judge import bundled, names
 from judge.bots import BotError, BotSpec, bot_names, looks_like_path, resolve_bot
 from judge.errors import JudgeError
+from judge.inputfiles import CONFIG_BYTES, InputFileError, excerpt, read_input_text
 from judge.mapgen import AXIS_CHOICES, GenerateError, generate_map
 from judge.maps import (
     MAX_SIZE,
@@ -188,13 +189,15 @@ def diff_fingerprints(old: Json, new: Json) -> list[str]:
                             k, k
                         )
                         shown = (
-                            "" if k in ("sea", "command") else f" ({ta.get(k)!r} -> {tb.get(k)!r})"
+                            ""
+                            if k in ("sea", "command")
+                            else f" ({excerpt(ta.get(k))} -> {excerpt(tb.get(k))})"
                         )
                         out.append(f"teams[{i}].{label}{shown}")
         elif key == "organiser_map":
             out.append("organiser_map (its content)")
         else:
-            out.append(f"{key} ({a!r} -> {b!r})")
+            out.append(f"{key} ({excerpt(a)} -> {excerpt(b)})")
     return out
 
 
@@ -214,7 +217,7 @@ def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[
             continue
         if dup:
             raise yaml.constructor.ConstructorError(
-                None, None, f"the key {key!r} appears twice; keep one", key_node.start_mark
+                None, None, f"the key {excerpt(key)} appears twice; keep one", key_node.start_mark
             )
     return loader.construct_mapping(node)
 
@@ -285,11 +288,12 @@ def load_config(
         )
         raise ConfigError(source, [f"no such configuration file; {fix}"])
     try:
-        data = yaml.load(path.read_text(encoding="utf-8-sig"), Loader=_UniqueKeyLoader)
-    except UnicodeDecodeError:
-        raise ConfigError(
-            source, ["not a text file (not UTF-8); write the configuration as YAML text"]
-        ) from None
+        text = read_input_text(path, "a configuration file", CONFIG_BYTES)
+    except InputFileError as exc:
+        fix = "write the configuration as YAML text" if "text" in exc.reason else ""
+        raise ConfigError(source, [f"{exc.reason}{'; ' + fix if fix else ''}"]) from None
+    try:
+        data = yaml.load(text, Loader=_UniqueKeyLoader)
     except yaml.YAMLError as exc:
         raise ConfigError(source, [f"not valid YAML: {exc}; fix the line shown"]) from None
     if not isinstance(data, dict):
@@ -318,20 +322,22 @@ def _check(
             "tournament derives from it, so a tournament can be replayed)"
         )
     elif not _is_int(seed) or seed < 0:
-        problems.append(f"seed: {seed!r} is not a whole number >= 0; give e.g. 'seed: 2026'")
+        problems.append(f"seed: {excerpt(seed)} is not a whole number >= 0; give e.g. 'seed: 2026'")
 
     turns: Any = data.get("turns")
     if turns is not None and (
         not _is_int(turns) or not (MIN_TURNS <= turns <= MAX_TURNS) or turns % 2
     ):
         problems.append(
-            f"turns: {turns!r}; K must be even, from {MIN_TURNS} to {MAX_TURNS} "
+            f"turns: {excerpt(turns)}; K must be even, from {MIN_TURNS} to {MAX_TURNS} "
             "(or remove the key to use each map's own K)"
         )
 
     time_limit: Any = data.get("time_limit", TIME_LIMIT_S.contest)
     if not _is_number(time_limit):
-        problems.append(f"time_limit: {time_limit!r} is not a number; give seconds, e.g. 2.0")
+        problems.append(
+            f"time_limit: {excerpt(time_limit)} is not a number; give seconds, e.g. 2.0"
+        )
     elif time_limit == 0:
         problems.append(
             "time_limit: 0 lifts the time limit, which a tournament never allows "
@@ -339,14 +345,14 @@ def _check(
         )
     elif not (time_limit > 0 and TIME_LIMIT_S.holds(time_limit)):
         problems.append(
-            f"time_limit: {time_limit!r}; give seconds above 0 and at most "
+            f"time_limit: {excerpt(time_limit)}; give seconds above 0 and at most "
             f"{TIME_LIMIT_S.high:g} (the contest uses {TIME_LIMIT_S.contest:g})"
         )
 
     memory: Any = data.get("memory_limit_mb", MEMORY_LIMIT_MB.contest)
     if not MEMORY_LIMIT_MB.holds(memory):
         problems.append(
-            f"memory_limit_mb: {memory!r}; give whole MiB from {MEMORY_LIMIT_MB.low} to "
+            f"memory_limit_mb: {excerpt(memory)}; give whole MiB from {MEMORY_LIMIT_MB.low} to "
             f"{MEMORY_LIMIT_MB.high} (the contest uses {MEMORY_LIMIT_MB.contest})"
         )
 
@@ -355,7 +361,7 @@ def _check(
         jobs = os.cpu_count() or 1
     elif not JOBS.holds(jobs):
         problems.append(
-            f"jobs: {jobs!r}; give the number of rounds to play at once, "
+            f"jobs: {excerpt(jobs)}; give the number of rounds to play at once, "
             f"1 to {JOBS.high} (or remove it to use the number of cores)"
         )
 
@@ -363,7 +369,7 @@ def _check(
     if cores is not None:
         if isinstance(cores, bool) or not isinstance(cores, (int, str)):
             problems.append(
-                f"cores: {cores!r}; give a number of cores (e.g. 2) or a core list "
+                f"cores: {excerpt(cores)}; give a number of cores (e.g. 2) or a core list "
                 "(e.g. '0,2-3'), or remove it to use every core"
             )
             cores = None
@@ -376,7 +382,7 @@ def _check(
     cluster = data.get("cluster")
     if cluster is not None and (not isinstance(cluster, str) or not cluster.strip()):
         problems.append(
-            f"cluster: {cluster!r}; give a Dask scheduler's address (e.g. tcp://10.0.0.1:8786) "
+            f"cluster: {excerpt(cluster)}; give a Dask scheduler's address (e.g. tcp://10.0.0.1:8786) "
             "or local:N, or remove the key to play on this machine"
         )
         cluster = None
@@ -386,7 +392,9 @@ def _check(
     for key, default in (("output", DEFAULT_OUTPUT), ("maps_dir", "maps"), ("bots_dir", "bots")):
         value = data.get(key, default)
         if not isinstance(value, str) or not value.strip():
-            problems.append(f"{key}: {value!r} is not a path; give a folder, e.g. '{default}'")
+            problems.append(
+                f"{key}: {excerpt(value)} is not a path; give a folder, e.g. '{default}'"
+            )
             value = default
         paths[key] = _resolve_path(base, value)
     maps_dir = paths["maps_dir"]
@@ -425,7 +433,7 @@ def _check(
                 else f"the same sea as {other.map_path.name}"
             )
             problems.append(
-                f"teams[{i}].map: {t.map_spec!r} is {same}, already teams[{j}]'s map "
+                f"teams[{i}].map: {excerpt(t.map_spec)} is {same}, already teams[{j}]'s map "
                 f"({other.name}); two teams may not pick the same map (ruling R19: a match "
                 f"needs 3 different maps); pick another map from {maps_dir}"
             )
@@ -436,7 +444,7 @@ def _check(
         for i, t in picks:
             if sea_key(t.game_map) == okey:
                 problems.append(
-                    f"teams[{i}].map: {t.map_spec!r} is the organisers' map (organiser_map); "
+                    f"teams[{i}].map: {excerpt(t.map_spec)} is the organisers' map (organiser_map); "
                     f"ruling R19: the organisers' map is used in every match besides the "
                     f"teams' own; pick another map from {maps_dir}"
                 )
@@ -519,7 +527,9 @@ def _organiser_map(
         problems += _unknown(value, ["generate"], "organiser_map", "the only key is")
         gen = value.get("generate")
         if not isinstance(gen, dict):
-            problems.append(f"organiser_map.generate: {gen!r}; give a mapping, e.g. {example}")
+            problems.append(
+                f"organiser_map.generate: {excerpt(gen)}; give a mapping, e.g. {example}"
+            )
             return None, "", None
         problems += _unknown(gen, GENERATE_KEYS, "organiser_map.generate", "the keys are")
         where = "organiser_map.generate"
@@ -532,25 +542,25 @@ def _organiser_map(
                 )
             elif not _is_int(v) or not (MIN_SIZE <= v <= MAX_SIZE) or v % 2 == 0:
                 problems.append(
-                    f"{where}.{key}: {v!r}; give an odd size from {MIN_SIZE} to {MAX_SIZE}"
+                    f"{where}.{key}: {excerpt(v)}; give an odd size from {MIN_SIZE} to {MAX_SIZE}"
                 )
         gturns = gen.get("turns", turns if turns is not None else 40)
         if not _is_int(gturns) or not (MIN_TURNS <= gturns <= MAX_TURNS) or gturns % 2:
             problems.append(
-                f"{where}.turns: {gturns!r}; K must be even, from {MIN_TURNS} to {MAX_TURNS}"
+                f"{where}.turns: {excerpt(gturns)}; K must be even, from {MIN_TURNS} to {MAX_TURNS}"
             )
         gseed = gen.get("seed", seed)
         if not _is_int(gseed) or gseed < 0:
             problems.append(
-                f"{where}.seed: {gseed!r}; give a whole number >= 0 "
+                f"{where}.seed: {excerpt(gseed)}; give a whole number >= 0 "
                 "(default: the tournament's seed)"
             )
         danger = gen.get("danger", 0.12)
         if not _is_number(danger) or not (0.0 <= danger <= 0.4):
-            problems.append(f"{where}.danger: {danger!r}; give the share of reefs, 0 to 0.4")
+            problems.append(f"{where}.danger: {excerpt(danger)}; give the share of reefs, 0 to 0.4")
         axis = gen.get("axis")
         if axis is not None and axis not in AXIS_CHOICES:
-            problems.append(f"{where}.axis: {axis!r}; give one of {', '.join(AXIS_CHOICES)}")
+            problems.append(f"{where}.axis: {excerpt(axis)}; give one of {', '.join(AXIS_CHOICES)}")
         if len(problems) > problems_before or not (_is_int(rows) and _is_int(cols)):
             return None, "", None
         label = f"generated {rows}x{cols} K={gturns} seed={gseed}"
@@ -560,7 +570,7 @@ def _organiser_map(
             problems.append(f"{where}: {exc}; change the seed or the size")
             return None, label, None
         return gm, label, None
-    problems.append(f"organiser_map: {value!r}; give {example}")
+    problems.append(f"organiser_map: {excerpt(value)}; give {example}")
     return None, "", None
 
 
@@ -599,7 +609,7 @@ def _bot(spec: str, base: Path, bots_dirs: Sequence[Path], build: bool = True) -
     if not target.exists():
         names = bot_names(folders)
         raise BotError(
-            f"bot {spec!r}: no such bot; {bundled.did_you_mean(spec, names)}the bots are: "
+            f"bot {excerpt(spec)}: no such bot; {bundled.did_you_mean(spec, names)}the bots are: "
             f"{', '.join(names) or '(none)'} (looked up in "
             f"{bundled.describe(folders, bundled.BOTS)}, and as the path {target}); give a bot "
             "folder name or the path of the team's program, relative to the configuration file"
@@ -647,7 +657,9 @@ def _teams(
     for i, entry in enumerate(value):
         where = f"teams[{i}]"
         if not isinstance(entry, dict):
-            problems.append(f"{where}: {entry!r}; give a mapping {{name: ..., bot: ..., map: ...}}")
+            problems.append(
+                f"{where}: {excerpt(entry)}; give a mapping {{name: ..., bot: ..., map: ...}}"
+            )
             out.append(None)
             continue
         before = len(problems)
@@ -660,7 +672,7 @@ def _teams(
                 or isinstance(entry[key], bool)
                 or not str(entry[key]).strip()
             ):
-                problems.append(f"{where}.{key}: {entry[key]!r}; give a word")
+                problems.append(f"{where}.{key}: {excerpt(entry[key])}; give a word")
         if len(problems) > before:
             out.append(None)
             continue
@@ -668,10 +680,10 @@ def _teams(
         name = names.normalise(name)
         problem = names.name_problem(name)
         if problem is not None:
-            problems.append(f"{where}.name: {name!r}: {problem}")
+            problems.append(f"{where}.name: {excerpt(name)}: {problem}")
         elif name.casefold() in seen_names:
             problems.append(
-                f"{where}.name: {name!r} is already the name of "
+                f"{where}.name: {excerpt(name)} is already the name of "
                 f"teams[{seen_names[name.casefold()]}]; give every team its own name"
             )
         else:
@@ -680,8 +692,8 @@ def _teams(
                 j = seen_folders[folder]
                 other = value[j]["name"] if isinstance(value[j], dict) else "?"
                 problems.append(
-                    f"{where}.name: {name!r} and teams[{j}].name {str(other).strip()!r} "
-                    f"both give the folder name {names.folder_name(name)!r} (names are spelt "
+                    f"{where}.name: {excerpt(name)} and teams[{j}].name {excerpt(str(other).strip())} "
+                    f"both give the folder name {excerpt(names.folder_name(name))} (names are spelt "
                     "in plain ASCII for folders and files); change one of them"
                 )
             else:
@@ -696,7 +708,7 @@ def _teams(
         game_map: GameMap | None = None
         if map_path is None:
             problems.append(
-                f"{where}.map: {map_spec!r} is not a map of the published list {maps_dir}; "
+                f"{where}.map: {excerpt(map_spec)} is not a map of the published list {maps_dir}; "
                 f"{bundled.did_you_mean(map_spec, available)}"
                 f"pick one of: {', '.join(available) or '(the folder has no .txt maps)'}"
             )

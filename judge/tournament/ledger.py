@@ -26,11 +26,16 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
+import os
 import sqlite3
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from judge import __version__
 from judge.errors import JudgeError
+from judge.inputfiles import InputFileError, check_regular, excerpt
 from judge.records import Json, RecordError, RoundResult
 from judge.records.standings import LedgerRun
 from judge.tournament.pairings import match_teams
@@ -63,6 +68,33 @@ CREATE TABLE rounds (
     CHECK (winner IS NULL OR winner = seat0 OR winner = seat1)
 );
 """
+
+
+#: The columns of each table, as this judge writes them (a ledger of another shape is refused).
+_COLUMNS = {
+    "meta": ("key", "value"),
+    "rounds": (
+        "match",
+        "round",
+        "map",
+        "seed",
+        "seat0",
+        "seat1",
+        "gold0",
+        "gold1",
+        "points0",
+        "points1",
+        "winner",
+        "end_reason",
+        "turns_played",
+        "result_json",
+        "finished_at",
+    ),
+}
+_FIX = (
+    "resume it with the judge that started it, or start the tournament again in a new "
+    "folder (--out NEW_FOLDER); the ledger was not changed"
+)
 
 
 class LedgerError(JudgeError, RuntimeError):
@@ -145,24 +177,26 @@ class Ledger:
 
     @classmethod
     def open(cls, path: str | Path) -> Ledger:
-        """An existing ledger, checked to be one this judge can read."""
-        if not Path(path).is_file():
+        """An existing ledger, checked to be one this judge can read: a regular file, an
+        SQLite database of this schema version with its tables and columns.  Anything
+        else is a LedgerError that says what is wrong and what to do; nothing is written."""
+        if not os.path.lexists(path):
             raise LedgerError(f"{path}: no ledger there (nothing to resume)")
         try:
-            conn = cls._connect(path)
-            version = conn.execute("PRAGMA user_version").fetchone()[0]
-            tables = {
-                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
-            }
-        except sqlite3.DatabaseError as exc:
-            raise LedgerError(f"{path}: not a ledger ({exc})") from None
-        if version != SCHEMA_VERSION or not {"meta", "rounds"} <= tables:
+            check_regular(path, "a ledger (an SQLite file)")
+        except InputFileError as exc:
+            raise LedgerError(f"{exc}; {_FIX}") from None
+        try:
+            conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+        except sqlite3.Error as exc:
+            raise LedgerError(f"{path}: cannot be opened ({exc}); {_FIX}") from None
+        try:
+            problem = _shape_problem(conn)
+        finally:
             conn.close()
-            raise LedgerError(
-                f"{path}: ledger schema version {version}, this judge reads version "
-                f"{SCHEMA_VERSION}; resume it with the judge that started it"
-            )
-        return cls(conn, str(path))
+        if problem:
+            raise LedgerError(f"{path}: {problem}; {_FIX}")
+        return cls(cls._connect(path), str(path))
 
     def close(self) -> None:
         self._conn.close()
@@ -174,8 +208,19 @@ class Ledger:
         self.close()
 
     # ------------------------------------------------------------------ meta
+    @contextmanager
+    def _reading(self) -> Iterator[None]:
+        """A damaged page found while reading is a LedgerError, never an sqlite3 traceback."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            raise LedgerError(
+                f"{self.path}: cannot be read ({exc}): the file is damaged; {_FIX}"
+            ) from None
+
     def meta(self, key: str) -> str | None:
-        row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        with self._reading():
+            row = self._conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
     @property
@@ -184,8 +229,21 @@ class Ledger:
 
     @property
     def config(self) -> Json:
+        """The configuration's fingerprint as the ledger recorded it (LedgerError if damaged)."""
         text = self.meta("config")
-        return json.loads(text) if text else {}
+        try:
+            value = json.loads(text) if text else {}
+        except ValueError as exc:
+            raise LedgerError(
+                f"{self.path}: its record of the configuration (meta 'config') is damaged: "
+                f"not JSON ({exc}); the ledger was not changed"
+            ) from None
+        if not isinstance(value, dict):
+            raise LedgerError(
+                f"{self.path}: its record of the configuration (meta 'config') is damaged: "
+                f"{type(value).__name__}, not an object; the ledger was not changed"
+            )
+        return value
 
     @property
     def created_at(self) -> str:
@@ -272,22 +330,70 @@ class Ledger:
 
     def rounds(self) -> list[LedgerRound]:
         """Every recorded round, by match and round index."""
-        cur = self._conn.execute(
-            "SELECT match, round, seat0, seat1, result_json, finished_at FROM rounds "
-            "ORDER BY match, round"
-        )
+        with self._reading():
+            cur = self._conn.execute(
+                "SELECT match, round, seat0, seat1, result_json, finished_at FROM rounds "
+                "ORDER BY match, round"
+            ).fetchall()
         out = []
         for match, idx, seat0, seat1, result_json, finished in cur:
             try:
+                if not all(isinstance(v, str) for v in (match, seat0, seat1, result_json)):
+                    raise ValueError("a text column holds something else")
                 teams = match_teams(match, (seat0, seat1))
                 result = RoundResult.from_json(json.loads(result_json), teams)
-            except (ValueError, RecordError) as exc:
+            except (ValueError, TypeError, RecordError) as exc:
                 raise LedgerError(
-                    f"{self.path}: round {idx} of {match} cannot be read back: {exc}"
+                    f"{self.path}: round {excerpt(idx)} of {excerpt(match)} cannot be read "
+                    f"back: {exc}; the ledger was not changed"
                 ) from None
-            out.append(LedgerRound(match, idx, result, finished))
+            out.append(LedgerRound(match, idx, result, str(finished or "")))
         return out
 
     def done(self) -> set[tuple[str, int]]:
         """The (match, round) keys already recorded: these are never played again."""
-        return {(m, r) for m, r in self._conn.execute("SELECT match, round FROM rounds")}
+        with self._reading():
+            return {(m, r) for m, r in self._conn.execute("SELECT match, round FROM rounds")}
+
+
+def _shape_problem(conn: sqlite3.Connection) -> str:
+    """Why an SQLite file is not a ledger this judge reads ('' when it is one)."""
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        columns = {
+            table: tuple(r[1] for r in conn.execute(f"PRAGMA table_info({table})"))
+            for table in _COLUMNS
+        }
+        meta = (
+            dict(conn.execute("SELECT key, value FROM meta").fetchall()) if columns["meta"] else {}
+        )
+    except sqlite3.DatabaseError as exc:
+        return f"not a ledger: not an SQLite database this judge can read ({exc})"
+    writer = _writer(meta)
+    if version != SCHEMA_VERSION:
+        return (
+            f"a ledger of schema version {version}{writer}; this judge (version "
+            f"{__version__}) reads schema version {SCHEMA_VERSION}"
+        )
+    for table, want in _COLUMNS.items():
+        got = columns[table]
+        if not got:
+            return f"not a ledger: it has no '{table}' table"
+        if got != want:
+            return (
+                f"its '{table}' table has the columns {', '.join(got)}, not those a ledger of "
+                f"schema version {SCHEMA_VERSION} has ({', '.join(want)}){writer}"
+            )
+    return ""
+
+
+def _writer(meta: dict[object, object]) -> str:
+    """`` (written by judge X)`` from a ledger's meta, as far as it tells."""
+    versions: list[str] = []
+    try:
+        runs = json.loads(str(meta.get("runs") or "[]"))
+        versions = [str(r.get("judge_version")) for r in runs if isinstance(r, dict)]
+    except (ValueError, AttributeError):
+        pass
+    versions = [v for v in versions if v and v != "None"]
+    return f" (written by judge {excerpt(versions[-1])})" if versions else ""

@@ -215,7 +215,15 @@ def open_for_resume(cfg: TournamentConfig, out: Path) -> Ledger:
     except LedgerError as exc:
         raise TournamentError(str(exc)) from None
     if ledger.config_hash != cfg.config_hash():
-        changed = diff_fingerprints(ledger.config, cfg.fingerprint()) or ["(unknown keys)"]
+        try:
+            changed = diff_fingerprints(ledger.config, cfg.fingerprint()) or ["(unknown keys)"]
+        except LedgerError as exc:
+            ledger.close()
+            raise TournamentError(
+                f"{path} was started with another configuration, and what changed cannot be "
+                f"said: {exc}.  Resume with the configuration it was started with, or start "
+                "a new tournament with --out NEW_FOLDER"
+            ) from None
         ledger.close()
         raise TournamentError(
             f"{path} was started with another configuration; changed since: "

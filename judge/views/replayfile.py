@@ -15,11 +15,13 @@ run bots, e.g. a projector laptop.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from judge.inputfiles import RECORD_BYTES, InputFileError, read_input_text
 from judge.records import (
     REPLAY_SCHEMA,
     MatchResult,
@@ -35,7 +37,7 @@ REPLAY_NAME = "replay.jsonl"
 PART_SUFFIX = ".part"
 RESULT_NAME = "result.json"
 #: Refuse files that cannot be a replay (100 turns of a 15x15 map is well under 1 MB).
-MAX_BYTES = 64 * 2**20
+MAX_BYTES = RECORD_BYTES
 
 
 class ReplayError(RecordError):
@@ -133,23 +135,14 @@ class MatchReplay:
 
 
 def _read_text(path: Path) -> str:
+    """A replay or result file as text: a regular file of at most MAX_BYTES (never a
+    FIFO or a device), named in every refusal."""
+    if not os.path.lexists(path):
+        raise ReplayError(f"{path}: no such file")
     try:
-        size = path.stat().st_size
-        if size > MAX_BYTES:
-            raise ReplayError(f"{path}: {size} bytes is too big for a replay")
-        data = path.read_bytes()
-    except IsADirectoryError:
-        raise ReplayError(f"{path}: is a folder, not a replay file") from None
-    except FileNotFoundError:
-        raise ReplayError(f"{path}: no such file") from None
-    except OSError as exc:
-        raise ReplayError(f"{path}: cannot be read: {exc.strerror or exc}") from None
-    if b"\0" in data:
-        raise ReplayError(f"{path}: a binary file, not a replay")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ReplayError(f"{path}: not a text file (not UTF-8), not a replay") from None
+        return read_input_text(path, "a replay", MAX_BYTES)
+    except InputFileError as exc:
+        raise ReplayError(str(exc)) from None
 
 
 def load_replay_file(

@@ -78,8 +78,11 @@ class DaskProcs:
         self.client = Client(self.address, timeout=START_TIMEOUT_S, set_as_default=False)
         return self.address
 
-    def start_worker(self, name: str, as_nobody: bool = False) -> subprocess.Popen[bytes]:
-        """A worker with one thread and no nanny (a killed worker stays dead)."""
+    def start_worker(
+        self, name: str, as_nobody: bool = False, judge_copy: Path | None = None
+    ) -> subprocess.Popen[bytes]:
+        """A worker with one thread and no nanny (a killed worker stays dead); with
+        ``judge_copy`` (a folder holding a ``judge`` package) it runs that judge instead."""
         assert self.client is not None
         local = self.tmp / f"worker-{name}"
         local.mkdir(mode=0o777)
@@ -102,6 +105,11 @@ class DaskProcs:
                     "TMPDIR": str(local),
                     "LANG": "C.UTF-8",
                 },
+            )
+        elif judge_copy is not None:
+            env = {**os.environ, "PYTHONPATH": str(judge_copy)}
+            proc = self._spawn(  # not in the checkout: `python -m` puts the folder first
+                [sys.executable, "-m", "dask", *args], f"worker-{name}.log", env=env, cwd=str(local)
             )
         else:
             proc = self._spawn([sys.executable, "-m", "dask", *args], f"worker-{name}.log")

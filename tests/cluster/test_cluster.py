@@ -434,6 +434,40 @@ def test_a_worker_that_is_not_root_is_refused_by_name_unless_unsandboxed(
         assert [r["unsandboxed_option"] for r in audit["runs"]] == [False, True]
 
 
+def test_a_worker_of_another_judge_is_refused_by_name_whenever_it_joined(
+    tmp_path: Path, work: Path
+) -> None:
+    """Issue 33: every round carries the judge's version and code hash; a worker whose
+    judge differs (here: the same version string, one comment more in its code) refuses
+    the rounds sent to it, naming itself, even when it joins once the run is under way."""
+    shutil.copytree(work / "bots", tmp_path / "bots")
+    sleepy = tmp_path / "bots" / "sleepy"
+    shutil.copytree(tmp_path / "bots" / "slow", sleepy)
+    (sleepy / "slow.py").write_text((sleepy / "slow.py").read_text().replace("0.1", "1.2"))
+    cfg_path = _config(tmp_path, ["sleepy", "random"])
+    other = tmp_path / "other-judge"
+    shutil.copytree(ROOT / "judge", other / "judge", ignore=shutil.ignore_patterns("__pycache__"))
+    init = other / "judge" / "__init__.py"
+    init.write_text(init.read_text() + "\n# a judge with one change\n")
+    with DaskProcs(tmp_path) as procs:
+        address = procs.start_scheduler()
+        procs.start_worker("same")
+        out = tmp_path / "out"
+        argv = _judge(str(cfg_path), "--out", str(out), "--cluster", address)
+        judge = subprocess.Popen(argv, stderr=subprocess.PIPE, text=True)
+        _wait("the run to start", (out / "ledger.sqlite").is_file)
+        procs.start_worker("changed", judge_copy=other)
+        changed = procs.names()["changed"]
+        procs.kill(procs.workers["same"])
+        _, err = judge.communicate(timeout=300)
+    said = " ".join(err.split())
+    assert judge.returncode == 2, err
+    assert f"worker {changed}" in said and "not the judge's" in said, said
+    assert "every round of a run is played by the same judge" in said
+    assert "Traceback" not in err
+    assert len(_rows(out)) < 3  # the rounds the same judge played are kept
+
+
 def test_a_league_on_the_cluster_matches_the_local_one(cluster: DaskProcs, work: Path) -> None:
     from judge.league.config import load_league
     from judge.league.run import League, RoundsPlayer

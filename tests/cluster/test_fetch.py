@@ -2,12 +2,20 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Any
 
 import pytest
 
 from judge.cluster import worker
-from judge.cluster.worker import FETCH_CHECK_S, FETCH_TIMEOUT_S, _fetch, _Missing
+from judge.cluster.worker import (
+    FETCH_CHECK_S,
+    FETCH_TIMEOUT_S,
+    _fetch,
+    _FetchFailed,
+    _Missing,
+    _watch_stop,
+)
 
 DATA = b"bundle"
 
@@ -107,3 +115,35 @@ def test_the_wait_for_a_bundle_asks_who_holds_it_and_gives_up_in_the_end(
     with pytest.raises(_Missing):
         _fetch("d" * 64)
     assert FETCH_TIMEOUT_S <= clock.now < FETCH_TIMEOUT_S + 1
+
+
+class BrokenFuture(FakeFuture):
+    """A published bundle whose bytes cannot be brought over for a reason of its own."""
+
+    def result(self, timeout: float | None = None) -> bytes:
+        raise ValueError("the bundle's pickle is damaged")
+
+
+def test_a_fetch_that_fails_for_another_reason_says_so_and_is_not_missing(
+    clock: Clock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 33: only a bundle no worker holds is 'missing' (published again); any other
+    failure comes back as it is, with its traceback."""
+    _use(monkeypatch, FakeClient(BrokenFuture(clock, 0.0, 0.0), ["tcp://w1:1"]))
+    with pytest.raises(_FetchFailed) as exc:
+        _fetch("d" * 64)
+    assert isinstance(exc.value.cause, ValueError) and "damaged" in str(exc.value.cause)
+    assert "ValueError: the bundle's pickle is damaged" in exc.value.trace
+
+
+def test_a_stop_watcher_that_fails_stops_the_round_and_says_why(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def unreachable() -> Any:
+        raise OSError("the scheduler is gone")
+
+    monkeypatch.setattr(worker, "get_client", unreachable)
+    stop, finished = threading.Event(), threading.Event()
+    failure: list[str] = []
+    _watch_stop("run-1", stop, finished, failure)
+    assert stop.is_set() and failure == ["OSError: the scheduler is gone"]

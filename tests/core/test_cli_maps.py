@@ -92,7 +92,7 @@ def test_validate_unreadable_inputs_get_clear_messages_never_a_traceback(
     lines = out.splitlines()
     assert f"{empty}: invalid (1 problem)" in lines
     assert "  - the file is empty; line 1 should be 'M N K'" in lines
-    assert f"{binary}: cannot check: it is a binary file, not a text map" in lines
+    assert f"{binary}: cannot check: it is a binary file, not a map file" in lines
     assert f"{latin}: cannot check: it is not a text file (not UTF-8)" in lines
     assert any(ln.startswith("  - line 1 is 'hello world'") for ln in lines)
     assert f"{folder}: cannot check: it is a folder, not a map file" in lines

@@ -18,7 +18,15 @@ ROOT = Path(__file__).resolve().parents[2] / "judge"
 #: Lowest first.  A module may import its own layer and the layers below it.
 LAYERS: list[tuple[str, ...]] = [
     # plain helpers: no game, no processes
-    ("judge", "judge.errors", "judge.atomic", "judge.stats", "judge.names", "judge.pentanomial"),
+    (
+        "judge",
+        "judge.errors",
+        "judge.atomic",
+        "judge.stats",
+        "judge.names",
+        "judge.pentanomial",
+        "judge.inputfiles",
+    ),
     ("judge.settings", "judge.grid", "judge.seeds"),
     ("judge.bundled",),  # where the bundled bots and maps are
     ("judge.maps", "judge.mapgen", "judge.mapstyles"),

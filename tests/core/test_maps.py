@@ -385,7 +385,7 @@ def test_unreadable_files_give_clear_map_errors(tmp_path: Path) -> None:
     }
     binary = tmp_path / "bin.dat"
     binary.write_bytes(b"7 7 20\x00\x01\x02")
-    cases[binary] = "it is a binary file, not a text map"
+    cases[binary] = "it is a binary file, not a map file"
     latin = tmp_path / "latin.txt"
     latin.write_bytes(b"7 7 20\n\xe9\xff\n")
     cases[latin] = "it is not a text file (not UTF-8)"

@@ -237,7 +237,7 @@ def test_bad_book_lines_are_named(line: str, word: str, tmp_path: Path) -> None:
     assert "b.txt line 2" in str(exc.value) and word in str(exc.value)
     with pytest.raises(EvalError, match="no maps"):
         parse_book("# nothing\n", tmp_path)
-    with pytest.raises(EvalError, match="cannot be read"):
+    with pytest.raises(EvalError, match="missing.txt: no such file"):
         load_book(tmp_path / "missing.txt")
 
 
@@ -332,7 +332,7 @@ def test_round_cap_makes_an_inconclusive_verdict_and_a_book_is_played_in_order(
         (["--sprt", "5", "0"], "ELO0 must be below ELO1"),
         (["--alpha", "0.1"], "--sprt"),
         (["--sprt", "0", "5", "--beta", "0.7"], "beta"),
-        (["--book", "/nonexistent/book.txt"], "cannot be read"),
+        (["--book", "/nonexistent/book.txt"], "book.txt: no such file"),
     ],
 )
 def test_bad_sprt_and_book_options(

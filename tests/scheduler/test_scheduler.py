@@ -10,7 +10,14 @@ import pytest
 
 from judge.maps import map_from_text
 from judge.referee import RoundConfig, RoundStopped, play_round
-from judge.scheduler import RoundDone, RoundStatus, RoundTask, ThreadExecutor, play_task
+from judge.scheduler import (
+    INTERNAL_ERROR_LOG,
+    RoundDone,
+    RoundStatus,
+    RoundTask,
+    ThreadExecutor,
+    play_task,
+)
 from tests.referee.fakes import FakeBot, FakeSandbox, spec
 
 SEA = """5 5 10
@@ -254,3 +261,25 @@ def test_the_tournament_and_eval_take_any_executor(tmp_path: Path) -> None:
         executor=ex,  # type: ignore[arg-type]
     )
     assert ex.played == ["1", "2", "3", "4"] and [r.spec.number for r in rounds] == [1, 2, 3, 4]
+
+
+def test_an_internal_error_keeps_its_traceback_and_the_message_points_at_it(
+    tmp_path: Path,
+) -> None:
+    """Issue 33: an unexpected exception in a round is written whole (traceback, where it
+    was played) into the round's folder; the one-line message names the file."""
+
+    def crashes(map_inp: str, state: bytes | None) -> tuple[bytes | None, bytes | None, str]:
+        raise RuntimeError("the judge has a bug")
+
+    done, _ = collect(
+        ThreadExecutor(FakeSandbox({"a": crashes, "b": stay}), 1),  # type: ignore[arg-type]
+        tasks(tmp_path, 1),
+    )
+    (d,) = done
+    log = tmp_path / "round-0" / INTERNAL_ERROR_LOG
+    assert d.status is RoundStatus.FAILED and d.exit_code == 3
+    assert f"(the traceback is in {log})" in (d.error or "")
+    text = log.read_text()
+    assert "RuntimeError: the judge has a bug" in text and "Traceback (most recent call" in text
+    assert "played on this machine" in text and "in crashes" in text
