@@ -30,6 +30,7 @@ play equals the quiet one with every verdict OK, 1 otherwise.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -270,10 +271,14 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     on_s, off_s = (float(x) for x in args.burst.split(","))
     plays = [p.strip() for p in args.plays.split(",") if p.strip()]
-    if args.keep is not None:
-        args.keep.mkdir(parents=True, exist_ok=True)
+    with contextlib.ExitStack() as stack:
+        if args.keep is not None:
+            args.keep.mkdir(parents=True, exist_ok=True)
+            work = args.keep
+        else:
+            work = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="determinism-")))
         report = measure(
-            args.keep,
+            work,
             plays,
             args.turns,
             args.exe_cpu_ms,
@@ -283,19 +288,6 @@ def main(argv: list[str] | None = None) -> int:
             off_s,
             args.teams,
         )
-    else:
-        with tempfile.TemporaryDirectory(prefix="determinism-") as tmp:
-            report = measure(
-                Path(tmp),
-                plays,
-                args.turns,
-                args.exe_cpu_ms,
-                args.py_cpu_ms,
-                args.limit,
-                on_s,
-                off_s,
-                args.teams,
-            )
     if args.json:
         print(json.dumps(report, indent=2, ensure_ascii=False))
         return 0 if report["same"] else 1

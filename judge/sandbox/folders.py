@@ -243,23 +243,29 @@ def write_inputs(
     dfd = os.open(folder, _OPEN_DIR)
     try:
         for name, data in inputs.items():
-            fd = os.open(
-                name,
-                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-                0o644,
-                dir_fd=dfd,
-            )
-            try:
-                if owner is not None:
-                    os.fchown(fd, owner[0], owner[1])
-                view = memoryview(data)
-                while view:
-                    n = os.write(fd, view)
-                    view = view[n:]
-            finally:
-                os.close(fd)
+            _write_new(dfd, name, data, owner, 0o644)
     finally:
         os.close(dfd)
+
+
+def _write_new(dfd: int, name: str, data: bytes, owner: tuple[int, int] | None, mode: int) -> None:
+    """A new file in the folder ``dfd`` (never through a link, never over another),
+    handed to ``owner`` with ``mode``, holding ``data``."""
+    fd = os.open(
+        name,
+        os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+        0o600,
+        dir_fd=dfd,
+    )
+    try:
+        if owner is not None:
+            os.fchown(fd, owner[0], owner[1])
+        os.fchmod(fd, mode)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
 
 
 def save_file(folder: str, name: str, cap: int) -> tuple[bytes, int] | None:
@@ -319,22 +325,7 @@ def restore_file(
                 os.unlink(name, dir_fd=dfd)
         if saved is None:
             return
-        data, mode = saved
-        fd = os.open(
-            name,
-            os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
-            0o600,
-            dir_fd=dfd,
-        )
-        try:
-            if owner is not None:
-                os.fchown(fd, owner[0], owner[1])
-            os.fchmod(fd, mode)
-            view = memoryview(data)
-            while view:
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
+        _write_new(dfd, name, saved[0], owner, saved[1])
     finally:
         os.close(dfd)
 

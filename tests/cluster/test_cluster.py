@@ -87,6 +87,15 @@ def _config(folder: Path, bots: list[str], name: str = "judge.yaml") -> Path:
     return path
 
 
+def _sleepy_config(tmp_path: Path, work: Path) -> Path:
+    """sleepy (greedy's moves, 1.2 s a turn: rounds of 5 s or so) against random."""
+    shutil.copytree(work / "bots", tmp_path / "bots")
+    sleepy = tmp_path / "bots" / "sleepy"
+    shutil.copytree(tmp_path / "bots" / "slow", sleepy)
+    (sleepy / "slow.py").write_text((sleepy / "slow.py").read_text().replace("0.1", "1.2"))
+    return _config(tmp_path, ["sleepy", "random"])
+
+
 def _standings(out: Path) -> list[dict[str, Any]]:
     data = json.loads((out / "standings.json").read_text(encoding="utf-8"))
     return data["standings"] if isinstance(data, dict) else data
@@ -372,11 +381,7 @@ def test_a_worker_that_is_not_root_is_refused_by_name_unless_unsandboxed(
     tmp_path: Path, work: Path
 ) -> None:
     """Up front (the worker is there when the judge joins) and per round (it joins later)."""
-    shutil.copytree(work / "bots", tmp_path / "bots")
-    sleepy = tmp_path / "bots" / "sleepy"  # greedy's moves, 1.2 s a turn: rounds of 5 s or so
-    shutil.copytree(tmp_path / "bots" / "slow", sleepy)
-    (sleepy / "slow.py").write_text((sleepy / "slow.py").read_text().replace("0.1", "1.2"))
-    cfg_path = _config(tmp_path, ["sleepy", "random"])
+    cfg_path = _sleepy_config(tmp_path, work)
     with DaskProcs(tmp_path) as procs:
         address = procs.start_scheduler()
         procs.start_worker("root1")
@@ -440,11 +445,7 @@ def test_a_worker_of_another_judge_is_refused_by_name_whenever_it_joined(
     """Issue 33: every round carries the judge's version and code hash; a worker whose
     judge differs (here: the same version string, one comment more in its code) refuses
     the rounds sent to it, naming itself, even when it joins once the run is under way."""
-    shutil.copytree(work / "bots", tmp_path / "bots")
-    sleepy = tmp_path / "bots" / "sleepy"
-    shutil.copytree(tmp_path / "bots" / "slow", sleepy)
-    (sleepy / "slow.py").write_text((sleepy / "slow.py").read_text().replace("0.1", "1.2"))
-    cfg_path = _config(tmp_path, ["sleepy", "random"])
+    cfg_path = _sleepy_config(tmp_path, work)
     other = tmp_path / "other-judge"
     shutil.copytree(ROOT / "judge", other / "judge", ignore=shutil.ignore_patterns("__pycache__"))
     init = other / "judge" / "__init__.py"

@@ -26,6 +26,7 @@ from typing import Any
 
 import pytest
 
+import judge.tournament.ledger as ledger_module
 from judge.bots import BotSpec, resolve_bot
 from judge.errors import JudgeError
 from judge.evalbook import load_book
@@ -220,26 +221,7 @@ def _sql(path: Path, *statements: str) -> None:
         conn.close()
 
 
-LEDGER_COLUMNS = {
-    "meta": ("key", "value"),
-    "rounds": (
-        "match",
-        "round",
-        "map",
-        "seed",
-        "seat0",
-        "seat1",
-        "gold0",
-        "gold1",
-        "points0",
-        "points1",
-        "winner",
-        "end_reason",
-        "turns_played",
-        "result_json",
-        "finished_at",
-    ),
-}
+LEDGER_COLUMNS = ledger_module._COLUMNS  # every table and column the judge writes
 WRONG_VALUES = ["x'00ff'", "3.5", "'text'", "NULL", "-1", "'{\"a\": [1'"]
 
 

@@ -2,28 +2,18 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
 from types import ModuleType
 
 import pytest
 
 from judge.evaluate import wilson_interval
-
-SPARRING = Path(__file__).resolve().parents[2] / "benchmarks" / "sparring.py"
+from tests.benchmark_module import load_benchmark
 
 
 @pytest.fixture(scope="module")
 def sp() -> ModuleType:
     """The benchmark script as a module (benchmarks/ is no package), loaded once."""
-    spec = importlib.util.spec_from_file_location("bench_sparring", SPARRING)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    # Registered before it runs: its dataclasses look their module up by name.
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
+    return load_benchmark("sparring")
 
 
 def test_the_interval_counts_each_map_once(sp: ModuleType) -> None:

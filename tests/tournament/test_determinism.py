@@ -14,26 +14,14 @@ from __future__ import annotations
 import importlib.util
 import os
 import shutil
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
 from judge.sandbox.wine import find_wine
+from tests.benchmark_module import load_benchmark
 
 pytestmark = pytest.mark.slow
-
-BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "determinism.py"
-
-
-def _bench() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("bench_determinism", BENCH)
-    assert spec is not None and spec.loader is not None
-    mod = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = mod
-    spec.loader.exec_module(mod)
-    return mod
 
 
 def test_a_tournament_plays_the_same_under_load_beside_a_judge_and_on_a_cluster(
@@ -53,7 +41,7 @@ def test_a_tournament_plays_the_same_under_load_beside_a_judge_and_on_a_cluster(
         if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
             pytest.fail(why)
         pytest.skip(why)
-    report = _bench().measure(
+    report = load_benchmark("determinism").measure(
         tmp_path,
         ["bursts", "beside", "cluster"],
         turns=2,
