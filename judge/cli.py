@@ -31,6 +31,7 @@ from judge.commands import (
     match,
     replay,
     sandbox_info,
+    serve,
     tournament,
     validate,
 )
@@ -48,6 +49,7 @@ COMMANDS: list[tuple[str, ModuleType]] = [
     ("league", league),
     ("check-bot", check_bot),
     ("replay", replay),
+    ("serve", serve),
     ("sandbox-info", sandbox_info),
 ]
 

@@ -118,6 +118,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="no progress bar or per-round lines; only the standings and errors",
     )
+    p.add_argument(
+        "--serve",
+        nargs="?",
+        type=int,
+        const=8000,
+        metavar="PORT",
+        help="also show the tournament live in the browser while it is played, on "
+        "http://127.0.0.1:PORT/ (default 8000; projector view: /live), as judge serve does; "
+        "needs the web extra",
+    )
 
 
 def _resume_hint(args: argparse.Namespace, out: Path) -> str:
@@ -142,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     from judge.sandbox import CoreSpecError, Sandbox
     from judge.sandbox.cores import plan_cores, usable_cores
     from judge.tournament.config import load_config
-    from judge.tournament.play import INDEX_HTML, Runner
+    from judge.tournament.play import INDEX_HTML, Runner, check_fresh_folder
     from judge.views.tournament import RunView, write_index
 
     console = make_console()
@@ -180,6 +190,21 @@ def run(args: argparse.Namespace) -> int:
         runner.request_stop(name)
         view.stopping(name)
 
+    web = None
+    if args.serve is not None:
+        from judge.web.app import Background, import_web
+
+        import_web()
+        if not args.resume:
+            check_fresh_folder(out)  # refused before the page promises anything
+        out.mkdir(parents=True, exist_ok=True)
+        web = Background(out, "127.0.0.1", args.serve)
+        web.start()
+        console.print(
+            f"live at http://127.0.0.1:{args.serve}/ (projector view: "
+            f"http://127.0.0.1:{args.serve}/live)",
+            highlight=False,
+        )
     try:
         with stop_on_signals(first_signal):
             report = runner.run(resume=args.resume)
@@ -190,12 +215,37 @@ def run(args: argparse.Namespace) -> int:
             f"--resume:\n  {_resume_hint(args, out)}",
             130,
         )
+    except BaseException:
+        if web is not None:
+            web.stop()
+        raise
     if report.complete:
         try:
             write_index(out, runner.schedule, report.standings)
         except Exception as exc:  # noqa: BLE001 - the standings are out; the page is a view
             view.warning(f"{INDEX_HTML} not written: {type(exc).__name__}: {exc}")
-    return _report(console, args, out, report)
+    code = _report(console, args, out, report)
+    if web is not None:
+        _keep_serving(console, web, args.serve)
+    return code
+
+
+def _keep_serving(console: Console, web: Any, port: int) -> None:
+    """After the last round the room still looks at the final standings: the pages stay up
+    until Ctrl-C (or SIGTERM)."""
+    import signal
+    import threading
+
+    done = threading.Event()
+    old = {s: signal.signal(s, lambda *_: done.set()) for s in (signal.SIGINT, signal.SIGTERM)}
+    console.print(f"the pages stay up at http://127.0.0.1:{port}/ until Ctrl-C", highlight=False)
+    try:
+        while not done.wait(0.5):
+            pass
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+        web.stop()
 
 
 def _report(console: Console, args: argparse.Namespace, out: Path, report: RunReport) -> int:

@@ -176,10 +176,13 @@ class Ledger:
         return cls(conn, str(path))
 
     @classmethod
-    def open(cls, path: str | Path) -> Ledger:
+    def open(cls, path: str | Path, read_only: bool = False) -> Ledger:
         """An existing ledger, checked to be one this judge can read: a regular file, an
         SQLite database of this schema version with its tables and columns.  Anything
-        else is a LedgerError that says what is wrong and what to do; nothing is written."""
+        else is a LedgerError that says what is wrong and what to do; nothing is written.
+
+        ``read_only``: for a reader beside the judge that writes it (``judge serve``):
+        it never writes, and waits a moment for a round being committed."""
         if not os.path.lexists(path):
             raise LedgerError(f"{path}: no ledger there (nothing to resume)")
         try:
@@ -196,6 +199,9 @@ class Ledger:
             conn.close()
         if problem:
             raise LedgerError(f"{path}: {problem}; {_FIX}")
+        if read_only:
+            uri = f"{Path(path).resolve().as_uri()}?mode=ro"
+            return cls(sqlite3.connect(uri, uri=True, timeout=5.0), str(path))
         return cls(cls._connect(path), str(path))
 
     def close(self) -> None:

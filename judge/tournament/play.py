@@ -148,6 +148,34 @@ def write_match_result(
     write_result(out / pairing.folder, result)
 
 
+#: The tournament's plan, written when it starts (and again on every resume): what a live
+#: view (``judge serve``) needs to show the rounds still to play.
+SCHEDULE_JSON = "schedule.json"
+
+
+def write_schedule(out: Path, cfg: TournamentConfig, schedule: Sequence[Pairing]) -> None:
+    """``schedule.json``: the teams, and every match with its rounds (map owner, seats), in
+    the order the rounds are played."""
+    atomic.write_json(
+        out / SCHEDULE_JSON,
+        {
+            "teams": list(cfg.team_names),
+            "matches": [
+                {
+                    "folder": p.folder,
+                    "teams": list(p.teams),
+                    "rounds": [
+                        {"index": r.index, "map_owner": r.map_owner, "seats": list(r.seats)}
+                        for r in p.rounds
+                    ],
+                }
+                for p in schedule
+            ],
+            "play_order": [[r.match, r.index] for r in rounds_in_play_order(schedule)],
+        },
+    )
+
+
 def write_standings(
     out: Path, rows: Sequence[StandingRow], audit: StandingsAudit | None = None
 ) -> None:
@@ -399,6 +427,7 @@ class Runner:
                             cluster=venue.cluster or None,
                         )
                     )
+                    write_schedule(self.out, self.cfg, self.schedule)
                     self._tidy(todo, recorded)
                     self._play(todo, venue, ledger, recorded, report)
                 finally:

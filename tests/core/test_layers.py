@@ -39,6 +39,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("judge.evaluate", "judge.evalbook"),
     ("judge.tournament", "judge.league"),
     ("judge.views",),  # presentation
+    ("judge.web",),  # the pages served (judge serve, judge play)
     ("judge.commands", "judge.cli", "judge.__main__"),
 ]
 #: What the sandbox may import besides itself: nothing of the judge at all (it runs alone,
