@@ -236,6 +236,10 @@ def _load_yaml(file: Path, spec: str) -> Json:
         raise BotError(f"bot {excerpt(spec)}: cannot read {exc}") from None
     except yaml.YAMLError as exc:
         raise BotError(f"bot {excerpt(spec)}: {file} is not valid YAML:\n{exc}") from None
+    except (RecursionError, ValueError) as exc:  # nested too deep; a number too long for Python
+        raise BotError(
+            f"bot {excerpt(spec)}: {file} is not a bot.yaml: {excerpt(str(exc) or 'nested too deep', 120)}"
+        ) from None
     if not isinstance(data, dict):
         raise BotError(f"bot {excerpt(spec)}: {file} must be a mapping with a 'command:' key")
     unknown = set(data) - _KNOWN_KEYS
@@ -294,7 +298,7 @@ def build_output(folder: Path) -> str | None:
     """
     try:
         data = yaml.safe_load(read_input_text(folder / BOT_FILE, "a bot.yaml", CONFIG_BYTES))
-    except (InputFileError, yaml.YAMLError):
+    except (InputFileError, yaml.YAMLError, RecursionError, ValueError):
         return None
     build = data.get("build") if isinstance(data, dict) else None
     if isinstance(build, dict) and "output" in build:

@@ -94,10 +94,13 @@ def _file(index: int, args: list[str], placement: int, folder: Path, where: str)
     path = Path(args[0]) if Path(args[0]).is_absolute() else folder / args[0]
     try:
         gm = load_map(path)
+        resolved = str(path.resolve())
     except MapError as exc:
         raise EvalError(f"{where}: {exc}") from None
+    except OSError as exc:
+        raise EvalError(f"{where}: {excerpt(args[0])}: {exc.strerror or exc}") from None
     k = _k(args[1], where) if len(args) == 2 else gm.turns
-    return MapPlan(index, gm.rows, gm.cols, k, 0, placement, path=str(path.resolve()), name=args[0])
+    return MapPlan(index, gm.rows, gm.cols, k, 0, placement, path=resolved, name=args[0])
 
 
 def parse_book(text: str, folder: Path, source: str = "book") -> list[MapPlan]:

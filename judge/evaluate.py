@@ -46,6 +46,7 @@ from pathlib import Path
 
 from judge.bots import BotSpec
 from judge.errors import JudgeError
+from judge.inputfiles import excerpt
 from judge.mapgen import generate_map
 from judge.maps import MAX_SIZE, MAX_TURNS, MIN_SIZE, MIN_TURNS, GameMap, load_map
 from judge.pentanomial import (
@@ -159,9 +160,11 @@ def parse_turns(text: str) -> list[int]:
         try:
             k = int(tok)
         except ValueError:
-            raise EvalError(f"--turns: {tok!r} is not a number") from None
+            raise EvalError(f"--turns: {excerpt(tok)} is not a number") from None
         if not MIN_TURNS <= k <= MAX_TURNS or k % 2:
-            raise EvalError(f"--turns: {k}: K must be even, from {MIN_TURNS} to {MAX_TURNS}")
+            raise EvalError(
+                f"--turns: {excerpt(tok)}: K must be even, from {MIN_TURNS} to {MAX_TURNS}"
+            )
         if k not in values:
             values.append(k)
     if not values:

@@ -18,9 +18,11 @@ The errors name the file and what is wrong; the caller says what to do.
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 from judge.errors import JudgeError
 
@@ -36,9 +38,15 @@ class InputFileError(JudgeError, ValueError):
     """A file the judge was given cannot be read as one (exit status 2)."""
 
     def __init__(self, path: str | Path, reason: str) -> None:
-        super().__init__(f"{path}: {reason}")
+        super().__init__(f"{shown_path(path)}: {reason}")
         self.path = str(path)
         self.reason = reason
+
+
+def shown_path(path: str | Path) -> str:
+    """A path as a message shows it: whole up to 300 characters, else its start and end."""
+    text = str(path)
+    return text if len(text) <= 300 else f"{text[:150]}...{text[-120:]} ({len(text):,} characters)"
 
 
 def _kind(mode: int) -> str:
@@ -119,6 +127,15 @@ def read_input_text(path: str | Path, what: str, cap: int) -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InputFileError(path, "is not a text file (not UTF-8)") from None
+
+
+def parse_json(text: str) -> Any:
+    """``json.loads``, with every way a text can fail to be JSON a ValueError: nesting too
+    deep for the parser (RecursionError), a number too long for Python (ValueError)."""
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError("nested too deep to be read") from None
 
 
 def excerpt(value: object, limit: int = EXCERPT_CHARS) -> str:

@@ -142,8 +142,6 @@ def parse_map_text(text: str) -> ParsedMap:
     header = lines[0]
     if len(header) != 3 or any(_int_token(t) is None for t in header):
         shown = " ".join(header)
-        if len(shown) > 60:
-            shown = shown[:60] + "..."
         out.problems.append(f"line 1 is {excerpt(shown)}; it should be three whole numbers 'M N K'")
         return out
     m, n, k = (int(t) for t in header)

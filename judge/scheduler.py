@@ -87,20 +87,22 @@ class RoundDone:
     trace: str | None = None
 
 
-#: Where a round's unexpected failure is written, in the round's folder.
-INTERNAL_ERROR_LOG = "internal-error.log"
+#: A round's unexpected failure is written beside its folder (``internal-error-round-N.log``
+#: in the match folder): a resumed tournament clears the round's own folder to play it again.
+INTERNAL_ERROR_LOG = "internal-error-{round}.log"
 
 
 def keep_evidence(done: RoundDone) -> RoundDone:
-    """A failure with a traceback: the traceback written to ``internal-error.log`` in the
-    round's folder (with the worker that played it), and the message pointing at it.
+    """A failure with a traceback: the traceback written to ``internal-error-round-N.log``
+    beside the round's folder (with the worker that played it), and the message pointing
+    at it.
 
     Called by every executor before it reports the round, on the judge's machine,
     so the evidence of a bug is never lost with a worker or a one-line message.
     """
     if done.trace is None:
         return done
-    path = done.task.out_dir / INTERNAL_ERROR_LOG
+    path = done.task.out_dir.parent / INTERNAL_ERROR_LOG.format(round=done.task.out_dir.name)
     where = f"worker {done.worker}" if done.worker else "this machine"
     text = (
         f"judge {__version__}, round {done.task.key}, played on {where}\n"

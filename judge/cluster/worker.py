@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from distributed import Event, WorkerPlugin, get_client, get_worker
+from distributed.comm.core import CommClosedError
 
 from judge import __version__
 from judge.bots import BotError, BotSpec
@@ -336,8 +337,9 @@ class _FetchFailed(Exception):
         self.digest, self.cause, self.trace = digest, cause, trace
 
 
-#: The Dask failures that mean "the data is gone" (lost with a worker, cancelled, timed out).
-_LOST = (CancelledError, TimeoutError, OSError)
+#: The Dask failures that mean "the data is gone" (lost with a worker, cancelled, timed out,
+#: the connection to its holder closed); any other failure is said as it is.
+_LOST = (CancelledError, TimeoutError, ConnectionError, CommClosedError)
 
 
 def _fetch(digest: str) -> bytes:

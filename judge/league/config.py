@@ -225,6 +225,10 @@ def load_league(path: Path | str, build: bool | None = None) -> LeagueConfig:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         raise ConfigError(source, [f"not valid YAML: {exc}"]) from None
+    except (RecursionError, ValueError) as exc:  # nested too deep; a number too long for Python
+        raise ConfigError(
+            source, [f"not a league file: {excerpt(str(exc) or 'nested too deep', 120)}"]
+        ) from None
     if not isinstance(data, dict):
         raise ConfigError(source, [f"not a mapping of keys (keys: {', '.join(KEYS)})"])
     bad: list[str] = []

@@ -31,10 +31,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from judge import __version__
+from judge import __version__, sqlitefiles
 from judge.errors import JudgeError
 from judge.evaluate import MapPlan
-from judge.inputfiles import InputFileError, check_regular, excerpt
+from judge.inputfiles import InputFileError, excerpt, parse_json
 from judge.league.ratings import Rating
 
 SCHEMA_VERSION = 1
@@ -138,25 +138,28 @@ class Store:
         self.path = path
         fresh = not os.path.lexists(path)
         if not fresh:
-            # Checked before SQLite touches it: a FIFO would hang, another file be changed.
+            # Checked before SQLite touches them: a FIFO would hang it.
             try:
-                check_regular(path, "a league database (an SQLite file)")
+                sqlitefiles.check_files(path, "a league database (an SQLite file)")
             except InputFileError as exc:
                 raise StoreError(f"{exc}; {_FIX}") from None
-            problem = _shape_problem(path)
-            if problem:
-                raise StoreError(f"{path}: {problem}; {_FIX}")
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
-            self.db = sqlite3.connect(path, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            if fresh:
-                self.db.executescript(
-                    f"BEGIN; {_SCHEMA} PRAGMA user_version={SCHEMA_VERSION}; COMMIT;"
-                )
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{path}: not a league database ({exc}); {_FIX}") from None
+            # Opened for writing: a write a killed judge left unfinished is rolled back here.
+            conn = sqlitefiles.connect(path)
+        except sqlite3.Error as exc:
+            raise StoreError(f"{path}: cannot be opened ({exc}); {_FIX}") from None
+        self.db = _Guarded(conn, path)
+        if not fresh:
+            problem = _shape_problem(conn)
+            if problem:
+                conn.close()
+                raise StoreError(f"{path}: {problem}; {_FIX}")
+        # Only now, the file known to be ours, may its journal mode change.
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        if fresh:
+            self.db.executescript(f"BEGIN; {_SCHEMA} PRAGMA user_version={SCHEMA_VERSION}; COMMIT;")
 
     def close(self) -> None:
         self.db.close()
@@ -170,10 +173,12 @@ class Store:
         if active_only:
             q += " WHERE active = 1"
         out = []
-        for r in self._rows(q + " ORDER BY id"):
+        for r in self.db.execute(q + " ORDER BY id"):
             where = f"{self.path}: bots row id {excerpt(r[0])}"
             _check(where, r, ((0, "id", int), (1, "name", str), (2, "version", str), (3, "source", str)))  # fmt: skip
             _check(where, r, ((4, "mu", float), (5, "sigma", float)))
+            if not (abs(r[4]) <= MAX_RATING and 0 < r[5] <= MAX_RATING):
+                raise StoreError(f"{where}: mu {excerpt(r[4])} or sigma {excerpt(r[5])} is not a rating (|mu| and sigma at most {MAX_RATING:g}, sigma above 0); {_FIX}")  # fmt: skip
             _check(where, r, ((6, "rounds", int), (7, "wins", int), (8, "draws", int), (9, "losses", int), (10, "active", int)))  # fmt: skip
             if r[11] is not None:
                 _check(where, r, ((11, "parent", int),))
@@ -213,7 +218,13 @@ class Store:
     def last_run(self) -> tuple[int, int, bool] | None:
         """(id, target, finished) of the latest run, if any."""
         r = self.db.execute("SELECT id, target, finished_at FROM runs ORDER BY id DESC LIMIT 1").fetchone()  # fmt: skip
-        return None if r is None else (r[0], r[1], r[2] is not None)
+        if r is None:
+            return None
+        at = f"{self.path}: runs row id {excerpt(r[0])}"
+        _check(at, r, ((0, "id", int), (1, "target", int)))
+        if not 0 <= r[1] <= MAX_PAIRS or (r[2] is not None and not isinstance(r[2], str)):
+            raise StoreError(f"{at}: target {excerpt(r[1])} or finished_at {excerpt(r[2])} is not one a league run writes; {_FIX}")  # fmt: skip
+        return (r[0], r[1], r[2] is not None)
 
     def start_run(self, target: int) -> int:
         with self._tx():
@@ -226,14 +237,21 @@ class Store:
             self.db.execute("UPDATE runs SET finished_at = ? WHERE id = ?", (_now(), run_id))
 
     def pair_count(self) -> int:
-        return int(self.db.execute("SELECT count(*) FROM pairs").fetchone()[0])
+        return self._number("SELECT count(*) FROM pairs", "the number of pairs")
 
     # ----------------------------------------------------------------- pairs
     def next_batch(self) -> int:
-        return int(self.db.execute("SELECT coalesce(max(batch), 0) + 1 FROM pairs").fetchone()[0])
+        return self._number("SELECT coalesce(max(batch), 0) + 1 FROM pairs", "the next batch")
 
     def next_pair_id(self) -> int:
-        return int(self.db.execute("SELECT coalesce(max(id), 0) + 1 FROM pairs").fetchone()[0])
+        return self._number("SELECT coalesce(max(id), 0) + 1 FROM pairs", "the next pair id")
+
+    def _number(self, query: str, what: str) -> int:
+        row = self.db.execute(query).fetchone()
+        value = row[0] if row else None
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise StoreError(f"{self.path}: {what} is {excerpt(value)}, not a whole number: the pairs table holds values of the wrong type; {_FIX}")  # fmt: skip
+        return value
 
     def add_pairs(self, batch: int, pairs: list[tuple[int, int, int, MapPlan]]) -> None:
         """Record a chosen batch (pair id, a, b, map) before any of it is played."""
@@ -244,12 +262,15 @@ class Store:
             )
 
     def pairs(self, where: str = "", args: tuple[Any, ...] = ()) -> list[PairRow]:
-        rows = self._rows(
+        rows = self.db.execute(
             "SELECT id, batch, a, b, map_json, applied FROM pairs " + where + " ORDER BY id", args
         )
+        known = {r[0] for r in self.db.execute("SELECT id FROM bots")}
         out = []
         for r in rows:
             at = f"{self.path}: pairs row id {excerpt(r[0])}"
+            if r[2] not in known or r[3] not in known:
+                raise StoreError(f"{at}: its bots {excerpt(r[2])} and {excerpt(r[3])} are not both in the bots table; {_FIX}")  # fmt: skip
             _check(at, r, ((0, "id", int), (1, "batch", int), (2, "a", int), (3, "b", int), (4, "map_json", str), (5, "applied", int)))  # fmt: skip
             out.append(PairRow(r[0], r[1], r[2], r[3], _map_plan(at, r[4]), bool(r[5])))
         return out
@@ -282,7 +303,7 @@ class Store:
             )
 
     def rounds(self, pair: int) -> dict[int, RoundRow]:
-        rows = self._rows(
+        rows = self.db.execute(
             "SELECT pair, a_seat, outcome, gold_a, gold_b, end_reason, replay, error FROM rounds WHERE pair = ?",  # fmt: skip
             (pair,),
         )
@@ -292,15 +313,10 @@ class Store:
             for i, name, kind in ((2, "outcome", str), (3, "gold_a", int), (4, "gold_b", int), (5, "end_reason", str), (6, "replay", str), (7, "error", str)):  # fmt: skip
                 if r[i] is not None:
                     _check(at, r, ((i, name, kind),))
+            if r[1] not in (0, 1) or r[2] not in (None, "win", "draw", "loss"):
+                raise StoreError(f"{at}: a_seat {excerpt(r[1])} or outcome {excerpt(r[2])} is not one a round writes (seat 0 or 1; win, draw, loss or none); {_FIX}")  # fmt: skip
             out[r[1]] = RoundRow(*r)
         return out
-
-    def _rows(self, query: str, args: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
-        """A query's rows; a damaged page is a StoreError, never an sqlite3 traceback."""
-        try:
-            return self.db.execute(query, args).fetchall()
-        except sqlite3.DatabaseError as exc:
-            raise StoreError(f"{self.path}: cannot be read ({exc}): the file is damaged; {_FIX}") from None  # fmt: skip
 
     def apply(self, updates: dict[int, tuple[Rating, int, int, int]], pair_ids: list[int]) -> None:
         """New ratings and round counts (wins, draws, losses added) and the pairs marked applied."""
@@ -314,6 +330,10 @@ class Store:
             self.db.executemany("UPDATE pairs SET applied = 1 WHERE id = ?", [(i,) for i in pair_ids])  # fmt: skip
 
 
+#: No rating comes near this (OpenSkill's start is 25 +- 8.3): a larger one is damage.
+MAX_RATING = 1e6
+#: A league run never plans more pairs than this (a damaged target would play for ever).
+MAX_PAIRS = 10_000_000
 _FIX = "the league database was not changed; restore it from a copy, or start the league in a new folder"  # fmt: skip
 #: The columns of each table as this judge writes them.
 _COLUMNS = {
@@ -348,19 +368,13 @@ _COLUMNS = {
 }
 
 
-def _shape_problem(path: Path) -> str:
+def _shape_problem(conn: sqlite3.Connection) -> str:
     """Why an existing file is not a league database this judge reads ('' if it is one)."""
-    try:
-        conn = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    except sqlite3.Error as exc:
-        return f"cannot be opened ({exc})"
     try:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         columns = {t: tuple(r[1] for r in conn.execute(f"PRAGMA table_info({t})")) for t in _COLUMNS}  # fmt: skip
-    except sqlite3.DatabaseError as exc:
-        return f"not a league database: not an SQLite database this judge can read ({exc})"
-    finally:
-        conn.close()
+    except sqlite3.Error as exc:
+        return sqlitefiles.why(exc, "a league database")
     if version == 0 and not any(columns.values()):
         return "an SQLite file that is not a league database"
     if version != SCHEMA_VERSION:
@@ -371,6 +385,60 @@ def _shape_problem(path: Path) -> str:
         if columns[table] != want:
             return f"its '{table}' table has the columns {', '.join(columns[table])}, not those of schema version {SCHEMA_VERSION} ({', '.join(want)})"  # fmt: skip
     return ""
+
+
+class _Rows:
+    """A query's rows, all read at once (so a damaged page is found inside the guard)."""
+
+    def __init__(self, rows: list[tuple[Any, ...]], lastrowid: int | None) -> None:
+        self.rows, self.lastrowid = rows, lastrowid
+
+    def fetchone(self) -> tuple[Any, ...] | None:
+        return self.rows[0] if self.rows else None
+
+    def fetchall(self) -> list[tuple[Any, ...]]:
+        return self.rows
+
+    def __iter__(self) -> Any:
+        return iter(self.rows)
+
+
+class _Guarded:
+    """The database connection, every SQLite error a StoreError in words (a busy database
+    is another judge at work, not a damaged file)."""
+
+    def __init__(self, conn: sqlite3.Connection, path: Path) -> None:
+        self.conn, self.path = conn, path
+
+    def _fail(self, exc: sqlite3.Error) -> StoreError:
+        if self.conn.in_transaction:
+            try:
+                self.conn.execute("ROLLBACK")
+            except sqlite3.Error:
+                pass
+        return StoreError(f"{self.path}: {sqlitefiles.why(exc, 'a league database')}; {_FIX}")
+
+    def execute(self, query: str, args: Any = ()) -> _Rows:
+        try:
+            cur = self.conn.execute(query, args)
+            return _Rows(cur.fetchall(), cur.lastrowid)
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from None
+
+    def executemany(self, query: str, args: Any) -> None:
+        try:
+            self.conn.executemany(query, args)
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from None
+
+    def executescript(self, script: str) -> None:
+        try:
+            self.conn.executescript(script)
+        except sqlite3.Error as exc:
+            raise self._fail(exc) from None
+
+    def close(self) -> None:
+        self.conn.close()
 
 
 def _check(where: str, row: tuple[Any, ...], fields: tuple[tuple[int, str, type], ...]) -> None:
@@ -389,7 +457,7 @@ def _check(where: str, row: tuple[Any, ...], fields: tuple[tuple[int, str, type]
 def _map_plan(where: str, text: str) -> MapPlan:
     """A pair's map plan from its JSON column, checked key by key."""
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except ValueError as exc:
         raise StoreError(f"{where}: map_json is not JSON ({exc}); {_FIX}") from None  # fmt: skip
     fields = {f.name: f for f in dataclasses.fields(MapPlan)}
@@ -410,11 +478,14 @@ def _map_plan(where: str, text: str) -> MapPlan:
 class _Transaction:
     """BEGIN IMMEDIATE ... COMMIT, or ROLLBACK on any exception (all or nothing)."""
 
-    def __init__(self, db: sqlite3.Connection):
+    def __init__(self, db: _Guarded):
         self.db = db
 
     def __enter__(self) -> None:
         self.db.execute("BEGIN IMMEDIATE")
 
     def __exit__(self, exc_type: object, exc: object, tb: object) -> None:
-        self.db.execute("COMMIT" if exc_type is None else "ROLLBACK")
+        if exc_type is None:
+            self.db.execute("COMMIT")
+        elif self.db.conn.in_transaction:  # a failed statement may have rolled back already
+            self.db.execute("ROLLBACK")

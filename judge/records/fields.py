@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from judge.errors import JudgeError
+from judge.inputfiles import excerpt
 from judge.rules import Event, EventKind, Pos, SinkCause
 
 _CELL = re.compile(r"^(?:\d+|D|W|S)$")
@@ -52,7 +53,7 @@ def read_pos(what: str, p: Any, size: tuple[int, int] | None = None) -> Pos | No
     if p is None:
         return None
     if not (is_pair(p) and is_int(p[0]) and is_int(p[1])):
-        raise RecordError(f"{what} must be null or [row, col], not {p!r}")
+        raise RecordError(f"{what} must be null or [row, col], not {excerpt(p)}")
     if size is not None and not (1 <= p[0] <= size[0] and 1 <= p[1] <= size[1]):
         raise RecordError(f"{what} {p} is outside the {size[0]}x{size[1]} map")
     return (p[0], p[1])
@@ -70,7 +71,7 @@ def read_grid(grid: Any, rows: int, cols: int, part: str | None = None) -> tuple
             raise RecordError(f"grid row {i} has {len(toks)} cells, expected {cols}", part)
         for j, tok in enumerate(toks, start=1):
             if not _CELL.match(tok):
-                raise RecordError(f"cell ({i},{j}) is {tok!r}: not a number, D or S", part)
+                raise RecordError(f"cell ({i},{j}) is {excerpt(tok)}: not a number, D or S", part)
     return tuple(grid)
 
 
@@ -88,13 +89,13 @@ def read_number(what: str, v: Any) -> float | None:
     if v is None:
         return None
     if not isinstance(v, (int, float)) or isinstance(v, bool):
-        raise RecordError(f"{what} must be a number or null, not {v!r}")
+        raise RecordError(f"{what} must be a number or null, not {excerpt(v)}")
     return v
 
 
 def read_text(what: str, v: Any) -> str | None:
     if v is not None and not isinstance(v, str):
-        raise RecordError(f"{what} must be text or null, not {v!r}")
+        raise RecordError(f"{what} must be text or null, not {excerpt(v)}")
     return v
 
 
@@ -152,13 +153,13 @@ class JsonObject:
 
     def __init__(self, value: Any, where: str):
         if not isinstance(value, dict):
-            raise RecordError(f"{where} must be an object, not {value!r}")
+            raise RecordError(f"{where} must be an object, not {excerpt(value)}")
         self.d: Mapping[str, Any] = value
         self.where = where
 
     def fail(self, key: str, what: str) -> RecordError:
         """The error for a bad field, naming it (``eval.pairs.elo must be a number, not 'x'``)."""
-        return RecordError(f"{self.where}.{key} must be {what}, not {self.d.get(key)!r}")
+        return RecordError(f"{self.where}.{key} must be {what}, not {excerpt(self.d.get(key))}")
 
     def has(self, key: str) -> bool:
         return key in self.d

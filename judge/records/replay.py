@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from judge.inputfiles import excerpt
 from judge.records.fields import (
     AnyEvent,
     Json,
@@ -227,7 +228,9 @@ def _runs(d: Mapping[str, Any]) -> tuple[SeatRun, SeatRun]:
             try:
                 status = MoveStatus(status)
             except ValueError:
-                raise RecordError(f"move_status[{s}] {status!r} is not a move status") from None
+                raise RecordError(
+                    f"move_status[{s}] {excerpt(status)} is not a move status"
+                ) from None
         discarded = pairs["discarded"][s]
         if not isinstance(discarded, list):
             raise RecordError(f"discarded[{s}] must be a list of lines")
@@ -374,7 +377,7 @@ class TurnRecord:
             if key not in rec:
                 raise RecordError(f"the turn record has no {key!r}")
         if not (is_int(rec["turn"]) and rec["turn"] >= 1):
-            raise RecordError(f"'turn' must be a positive integer, not {rec['turn']!r}")
+            raise RecordError(f"'turn' must be a positive integer, not {excerpt(rec['turn'])}")
         if not is_pair(rec["positions"]):
             raise RecordError("'positions' must be a list of 2")
         positions = [read_pos(f"positions[{s}]", rec["positions"][s], (rows, cols)) for s in (0, 1)]
@@ -398,7 +401,7 @@ class TurnRecord:
         try:
             end_reason = EndReason(reason) if reason is not None else None
         except ValueError:
-            raise RecordError(f"'end_reason' {reason!r} is not an end reason") from None
+            raise RecordError(f"'end_reason' {excerpt(reason)} is not an end reason") from None
         attempts = rec.get("attempts") or []
         if not isinstance(attempts, list):
             raise RecordError("'attempts' must be a list")

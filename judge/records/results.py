@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from judge.inputfiles import excerpt
 from judge.records.fields import (
     Json,
     RecordError,
@@ -89,7 +90,7 @@ class SeatStats:
     @classmethod
     def from_json(cls, d: Any) -> SeatStats:
         if not isinstance(d, dict):
-            raise RecordError(f"a seat's 'stats' must be an object, not {d!r}")
+            raise RecordError(f"a seat's 'stats' must be an object, not {excerpt(d)}")
         verdicts = d.get("verdicts") or {}
         if not isinstance(verdicts, dict) or not all(is_int(n) for n in verdicts.values()):
             raise RecordError("'stats.verdicts' must map verdicts to counts")
@@ -190,7 +191,9 @@ class RoundResult:
             return self
         if tuple(teams) == _swap(self.seats):
             return self.swapped()
-        raise ValueError(f"{list(teams)} are not the teams of this round ({list(self.seats)})")
+        raise ValueError(
+            f"{excerpt(list(teams))} are not the teams of this round ({excerpt(list(self.seats))})"
+        )
 
     def to_json(self, teams: Sequence[str] | None = None) -> Json:
         """result.json's entry; a tournament's (``seats`` set) lists pairs in ``teams`` order."""
@@ -219,7 +222,7 @@ class RoundResult:
     def from_json(cls, d: Any, teams: Sequence[str] | None = None) -> RoundResult:
         """Read an entry; one that names its ``seats`` lists its pairs in ``teams`` order."""
         if not isinstance(d, dict):
-            raise RecordError(f"a round's result must be an object, not {d!r}")
+            raise RecordError(f"a round's result must be an object, not {excerpt(d)}")
         for key in ("map", "gold", "points", "winner", "end_reason", "replay"):
             if key not in d:
                 raise RecordError(f"a round's result has no {key!r}")
@@ -231,11 +234,13 @@ class RoundResult:
             ints[key] = (v[0], v[1])
         winner = d["winner"]
         if winner not in (0, 1, None) or isinstance(winner, bool):
-            raise RecordError(f"'winner' must be 0, 1 or null, not {winner!r}")
+            raise RecordError(f"'winner' must be 0, 1 or null, not {excerpt(winner)}")
         try:
             reason = EndReason(d["end_reason"])
         except ValueError:
-            raise RecordError(f"'end_reason' {d['end_reason']!r} is not an end reason") from None
+            raise RecordError(
+                f"'end_reason' {excerpt(d['end_reason'])} is not an end reason"
+            ) from None
         if not isinstance(d["replay"], str):
             raise RecordError("'replay' must be the replay's path")
         flags = {}
@@ -283,7 +288,9 @@ class RoundResult:
             return listed
         if tuple(teams) == _swap(listed.seats):
             return listed.swapped()
-        raise RecordError(f"'seats' {list(listed.seats)} are not the match's teams {list(teams)}")
+        raise RecordError(
+            f"'seats' {excerpt(list(listed.seats))} are not the match's teams {excerpt(list(teams))}"
+        )
 
 
 @dataclass

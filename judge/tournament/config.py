@@ -296,6 +296,10 @@ def load_config(
         data = yaml.load(text, Loader=_UniqueKeyLoader)
     except yaml.YAMLError as exc:
         raise ConfigError(source, [f"not valid YAML: {exc}; fix the line shown"]) from None
+    except (RecursionError, ValueError) as exc:  # nested too deep; a number too long for Python
+        raise ConfigError(
+            source, [f"not a configuration: {excerpt(str(exc) or 'nested too deep', 120)}"]
+        ) from None
     if not isinstance(data, dict):
         shown = "empty" if data is None else f"a {type(data).__name__}"
         raise ConfigError(

@@ -33,12 +33,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from judge import __version__
+from judge import __version__, sqlitefiles
 from judge.errors import JudgeError
-from judge.inputfiles import InputFileError, check_regular, excerpt
+from judge.inputfiles import InputFileError, excerpt, parse_json
 from judge.records import Json, RecordError, RoundResult
 from judge.records.standings import LedgerRun
-from judge.tournament.pairings import match_teams
+from judge.tournament.pairings import ROUNDS_PER_MATCH, match_teams
 
 SCHEMA_VERSION = 1
 LEDGER_FILE = "ledger.sqlite"
@@ -186,23 +186,27 @@ class Ledger:
         if not os.path.lexists(path):
             raise LedgerError(f"{path}: no ledger there (nothing to resume)")
         try:
-            check_regular(path, "a ledger (an SQLite file)")
+            sqlitefiles.check_files(path, "a ledger (an SQLite file)")
         except InputFileError as exc:
             raise LedgerError(f"{exc}; {_FIX}") from None
         try:
-            conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
+            # Opened for writing (unless read_only): a write a killed judge left unfinished
+            # is rolled back by SQLite here, so a killed tournament resumes.
+            conn = sqlitefiles.connect(path, read_only)
         except sqlite3.Error as exc:
             raise LedgerError(f"{path}: cannot be opened ({exc}); {_FIX}") from None
         try:
             problem = _shape_problem(conn)
-        finally:
+        except sqlite3.Error as exc:
             conn.close()
+            raise LedgerError(f"{path}: {sqlitefiles.why(exc, 'a ledger')}") from None
         if problem:
+            conn.close()
             raise LedgerError(f"{path}: {problem}; {_FIX}")
-        if read_only:
-            uri = f"{Path(path).resolve().as_uri()}?mode=ro"
-            return cls(sqlite3.connect(uri, uri=True, timeout=5.0), str(path))
-        return cls(cls._connect(path), str(path))
+        if not read_only:
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("PRAGMA foreign_keys = ON")
+        return cls(conn, str(path))
 
     def close(self) -> None:
         self._conn.close()
@@ -214,6 +218,26 @@ class Ledger:
         self.close()
 
     # ------------------------------------------------------------------ meta
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """One transaction: rolled back on any failure, and an SQLite error said in words."""
+        try:
+            yield
+        except sqlite3.IntegrityError:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            raise
+        except sqlite3.Error as exc:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            raise LedgerError(
+                f"{self.path}: cannot be written: {sqlitefiles.why(exc, 'a ledger')}"
+            ) from None
+        except BaseException:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
+            raise
+
     @contextmanager
     def _reading(self) -> Iterator[None]:
         """A damaged page found while reading is a LedgerError, never an sqlite3 traceback."""
@@ -238,7 +262,7 @@ class Ledger:
         """The configuration's fingerprint as the ledger recorded it (LedgerError if damaged)."""
         text = self.meta("config")
         try:
-            value = json.loads(text) if text else {}
+            value = parse_json(text) if text else {}
         except ValueError as exc:
             raise LedgerError(
                 f"{self.path}: its record of the configuration (meta 'config') is damaged: "
@@ -257,13 +281,14 @@ class Ledger:
 
     def runs(self) -> list[LedgerRun]:
         """Every start and resume recorded so far (see :meth:`record_run`), oldest first."""
-        try:
-            runs = json.loads(self.meta("runs") or "[]")
-        except ValueError:
-            return []
-        if not isinstance(runs, list):
-            return []
-        return [LedgerRun.from_json(r) for r in runs if isinstance(r, dict)]
+        runs = parse_json(self.meta("runs") or "[]")
+        if not isinstance(runs, list) or not all(isinstance(r, dict) for r in runs):
+            # Refused, not replaced: the audit trail is what an organiser checks later.
+            raise LedgerError(
+                f"{self.path}: its record of the runs (meta 'runs') is damaged: "
+                f"{excerpt(self.meta('runs'))} is not a list of runs; {_FIX}"
+            )
+        return [LedgerRun.from_json(r) for r in runs]
 
     def record_run(self, run: LedgerRun) -> None:
         """Add one start or resume to the audit trail, before any of its rounds is played.
@@ -273,17 +298,13 @@ class Ledger:
         ``started_at`` is set here (now).
         """
         runs = [r.to_json() for r in [*self.runs(), replace(run, started_at=_now())]]
-        try:
+        with self._writing():
             self._conn.execute("BEGIN IMMEDIATE")
             self._conn.execute(
                 "INSERT OR REPLACE INTO meta(key, value) VALUES ('runs', ?)",
                 (json.dumps(runs, sort_keys=True),),
             )
             self._conn.execute("COMMIT")
-        except BaseException:
-            if self._conn.in_transaction:
-                self._conn.execute("ROLLBACK")
-            raise
 
     # ---------------------------------------------------------------- rounds
     def record(self, rnd: LedgerRound) -> None:
@@ -316,23 +337,19 @@ class Ledger:
             rnd.finished_at or _now(),
         )
         try:
-            self._conn.execute("BEGIN IMMEDIATE")
-            self._conn.execute(
-                "INSERT INTO rounds(match, round, map, seed, seat0, seat1, gold0, gold1, "
-                "points0, points1, winner, end_reason, turns_played, result_json, finished_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                row,
-            )
-            self._conn.execute("COMMIT")
+            with self._writing():
+                self._conn.execute("BEGIN IMMEDIATE")
+                self._conn.execute(
+                    "INSERT INTO rounds(match, round, map, seed, seat0, seat1, gold0, gold1, "
+                    "points0, points1, winner, end_reason, turns_played, result_json, "
+                    "finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    row,
+                )
+                self._conn.execute("COMMIT")
         except sqlite3.IntegrityError as exc:
-            self._conn.execute("ROLLBACK")
             raise LedgerError(
                 f"round {rnd.round} of {rnd.match} cannot be recorded: {exc}"
             ) from None
-        except BaseException:
-            if self._conn.in_transaction:
-                self._conn.execute("ROLLBACK")
-            raise
 
     def rounds(self) -> list[LedgerRound]:
         """Every recorded round, by match and round index."""
@@ -346,8 +363,10 @@ class Ledger:
             try:
                 if not all(isinstance(v, str) for v in (match, seat0, seat1, result_json)):
                     raise ValueError("a text column holds something else")
+                if not isinstance(idx, int) or not 1 <= idx <= ROUNDS_PER_MATCH:
+                    raise ValueError(f"a match has rounds 1 to {ROUNDS_PER_MATCH}, not this one")
                 teams = match_teams(match, (seat0, seat1))
-                result = RoundResult.from_json(json.loads(result_json), teams)
+                result = RoundResult.from_json(parse_json(result_json), teams)
             except (ValueError, TypeError, RecordError) as exc:
                 raise LedgerError(
                     f"{self.path}: round {excerpt(idx)} of {excerpt(match)} cannot be read "
@@ -358,8 +377,7 @@ class Ledger:
 
     def done(self) -> set[tuple[str, int]]:
         """The (match, round) keys already recorded: these are never played again."""
-        with self._reading():
-            return {(m, r) for m, r in self._conn.execute("SELECT match, round FROM rounds")}
+        return {r.key for r in self.rounds()}
 
 
 def _shape_problem(conn: sqlite3.Connection) -> str:
@@ -373,8 +391,12 @@ def _shape_problem(conn: sqlite3.Connection) -> str:
         meta = (
             dict(conn.execute("SELECT key, value FROM meta").fetchall()) if columns["meta"] else {}
         )
+    except sqlite3.OperationalError as exc:
+        if any(w in str(exc) for w in ("locked", "busy", "readonly")):
+            raise  # said by the caller: not a damaged file
+        return sqlitefiles.why(exc, "a ledger")
     except sqlite3.DatabaseError as exc:
-        return f"not a ledger: not an SQLite database this judge can read ({exc})"
+        return sqlitefiles.why(exc, "a ledger")
     writer = _writer(meta)
     if version != SCHEMA_VERSION:
         return (
@@ -397,9 +419,9 @@ def _writer(meta: dict[object, object]) -> str:
     """`` (written by judge X)`` from a ledger's meta, as far as it tells."""
     versions: list[str] = []
     try:
-        runs = json.loads(str(meta.get("runs") or "[]"))
+        runs = parse_json(str(meta.get("runs") or "[]"))
         versions = [str(r.get("judge_version")) for r in runs if isinstance(r, dict)]
-    except (ValueError, AttributeError):
+    except (ValueError, AttributeError, TypeError):
         pass
     versions = [v for v in versions if v and v != "None"]
     return f" (written by judge {excerpt(versions[-1])})" if versions else ""

@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from judge import names
+from judge.inputfiles import excerpt
 from judge.seeds import derive
 
 ROUNDS_PER_MATCH = 3
@@ -68,7 +69,7 @@ def match_teams(folder: str, seats: tuple[str, str]) -> tuple[str, str]:
     for teams in (seats, (seats[1], seats[0])):
         if match_folder(*teams) == folder:
             return teams
-    raise ValueError(f"{list(seats)} are not the teams of the match {folder!r}")
+    raise ValueError(f"{excerpt(list(seats))} are not the teams of the match {excerpt(folder)}")
 
 
 def match_seed(tournament_seed: int, first: str, second: str) -> int:

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from judge.inputfiles import RECORD_BYTES, InputFileError, read_input_text
+from judge.inputfiles import RECORD_BYTES, InputFileError, excerpt, parse_json, read_input_text
 from judge.records import (
     REPLAY_SCHEMA,
     MatchResult,
@@ -145,6 +145,13 @@ def _read_text(path: Path) -> str:
         raise ReplayError(str(exc)) from None
 
 
+def _json_why(exc: ValueError) -> str:
+    """Why a text is not JSON, where it says (a message, never the text itself)."""
+    if isinstance(exc, json.JSONDecodeError):
+        return f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
+    return excerpt(str(exc), 120)
+
+
 def load_replay_file(
     path: Path | str, index: int = 1, result: RoundResult | None = None
 ) -> RoundReplay:
@@ -164,14 +171,12 @@ def load_replay_file(
     objs: list[tuple[int, Any]] = []
     for k, (n, ln) in enumerate(numbered):
         try:
-            objs.append((n, json.loads(ln)))
-        except json.JSONDecodeError as exc:
+            objs.append((n, parse_json(ln)))
+        except ValueError as exc:
             if partial and k == len(numbered) - 1 and k > 0:
                 notes.append(f"line {n} was cut short (the round did not finish); ignored")
                 break
-            raise ReplayError(
-                f"{p}, line {n}: not valid JSON ({exc.msg} at column {exc.colno})"
-            ) from None
+            raise ReplayError(f"{p}, line {n}: not valid JSON ({_json_why(exc)})") from None
     try:
         header = ReplayHeader.from_json(objs[0][1])
     except RecordError as exc:
@@ -212,9 +217,9 @@ def _round_dirs(folder: Path) -> list[tuple[int, Path]]:
 def load_result(path: Path) -> MatchResult:
     """A match's result.json, checked (a ReplayError names the file and the problem)."""
     try:
-        data = json.loads(_read_text(path))
-    except json.JSONDecodeError as exc:
-        raise ReplayError(f"{path}: not valid JSON ({exc.msg} at line {exc.lineno})") from None
+        data = parse_json(_read_text(path))
+    except ValueError as exc:
+        raise ReplayError(f"{path}: not valid JSON ({_json_why(exc)})") from None
     try:
         return MatchResult.from_json(data)
     except RecordError as exc:
@@ -241,8 +246,19 @@ def matches_in(folder: Path | str) -> list[tuple[Path, MatchResult | None]]:
 
 
 def load(path: Path | str) -> MatchReplay:
-    """Whatever the user pointed at: a match folder, a round folder, or a replay file."""
-    p = Path(path)
+    """Whatever the user pointed at: a match folder, a round folder, or a replay file.
+
+    Any OS error on the way (a path too long, a folder it may not read) is a
+    ReplayError naming the path, never a traceback."""
+    try:
+        return _load(Path(path))
+    except OSError as exc:
+        raise ReplayError(
+            f"{excerpt(str(path), 200)}: cannot be read: {exc.strerror or type(exc).__name__}"
+        ) from None
+
+
+def _load(p: Path) -> MatchReplay:
     if not p.exists():
         raise ReplayError(f"{p}: no such file or folder")
     if p.is_file():

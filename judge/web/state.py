@@ -10,12 +10,11 @@ data; the pages show every text in them as text.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from judge.errors import JudgeError
-from judge.inputfiles import RECORD_BYTES, InputFileError, read_input_text
+from judge.inputfiles import RECORD_BYTES, InputFileError, parse_json, read_input_text
 from judge.records import Json, RecordError, ReplayHeader, RoundResult, TurnRecord
 from judge.tournament.ledger import LEDGER_FILE, Ledger
 from judge.tournament.play import SCHEDULE_JSON, STANDINGS_JSON
@@ -28,7 +27,7 @@ PART = "replay.jsonl.part"
 
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(read_input_text(path, "a JSON file", RECORD_BYTES))
+        return parse_json(read_input_text(path, "a JSON file", RECORD_BYTES))
     except (InputFileError, ValueError):
         return None
 
@@ -141,7 +140,7 @@ def round_frames(path: Path, start: int = 0) -> tuple[Json | None, list[Json], i
     if not complete:
         return None, [], start
     try:
-        header = ReplayHeader.from_json(json.loads(complete[0]))
+        header = ReplayHeader.from_json(parse_json(complete[0]))
     except (ValueError, RecordError):
         return None, [], start
     names = list(header.teams)
@@ -157,7 +156,7 @@ def round_frames(path: Path, start: int = 0) -> tuple[Json | None, list[Json], i
     n = max(start, 1)
     for line in complete[n:]:
         try:
-            rec = TurnRecord.from_json(json.loads(line), header.map.rows, header.map.cols)
+            rec = TurnRecord.from_json(parse_json(line), header.map.rows, header.map.cols)
         except (ValueError, RecordError):
             break
         frames.append(_frame(rec, names))

@@ -26,6 +26,7 @@ LAYERS: list[tuple[str, ...]] = [
         "judge.names",
         "judge.pentanomial",
         "judge.inputfiles",
+        "judge.sqlitefiles",
     ),
     ("judge.settings", "judge.grid", "judge.seeds"),
     ("judge.bundled",),  # where the bundled bots and maps are

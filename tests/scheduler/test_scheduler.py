@@ -277,7 +277,7 @@ def test_an_internal_error_keeps_its_traceback_and_the_message_points_at_it(
         tasks(tmp_path, 1),
     )
     (d,) = done
-    log = tmp_path / "round-0" / INTERNAL_ERROR_LOG
+    log = tmp_path / INTERNAL_ERROR_LOG.format(round="round-0")
     assert d.status is RoundStatus.FAILED and d.exit_code == 3
     assert f"(the traceback is in {log})" in (d.error or "")
     text = log.read_text()
