@@ -29,6 +29,7 @@ from judge.commands import (
     genmap,
     league,
     match,
+    play,
     replay,
     sandbox_info,
     serve,
@@ -50,6 +51,7 @@ COMMANDS: list[tuple[str, ModuleType]] = [
     ("check-bot", check_bot),
     ("replay", replay),
     ("serve", serve),
+    ("play", play),
     ("sandbox-info", sandbox_info),
 ]
 

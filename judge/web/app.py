@@ -257,3 +257,78 @@ class Background:
         self.site.stopping.set()
         self.server.should_exit = True
         self.thread.join(10)
+
+
+#: The longest MAP.INP the position editor sends (a 15 x 15 sea is under 1 KiB).
+MAX_MAP_INP = 64 * 1024
+
+
+class PlaySite:
+    """``judge play``: a person's round against a bot, and the position editor."""
+
+    def __init__(self, session: Any, ask: Callable[[str], Any], first_map_inp: str) -> None:
+        self.session = session
+        self.ask_bot = ask
+        self.first_map_inp = first_map_inp
+        self.site = Site(session.out)
+
+    async def page(self, request: Request) -> Response:
+        return _html(pages.play_page())
+
+    async def editor(self, request: Request) -> Response:
+        waiting = [e for e in self.session.events if e.get("kind") == "your_turn"]
+        start = waiting[-1]["map_inp"] if waiting else self.first_map_inp
+        return _html(pages.editor_page(start))
+
+    async def events(self, request: Request) -> Response:
+        async def stream() -> AsyncIterator[str]:
+            n = 0
+            while not self.site.stopping.is_set():
+                new = await asyncio.to_thread(self.session.events_after, n, 1.0)
+                if new:
+                    n += len(new)
+                    yield f"data: {json.dumps(new, ensure_ascii=False)}\n\n"
+                    if any(e.get("kind") in ("end", "error", "stopped") for e in new):
+                        return
+
+        return StreamingResponse(stream(), media_type="text/event-stream")
+
+    async def move(self, request: Request) -> Response:
+        try:
+            data = await request.json()
+            row, col = int(data["row"]), int(data["col"])
+        except (ValueError, TypeError, KeyError):
+            return JSONResponse({"error": "give {row, col}"}, status_code=400)
+        if not (0 <= row <= 99 and 0 <= col <= 99):
+            return JSONResponse({"error": "row and col are 1-based cells"}, status_code=400)
+        self.session.move(row, col)
+        return JSONResponse({"ok": True})
+
+    async def ask(self, request: Request) -> Response:
+        body = await request.body()
+        if len(body) > MAX_MAP_INP:
+            return JSONResponse({"error": "a MAP.INP is far shorter"}, status_code=400)
+        try:
+            text = json.loads(body)["map_inp"]
+            if not isinstance(text, str):
+                raise TypeError
+        except (ValueError, TypeError, KeyError):
+            return JSONResponse({"error": "give {map_inp: text}"}, status_code=400)
+        try:
+            answer = await asyncio.to_thread(self.ask_bot, text)
+        except Exception as exc:  # noqa: BLE001 - a judge failure, said on the page
+            return JSONResponse({"error": f"the judge could not run the bot: {exc}"})
+        return JSONResponse(answer)
+
+    def app(self) -> Starlette:
+        return Starlette(
+            routes=[
+                Route("/", self.page),
+                Route("/editor", self.editor),
+                Route("/api/play/events", self.events),
+                Route("/api/play/move", self.move, methods=["POST"]),
+                Route("/api/play/ask", self.ask, methods=["POST"]),
+                Route("/replay", self.site.replay),
+                Route("/files/{path:path}", self.site.files),
+            ]
+        )

@@ -46,6 +46,8 @@ body[data-page=projector]{font-size:28px}body[data-page=projector] header h1{fon
 body[data-page=projector] .teams{font-size:40px}body[data-page=projector] table{font-size:24px}
 body[data-page=projector] main{display:grid;grid-template-columns:auto 1fr;align-items:start}
 body[data-page=projector] #round-title{margin:4px 0;font-size:30px}
+body[data-page=projector] #standings th:nth-child(5),body[data-page=projector] #standings td:nth-child(5),
+body[data-page=projector] #standings th:nth-child(6),body[data-page=projector] #standings td:nth-child(6){display:none}
 """
 
 _PAGE = """<!doctype html>
@@ -248,3 +250,118 @@ def projector_page(rel: str, state: dict[str, Any]) -> str:
         '<section id="side"><p id="next" class="muted"></p></section>'
     )
     return page("projector", f"{state['name']}", body, PROJECTOR_JS, {"rel": rel, "state": state})
+
+
+#: Reads a MAP.INP text (the person's view of a turn) into a head and a frame.
+MAPINP_JS = r"""
+function parseMapInp(text){
+  const lines = text.split('\n').map(function(l){return l.trim();}).filter(function(l){return l.length;});
+  const h = lines[0].split(/\s+/).map(Number), p = lines[1].split(/\s+/).map(Number), g = lines[2].split(/\s+/).map(Number);
+  const grid = lines.slice(3, 3+h[0]).map(function(l){return l.split(/\s+/);});
+  const positions = (p[0]===0) ? [null, null] : [[p[0],p[1]],[p[2],p[3]]];
+  return {rows:h[0], cols:h[1], left:h[2], positions:positions, gold:g[0], shield:g[1]===1, grid:grid};
+}
+"""
+
+PLAY_JS = (
+    MAPINP_JS
+    + r"""
+const box = document.getElementById('round'), info = document.getElementById('info');
+let head = null, last = null, ask = null, seen = 0;
+function say(id, text, cls){const e=document.getElementById(id); e.textContent=text; if(cls!==undefined){e.className=cls;}}
+function reachable(){
+  const cells = document.querySelectorAll('.cell'); cells.forEach(function(c){c.classList.remove('reach');});
+  if(!ask){return;}
+  const m = parseMapInp(ask.map_inp);
+  cells.forEach(function(c){const r=+c.dataset.row, col=+c.dataset.col;
+    if(ask.placement){ if(m.grid[r-1][col-1]==='0'){c.classList.add('reach');} }
+    else { const me=m.positions[0]; if(Math.abs(me[0]-r)+Math.abs(me[1]-col)===1){c.classList.add('reach');} }});
+}
+function send(r, c){ if(!ask){return;} const body = JSON.stringify({row:r, col:c}); ask = null; reachable();
+  say('prompt','waiting for the bot…');
+  fetch('/api/play/move', {method:'POST', headers:{'Content-Type':'application/json'}, body:body}); }
+function draw(){
+  if(!head){return;}
+  let frame = last;
+  if(ask){ const m = parseMapInp(ask.map_inp);
+    // the board as the person sees it now (their boat first in MAP.INP)
+    const pos = [null,null]; if(m.positions[0]){pos[head.human_seat]=m.positions[0]; pos[1-head.human_seat]=m.positions[1];}
+    frame = {turn: last?last.turn:0, grid: m.grid, positions: pos, gold: last?last.gold:[0,0], sunk: last?last.sunk:[false,false]}; }
+  teamsLine(box, head, frame); drawBoard(box, head, frame);
+  box.querySelectorAll('.cell').forEach(function(c){c.addEventListener('click', function(){ if(c.classList.contains('reach')){send(+c.dataset.row, +c.dataset.col);} });});
+  reachable(); document.body.dataset.ready='true';
+}
+function handle(ev){
+  if(ev.kind==='start'){ head = ev; say('title', head.teams[0]+' vs '+head.teams[1]+' — '+head.map); }
+  else if(ev.kind==='turn'){ last = ev.frame; const bot = 1-head.human_seat;
+    say('bot', head.teams[bot]+': '+(last.raw&&last.raw[bot]!==null?'wrote "'+last.raw[bot]+'"':'wrote nothing')+(last.why_text&&last.why_text[bot]?' — '+last.why_text[bot]:''));
+    say('me', 'you: '+(last.why_text&&last.why_text[head.human_seat]?last.why_text[head.human_seat]:''), (last.why_text&&last.why_text[head.human_seat]&&last.why_text[head.human_seat].indexOf('void')===0)?'why':'');
+    const ul = document.getElementById('events'); clear(ul); (last.text||[]).forEach(function(t){ul.appendChild(el('li',{},t));}); }
+  else if(ev.kind==='your_turn'){ ask = ev; say('prompt', ev.placement ? 'your start: click an empty cell' : 'your move: click a cell next to your boat, or use the arrow keys'); }
+  else if(ev.kind==='end'){ ask = null; const w = ev.winner===null ? 'a draw' : (ev.winner===head.human_seat ? 'you win' : head.teams[ev.winner]+' wins');
+    say('prompt', 'round over: '+w+', gold '+ev.gold[0]+'–'+ev.gold[1]); document.body.dataset.over='true';
+    const a = document.getElementById('replay'); a.setAttribute('href','/replay?p='+encodeURIComponent(ev.replay)); a.textContent='the replay'; }
+  else if(ev.kind==='error'){ say('prompt', 'the judge stopped: '+ev.message, 'why'); }
+  draw();
+}
+document.addEventListener('keydown', function(e){ if(!ask||ask.placement){return;}
+  const d = {ArrowUp:[-1,0], ArrowDown:[1,0], ArrowLeft:[0,-1], ArrowRight:[0,1]}[e.key]; if(!d){return;}
+  e.preventDefault(); const me = parseMapInp(ask.map_inp).positions[0]; send(me[0]+d[0], me[1]+d[1]); });
+follow('/api/play/events', function(evs){ evs.forEach(handle); });
+"""
+)
+
+
+def play_page() -> str:
+    body = (
+        '<section id="round"><h2 id="title"></h2></section>'
+        '<section id="info"><p id="prompt" class="live">starting…</p><p id="bot"></p><p id="me"></p>'
+        '<ul id="events"></ul><a id="replay"></a><p><a href="/editor">position editor</a></p></section>'
+    )
+    return page("play", "Play against your bot", body, PLAY_JS, {})
+
+
+EDITOR_JS = (
+    MAPINP_JS
+    + r"""
+const box = document.getElementById('board-box'), text = document.getElementById('mapinp');
+const CYCLE = ['0','1','2','3','4','5','D','S'];
+function render(){
+  let m; try { m = parseMapInp(text.value); } catch(e) { return; }
+  const head = {rows:m.rows, cols:m.cols, teams:['your bot','opponent'], turns:m.left};
+  const frame = {turn:0, grid:m.grid, positions:m.positions, gold:[m.gold,0], sunk:[false,false]};
+  drawBoard(box, head, frame);
+  box.querySelectorAll('.cell').forEach(function(c){ c.addEventListener('click', function(){
+    const r=+c.dataset.row-1, col=+c.dataset.col-1; const v=m.grid[r][col];
+    m.grid[r][col] = CYCLE[(CYCLE.indexOf(v)+1)%CYCLE.length]; write(m); }); });
+  document.body.dataset.ready='true';
+}
+function write(m){
+  const p = m.positions[0] ? m.positions[0].concat(m.positions[1]) : [0,0,0,0];
+  text.value = [m.rows+' '+m.cols+' '+m.left, p.join(' '), m.gold+' '+(m.shield?1:0)].concat(m.grid.map(function(r){return r.join(' ');})).join('\n')+'\n';
+  render();
+}
+text.addEventListener('input', render);
+document.getElementById('ask').addEventListener('click', function(){
+  const out = document.getElementById('answer'); clear(out); out.appendChild(el('p',{},'asking…'));
+  fetch('/api/play/ask', {method:'POST', headers:{'Content-Type':'application/json'}, body: JSON.stringify({map_inp: text.value})})
+    .then(function(r){return r.json();}).then(function(a){ clear(out);
+      if(a.error){ out.appendChild(el('p',{'class':'why'}, a.error)); return; }
+      out.dataset.verdict = a.verdict; out.dataset.move = a.move ? a.move.join(' ') : '';
+      out.appendChild(el('p',{id:'answer-move'}, a.move ? 'it moves to ('+a.move[0]+','+a.move[1]+')' : 'no usable move: '+(a.why||a.raw||'no MOVE.OUT')));
+      out.appendChild(el('p',{}, a.verdict+' in '+a.wall_ms+' ms ('+a.cpu_ms+' ms of CPU): '+a.message));
+      if(a.stderr){ out.appendChild(el('pre',{id:'answer-stderr'}, a.stderr)); } }); });
+render();
+"""
+)
+
+
+def editor_page(map_inp: str) -> str:
+    body = (
+        '<section><div id="board-box"></div><p class="muted">click a cell to change it; '
+        "the text is the MAP.INP your bot gets (your boat first)</p></section>"
+        '<section><textarea id="mapinp" rows="20" cols="40"></textarea><p>'
+        '<button id="ask">what does my bot do here?</button></p><div id="answer"></div></section>'
+    )
+    js = "document.getElementById('mapinp').value = DATA.map_inp;\n" + EDITOR_JS
+    return page("editor", "Position editor", body, js, {"map_inp": map_inp})

@@ -54,8 +54,15 @@ def test_every_recorded_turn_agrees_with_the_independent_model(
     for m in maps:
         argv += ["--map", m]
     assert main(argv) == 0
-    result = json.loads((out / "result.json").read_text())
-    assert result["complete"] is True and len(result["rounds"]) == len(maps)
+    result = agrees_with_model(out)
+    assert len(result["rounds"]) == len(maps)
+
+
+def agrees_with_model(out: Path) -> dict[str, Any]:
+    """A finished match folder, every round replayed in the independent model: every turn,
+    the end, gold, points and winner must agree.  Returns its result.json."""
+    result: dict[str, Any] = json.loads((out / "result.json").read_text())
+    assert result["complete"] is True
     total = [0, 0]
     for rnd in result["rounds"]:
         lines = [json.loads(x) for x in (out / rnd["replay"]).read_text().splitlines()]
@@ -80,6 +87,7 @@ def test_every_recorded_turn_agrees_with_the_independent_model(
         assert rnd["winner"] == (0 if g0 > g1 else 1 if g1 > g0 else None)
         total = [total[0] + expected[0], total[1] + expected[1]]
     assert result["points"] == total
+    return result
 
 
 def check(ref: RefRound, rec: dict[str, Any]) -> None:

@@ -16,7 +16,6 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -177,24 +176,6 @@ def test_the_pages_follow_a_tournament_being_played(tmp_path: Path, browser: Any
     finally:
         web.stop()
         player.join(30)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from tests.views.test_html_browser import ARGS, CHROMIUM, _missing
-
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("Playwright for Python is not installed (pip install playwright)")
-    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        _missing(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 @pytest.mark.slow

@@ -1,0 +1,251 @@
+"""A person in one seat against a bot, under the same referee, rules and limits for the bot.
+
+The referee runs seats; a person's seat is a :class:`HumanSeat`, which the
+referee uses like any other: ``run_turn`` gets the turn's MAP.INP, hands it to
+whoever asks the person (the browser, the terminal) and waits for their move,
+which it returns as the seat's MOVE.OUT.  The bot's seat is a real seat of the
+sandbox, so the bot meets exactly what it meets in a match.  The round is
+recorded like any other: ``result.json``, ``replay.jsonl``, the person's seat
+named as such, so ``judge replay`` shows it.
+
+:class:`PlaySession` plays the round in a thread and keeps what happened as a
+list of plain-JSON events (the header, every turn as the replay page shows it,
+whose move is awaited, the result), which the web page follows as a stream.
+:func:`ask_bot` is the position editor's question: one run of the bot on a
+given MAP.INP, as ``judge check-bot`` runs it.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from judge import voidwhy
+from judge.bots import BotSpec
+from judge.checkbot.trials import facts_from
+from judge.maps import GameMap
+from judge.match import RoundPlan, play_match
+from judge.protocol import MAP_INP, MOVE_OUT, STATE_MAX_BYTES, STATE_OUT
+from judge.records import Json, ReplayHeader, RoundResult, TurnRecord
+from judge.referee import RoundStopped, read_run, run_retrying
+from judge.sandbox import Limits, RunResult, Sandbox, TurnRun, Verdict
+from judge.views.html import _frame
+
+HUMAN = BotSpec("human", "a person", None, ("human",))
+
+
+class HumanSeat:
+    """A seat whose moves a person makes (see the module doc)."""
+
+    program_dir: Path | None = None
+
+    def __init__(self, name: str, session: PlaySession) -> None:
+        self.name = name
+        self.session = session
+
+    def run_turn(
+        self, argv: list[str], inputs: dict[str, bytes], outputs: list[str], limits: Limits
+    ) -> TurnRun:
+        started = time.monotonic()
+        move = self.session.await_move(inputs[MAP_INP].decode("utf-8"))
+        result = RunResult(
+            Verdict.OK,
+            time.monotonic() - started,
+            0.0,
+            0,
+            0,
+            None,
+            b"",
+            b"",
+            "moved by a person",
+        )
+        return TurnRun(result, {MOVE_OUT: move.encode() if move is not None else None})
+
+    def check(self, argv: list[str]) -> None:
+        """Nothing to check: a person can always move."""
+
+    def reset(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class MixedSandbox:
+    """The sandbox, but the person's seat is theirs."""
+
+    def __init__(self, sandbox: Sandbox, human_folder: str, seat: HumanSeat) -> None:
+        self.sandbox, self.human_folder, self.human = sandbox, human_folder, seat
+        self.isolation = sandbox.isolation
+        self.cores = sandbox.cores
+
+    def seat(self, name: str, program_dir: Path | None, **kw: Any) -> Any:
+        if name == self.human_folder:
+            return self.human
+        return self.sandbox.seat(name, program_dir, **kw)
+
+
+@dataclass
+class PlaySession:
+    """One round of a person against a bot, played in a thread; its events for the page."""
+
+    bot: BotSpec
+    game_map: GameMap
+    map_label: str
+    human_seat: int  # 0 or 1
+    sandbox: Sandbox
+    out: Path
+    limits: Limits
+    seed: int
+    turns: int | None = None
+    human_name: str = "You"
+    events: list[Json] = field(default_factory=list)
+    stop: threading.Event = field(default_factory=threading.Event)
+    result: RoundResult | None = None
+    error: str | None = None
+    _moves: queue.Queue[str | None] = field(default_factory=queue.Queue)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+    _changed: threading.Condition = field(init=False)
+    _thread: threading.Thread | None = None
+
+    def __post_init__(self) -> None:
+        self._changed = threading.Condition(self._lock)
+
+    @property
+    def names(self) -> tuple[str, str]:
+        bot_name = self.bot.name if self.bot.name != self.human_name else f"{self.bot.name} (bot)"
+        return (self.human_name, bot_name) if self.human_seat == 0 else (bot_name, self.human_name)
+
+    def _publish(self, event: Json) -> None:
+        with self._changed:
+            self.events.append(event)
+            self._changed.notify_all()
+
+    def events_after(self, n: int, timeout: float) -> list[Json]:
+        """The events from the n-th on, waiting up to ``timeout`` for one to come."""
+        with self._changed:
+            if len(self.events) <= n:
+                self._changed.wait(timeout)
+            return list(self.events[n:])
+
+    # ------------------------------------------------------- the referee's side
+    def await_move(self, map_inp: str) -> str | None:
+        """The person's move for this MAP.INP (None: the round is being stopped)."""
+        placement = map_inp.split("\n")[1].split()[:2] == ["0", "0"]
+        self._publish({"kind": "your_turn", "map_inp": map_inp, "placement": placement})
+        while not self.stop.is_set():
+            try:
+                move = self._moves.get(timeout=0.2)
+            except queue.Empty:
+                continue
+            return move
+        return None
+
+    def move(self, row: int, col: int) -> None:
+        """The person's move (the cell to go to, 1-based; at placement: the start cell)."""
+        self._moves.put(f"{row} {col}\n")
+
+    # ------------------------------------------------------- playing
+    def start(self) -> None:
+        self._thread = threading.Thread(target=self._play, name="play", daemon=True)
+        self._thread.start()
+
+    def _play(self) -> None:
+        session = self
+        seat = HumanSeat("human", self)
+        bots = [self.bot, self.bot]
+        bots[self.human_seat] = HUMAN
+        names = self.names
+
+        class Observer:
+            def start(self, header: ReplayHeader) -> None:
+                session._publish(
+                    {
+                        "kind": "start",
+                        "teams": list(names),
+                        "human_seat": session.human_seat,
+                        "rows": header.map.rows,
+                        "cols": header.map.cols,
+                        "turns": header.turns,
+                        "map": Path(header.map.path).name,
+                    }
+                )
+
+            def turn(self, record: TurnRecord) -> None:
+                frame = _frame(record, list(names))
+                runs = record.runs or (None, None)
+                frame["why_text"] = [voidwhy.status_words(r) or None if r else None for r in runs]
+                session._publish({"kind": "turn", "frame": frame})
+
+            def end(self, result: RoundResult) -> None:
+                session.result = result
+                session._publish(
+                    {
+                        "kind": "end",
+                        "gold": list(result.gold),
+                        "points": list(result.points),
+                        "winner": result.winner,
+                        "end_reason": result.end_reason.value,
+                        "replay": "round-1",
+                    }
+                )
+
+        # the person's seat folder: the folder form of their seat's name
+        from judge.names import distinct_folders
+
+        folders = distinct_folders(list(names))
+        seat.name = folders[self.human_seat]
+        mixed = MixedSandbox(self.sandbox, folders[self.human_seat], seat)
+        try:
+            play_match(
+                bots,
+                names,
+                [RoundPlan(self.game_map, self.map_label)],
+                self.seed,
+                self.out,
+                mixed,  # type: ignore[arg-type]
+                self.limits,
+                turns=self.turns,
+                observer_for=lambda _i, _p: Observer(),
+                stop=self.stop,
+            )
+        except RoundStopped:
+            self._publish({"kind": "stopped"})
+        except Exception as exc:  # noqa: BLE001 - said on the page and the terminal
+            self.error = f"{type(exc).__name__}: {exc}"
+            self._publish({"kind": "error", "message": str(exc)})
+
+    def close(self) -> None:
+        self.stop.set()
+        self._moves.put(None)
+        if self._thread is not None:
+            self._thread.join(10)
+
+
+def ask_bot(bot: BotSpec, sandbox: Sandbox, map_inp: str, limits: Limits) -> Json:
+    """What the bot does here: one run on this MAP.INP in a fresh seat (no STATE.OUT), as
+    ``judge check-bot`` runs a situation: its move, what became of it, time, stderr."""
+    seat = sandbox.seat(bot.name, bot.program_dir, keep=STATE_OUT, keep_bytes=STATE_MAX_BYTES)
+    try:
+        argv = bot.argv_for(seat.program_dir)
+        run = run_retrying(seat, argv, {MAP_INP: map_inp.encode()}, [MOVE_OUT, STATE_OUT], limits)
+        facts = facts_from(run, bot, seat.program_dir)
+        seat_run = read_run(run)
+    finally:
+        seat.close()
+    r = run.result
+    return {
+        "verdict": r.verdict.value,
+        "message": facts.message,
+        "move": list(seat_run.move) if seat_run.move else None,
+        "raw": seat_run.raw,
+        "why": voidwhy.status_words(seat_run) if seat_run.status is not None else None,
+        "wall_ms": round(r.wall_s * 1000, 1),
+        "cpu_ms": round(r.cpu_s * 1000, 1),
+        "stderr": facts.stderr.decode("utf-8", "replace")[-4000:],
+        "stdout": facts.stdout.decode("utf-8", "replace")[-4000:],
+    }
