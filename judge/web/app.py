@@ -75,10 +75,21 @@ class Site:
         items = []
         for e in catalog.entries(self.root):
             q = quote(e.rel)
-            href = {
-                catalog.Kind.TOURNAMENT: f"/tournament?p={q}",
-                catalog.Kind.MATCH: f"/replay?p={q}",
-            }.get(e.kind, f"/files/{q}/index.html" if e.rel else "/files/index.html")
+            if e.kind is catalog.Kind.TOURNAMENT:
+                href = f"/tournament?p={q}"
+            elif e.kind is catalog.Kind.MATCH:
+                href = f"/replay?p={q}"
+            else:  # an eval's or a league's own pages and files, as the judge wrote them
+                folder = self.root / e.rel
+                name = next(
+                    (
+                        n
+                        for n in ("index.html", "eval.json", "leaderboard.json", "book.txt")
+                        if (folder / n).is_file()
+                    ),
+                    "",
+                )
+                href = "/files/" + "/".join(x for x in (q, quote(name)) if x)
             items.append(
                 {"kind": e.kind.value, "rel": e.rel, "name": e.name, "href": href, "live": e.live}
             )

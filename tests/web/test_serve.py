@@ -204,3 +204,35 @@ def test_judge_serve_stops_cleanly_on_ctrl_c(finished: Path) -> None:
     assert proc.returncode == 0, err
     assert b"Traceback" not in err
     assert f"127.0.0.1:{port}".encode() in out
+
+
+@pytest.mark.slow
+@pytest.mark.browser
+def test_what_a_bot_writes_is_shown_as_text(tmp_path: Path, browser: Any) -> None:
+    """A bot writing markup in MOVE.OUT: the round's page and the replay show it as text."""
+    cfg = _config(tmp_path / "cfg", ["Alpha", "Beta", "Gamma"])
+    bots = fake_bots(cfg.team_names)
+
+    def markup(map_inp: str, state: bytes | None) -> Any:
+        return f"{EVIL} 1\n".encode(), state, "OK"
+
+    bots["Beta"] = markup
+    run_fake(cfg, tmp_path / "out" / "final", bots=bots)
+    port = _free_port()
+    web = Background(tmp_path / "out", "127.0.0.1", port)
+    web.start()
+    try:
+        st = TestClient(Site(tmp_path / "out").app()).get("/api/tournament", params={"p": "final"})
+        beta = next(r for r in st.json()["rounds"] if "Beta" in (r["seats"] or []))
+        page = browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("dialog", lambda d: errors.append("a dialog opened"))
+        page.goto(f"http://127.0.0.1:{port}/round?p=final/{beta['path']}")
+        page.wait_for_selector('body[data-ready="true"]')
+        page.goto(f"http://127.0.0.1:{port}/replay?p=final/{beta['match']}")
+        page.wait_for_selector('body[data-ready="true"]')
+        assert page.locator("img").count() == 0
+        assert errors == []
+    finally:
+        web.stop()
