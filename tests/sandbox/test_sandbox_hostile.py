@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 from sandbox_support import FIXTURES, IS_ROOT, KEEP_STATE, procs_of_uid, tree_digest
 
+from judge.referee import run_retrying
 from judge.sandbox import Limits, Sandbox, TurnRun, Verdict
 
 pytestmark = pytest.mark.slow  # real programs: not in the fast subset
@@ -123,7 +124,8 @@ def _run_case(sb: Sandbox, case: Case, cbin: Path | None, common: dict[str, Any]
             targets = dict(common)
             targets.update(own_base=seat.base, own_prog_file=str(seat.program_dir / case.argv[0]))
             inputs["TARGETS.INP"] = json.dumps(targets).encode()
-        turn = seat.run_turn(argv, inputs, ["MOVE.OUT"], Limits(time_s=case.time_s))
+        # As the referee runs a turn: a run the busy machine kept waiting (IE) is run again.
+        turn = run_retrying(seat, argv, inputs, ["MOVE.OUT"], Limits(time_s=case.time_s))
         leftovers = procs_of_uid(seat.uid)
         left_files = sorted(os.listdir(seat.workdir)) + sorted(os.listdir(seat.tmpdir))
         prog_intact = _sha(seat.program_dir / case.argv[0]) == _sha(prog_src / case.argv[0])
