@@ -31,7 +31,9 @@ with its whole parent folder.
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -45,6 +47,7 @@ import yaml
 from judge import bundled, programs
 from judge.errors import JudgeError
 from judge.inputfiles import CONFIG_BYTES, InputFileError, excerpt, read_input_text
+from judge.names import distinct_names, normalise
 from judge.records import Json
 from judge.sandbox.wine import find_wine, refusal, windows_target
 
@@ -175,10 +178,76 @@ def _check_line_endings(file: Path, spec: str) -> None:
         raise BotError(f"bot {excerpt(spec)}: {file} cannot be run: {_CRLF_MESSAGE}")
 
 
+#: File names (without .exe) that say nothing about whose program it is: compilers' and
+#: IDEs' defaults and the names starter kits and teachers use.  Such a program is named
+#: after its folder.
+GENERIC_STEMS = frozenset(
+    {"a", "a.out", "ai", "app", "bot", "code", "main", "player", "prog", "program", "run",
+     "solution", "sol", "solve", "solver", "source", "src", "team", "test"}
+)  # fmt: skip
+_GENERIC_NUMBERED = re.compile(r"^(project|untitled|consoleapplication|console_app|bot)\d*$")
+#: Folders that hold a build's output rather than name a team (…/Rồng Biển/bin/Release/bot.exe).
+_BUILD_FOLDERS = frozenset(
+    {"bin", "build", "debug", "release", "x64", "x86", "out", "output", "dist", "target", "exe"}
+)
+
+
+def is_generic(stem: str) -> bool:
+    """Whether a program's file name says nothing of whose it is (``bot``, ``Project1``)."""
+    s = stem.casefold()
+    return s in GENERIC_STEMS or bool(_GENERIC_NUMBERED.match(s))
+
+
+def lone_program_name(path: Path) -> str:
+    """The name a lone program plays under: its file name, or, when that is generic, the
+    folder it is in (above build folders such as bin/Release), written as it is."""
+    stem = path.stem if path.suffix.lower() == ".exe" else path.name
+    if not is_generic(stem):
+        return stem
+    folder = path.parent
+    while folder.name.casefold() in _BUILD_FOLDERS and folder.parent != folder:
+        folder = folder.parent
+    return folder.name or stem
+
+
+def distinct_bot_names(bots: Sequence[BotSpec]) -> list[str]:
+    """The bots' names as shown together, never colliding silently.
+
+    Two different bots with one name (two teams' ``solver.exe``) are told apart by
+    where each came from: ``solver (Rồng Biển)``, ``solver (Cá Mập)``, or their
+    folders' paths when those names do not tell; the same bot twice (greedy against
+    greedy, a normal thing to play) becomes ``greedy``, ``greedy-2``.
+    """
+    shown = [normalise(b.name) or "bot" for b in bots]
+    groups: dict[str, list[int]] = {}
+    for i, n in enumerate(shown):
+        groups.setdefault(n.casefold(), []).append(i)
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        homes = [bots[i].home or bots[i].program_dir for i in members]
+        if any(h is None for h in homes):
+            continue
+        for place in (lambda h: h.name, str):
+            words = [place(h) for h in homes if h is not None]
+            if len({w.casefold() for w in words}) == len(members) and all(
+                w.casefold() != shown[members[0]].casefold() for w in words
+            ):
+                for i, w in zip(members, words, strict=True):
+                    shown[i] = f"{shown[i]} ({w})"
+                break
+    return distinct_names(shown)
+
+
+def named(bot: BotSpec, name: str | None) -> BotSpec:
+    """``bot`` under the name asked for on the command line (None: its own)."""
+    return bot if name is None else dataclasses.replace(bot, name=name)
+
+
 def _from_executable(path: Path, spec: str) -> BotSpec:
     path = path.resolve()
     windows = path.suffix.lower() == ".exe"
-    name = path.stem if windows else path.name
+    name = lone_program_name(path)
     if windows:
         _check_windows(path, spec)
     else:

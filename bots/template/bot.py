@@ -9,6 +9,9 @@ HOW YOUR PROGRAM IS RUN
     STATE.OUT if you wrote one last turn).  Your program's own files are NOT
     there, so open the protocol files by their bare names as done below, and
     never expect your source folder to be the current directory.
+  * Your own files (weights, an opening book) are beside your program, NOT in
+    the current directory.  Open them through __file__, the path of the script:
+        open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'weights.txt'))
   * 2 seconds and 512 MB per run.  Python start-up counts, so keep imports
     lean.  Do not run system commands; touch only the protocol files.
   * Every file except STATE.OUT is deleted after each turn.

@@ -11,6 +11,9 @@
      turns.  STATE.OUT (up to 1 MiB) is the only thing kept for you.
    * The current folder is your team's folder, holding MAP.INP (and STATE.OUT
      if you wrote one).  Open the protocol files by their bare names.
+   * Your own files (weights, an opening book) are beside your program, NOT in
+     the current folder.  Open them through ParamStr(0), the program's own path:
+       Assign(f, ExtractFilePath(ParamStr(0)) + 'weights.txt');
    * 2 seconds and 512 MB per run.  Every file except STATE.OUT is deleted
      after each turn.
 

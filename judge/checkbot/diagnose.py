@@ -23,6 +23,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from judge.checkbot.datafiles import Language, how_to_open
 from judge.checkbot.situations import AVOID_REEF, AVOID_WRECK, NEW_START, TAKE_GOLD, Situation
 from judge.maps import REEF
 from judge.protocol import MAP_INP, STATE_OUT, parse_move_out
@@ -86,6 +87,8 @@ class RunFacts:
     discarded: tuple[str, ...] = ()
     #: the bot's own files (paths relative to its folder), to recognise a data file it needs
     program_files: frozenset[str] = frozenset()
+    #: what the bot is written in, for the hints that show code
+    language: Language = Language.UNKNOWN
 
 
 @dataclass(frozen=True)
@@ -125,7 +128,10 @@ def _crash_cause(facts: RunFacts) -> tuple[str, str]:
         )
     missing = _missing_file(err)
     if missing is not None:
-        found = _data_file_cause(missing, facts.program_files)
+        language = facts.language
+        if language is Language.UNKNOWN and "Traceback (most recent call last)" in err:
+            language = Language.PYTHON
+        found = _data_file_cause(missing, facts.program_files, language)
         if found is not None:
             return found
     if "Permission denied" in err or "Read-only file system" in err:
@@ -170,7 +176,9 @@ def _missing_file(err: str) -> str | None:
     return None
 
 
-def _data_file_cause(name: str, program_files: frozenset[str]) -> tuple[str, str] | None:
+def _data_file_cause(
+    name: str, program_files: frozenset[str], language: Language
+) -> tuple[str, str] | None:
     """A missing file that is not MAP.INP: the bot looks for its own data in the wrong folder."""
     base = name.replace("\\", "/").rsplit("/", 1)[-1]
     if base.upper() == MAP_INP:
@@ -188,9 +196,8 @@ def _data_file_cause(name: str, program_files: frozenset[str]) -> tuple[str, str
     )
     return "data_file_cwd", (
         f"it opens {name!r} by a name relative to the current folder. {where}the current "
-        "folder is the team folder (where MAP.INP is), not the program's folder: open the "
-        "bot's own files through the program's path (in Python: os.path.join(os.path.dirname("
-        f"os.path.abspath(__file__)), {base!r}))"
+        "folder is the team folder (where MAP.INP is), not the program's folder: "
+        + how_to_open(language, base)
     )
 
 

@@ -8,11 +8,13 @@ before (the re-ask, the first move after placement), as a round would.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from judge.bots import BotSpec
+from judge.checkbot import datafiles
 from judge.checkbot.diagnose import (
+    ADVICE,
     ERROR,
     MISNAMED_MOVE_FILES,
     Finding,
@@ -115,12 +117,17 @@ def facts_from(
         wrote_state=run.outputs.get(STATE_OUT) is not None,
         discarded=run.discarded,
         program_files=bot_files(bot),
+        language=datafiles.language_of(bot),
     )
 
 
-def bot_files(bot: BotSpec | None) -> frozenset[str]:
-    """The bot's own files, relative to its folder (a few hundred at most are looked at)."""
-    folder = bot.home or bot.program_dir if bot is not None else None
+def bot_files(bot: BotSpec | None, given: bool = False) -> frozenset[str]:
+    """The bot's own files, relative to its folder (a few hundred at most are looked at);
+    ``given``: those of the folder each seat gets a copy of (a lone program's is itself)."""
+    if bot is None:
+        folder = None
+    else:
+        folder = bot.program_dir if given else bot.home or bot.program_dir
     if folder is None or not folder.is_dir():
         return frozenset()
     found: list[str] = []
@@ -195,7 +202,99 @@ def check_bot(
     finally:
         if seat is not None:
             seat.close()
+    _trace_data_files(bot, sandbox, limits, results)
     return results
+
+
+#: The situations whose MAP.INP is run once more under the file trace: the first
+#: placement and the first move (a bot may read its data for only one of them).
+TRACED = ("placement", "reef")
+
+
+def _trace_data_files(
+    bot: BotSpec, sandbox: Sandbox, limits: Limits, results: list[SituationResult]
+) -> None:
+    """One more run of the traced situations with every file lookup logged: a bot's own
+    file looked for in the team folder and found nowhere is an error (issue 37), which a
+    compiled bot that plays on without its data would otherwise pass with."""
+    own = bot_files(bot)
+    if not own or not results:
+        return
+    targets = [r for r in results if r.situation.key in TRACED] or results[:1]
+    strace = datafiles.strace_path()
+    if strace is None:
+        _add(targets[0], Finding(
+            ADVICE,
+            "not checked whether it looks for its own files in the team folder: strace "
+            "is not installed here",
+            "install it (Debian/Ubuntu: apt install strace) and run check-bot again",
+            "no_file_trace",
+        ))  # fmt: skip
+        return
+    language = datafiles.language_of(bot)
+    given = bot_files(bot, given=True)
+    trace_limits = replace(limits, time_s=max(10.0, 5 * limits.time_s) if limits.time_s else None)
+    for res in targets:
+        with _seat(sandbox, bot) as seat:
+            seat.wrapper = datafiles.wrapper(strace)
+            argv = bot.argv_for(seat.program_dir)
+            run = run_retrying(
+                seat, argv, {MAP_INP: res.map_inp.encode()}, [datafiles.TRACE_FILE], trace_limits
+            )
+            workdir = str(seat.workdir)
+            program = datafiles.program_file(argv, seat.program_dir)
+        log = run.outputs.get(datafiles.TRACE_FILE)
+        if not log:
+            why = _last_strace_line(run.result.stderr_tail) or run.result.message
+            _add(res, Finding(
+                ADVICE,
+                "not checked whether it looks for its own files in the team folder: the "
+                f"file trace did not work here ({why})",
+                "tracing needs ptrace, which some containers forbid",
+                "no_file_trace",
+            ))  # fmt: skip
+            return
+        lookups = datafiles.parse_trace(log.decode("utf-8", "replace"))
+        missed = datafiles.missed_own_files(lookups, own, workdir, program)
+        if missed and not any(f.tag == "data_file_cwd" for f in res.findings):
+            _add(res, _missed_finding(missed, language, given))
+            return
+
+
+def _missed_finding(
+    missed: list[str], language: datafiles.Language, given: frozenset[str]
+) -> Finding:
+    names = ", ".join(repr(m) for m in missed)
+    first = missed[0].replace("\\", "/").rsplit("/", 1)[-1]
+    lone = (
+        ""
+        if any(g.rsplit("/", 1)[-1].lower() == first.lower() for g in given)
+        else (
+            f" Also, {first} does not come with the program: a program given alone gets a copy "
+            "of itself (and its DLLs) only, so give the judge its folder with a bot.yaml "
+            "(e.g. 'command: [bot.exe]') and the files beside it come along."
+        )
+    )
+    return Finding(
+        ERROR,
+        f"it looked for {names} in the current folder and did not find {'them' if len(missed) > 1 else 'it'} "
+        "(seen in a trace of the files it opens): in every round it plays without "
+        f"{'them' if len(missed) > 1 else 'it'}",
+        f"{first} is one of the bot's own files, but the current folder is the team folder "
+        "(where MAP.INP is), not the program's folder: "
+        + datafiles.how_to_open(language, first)
+        + lone,
+        "data_file_cwd",
+    )
+
+
+def _last_strace_line(stderr: bytes) -> str:
+    lines = [ln for ln in stderr.decode("utf-8", "replace").splitlines() if "strace" in ln]
+    return lines[-1].strip()[:200] if lines else ""
+
+
+def _add(res: SituationResult, finding: Finding) -> None:
+    res.findings.append(finding)
 
 
 def _reef_symbol_check(

@@ -8,7 +8,9 @@ import sys
 from judge.commands.options import (
     add_bot_folder_options,
     add_limit_options,
+    add_name_option,
     fail,
+    given_names,
     limits_from,
     make_console,
     open_sandbox,
@@ -75,13 +77,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         time_help="seconds per run (default 2, the contest's)",
         memory_help="peak memory per run in MiB (default 512, the contest's)",
     )
+    add_name_option(p, 1)
     add_bot_folder_options(p)
 
 
 def run(args: argparse.Namespace) -> int:
     import json
 
-    from judge.bots import resolve_bot
+    from judge.bots import named, resolve_bot
     from judge.checkbot.report import as_json
     from judge.checkbot.trials import SituationResult, check_bot, passed
     from judge.sandbox import ProgramUnreachable
@@ -89,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
 
     err = make_console(stderr=True)
     limits = limits_from(args, needs_time_limit="check-bot always measures against a limit")
-    bot = resolve_bot(args.bot, args.bots_dir)
+    bot = named(resolve_bot(args.bot, args.bots_dir), given_names(args.name, 1)[0])
     sandbox = open_sandbox()
     show = not args.json and err.is_terminal
 

@@ -13,8 +13,10 @@ from judge.commands.options import (
     add_bot_folder_options,
     add_cores_option,
     add_limit_options,
+    add_name_option,
     cores_line,
     fail,
+    given_names,
     jobs_from,
     limits_from,
     make_console,
@@ -176,6 +178,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="play the rounds on the Dask scheduler at ADDRESS (tcp://host:8786), or on "
         "local:N worker processes started for the run",
     )
+    add_name_option(p, 2)
     add_bot_folder_options(p)
 
 
@@ -202,10 +205,9 @@ def _rounds(args: argparse.Namespace, sprt: Sprt | None) -> int:
 
 def _request(args: argparse.Namespace) -> EvalRequest:
     """Check the options and resolve the bots (raises EvalError / BotError with the fix)."""
-    from judge.bots import resolve_bot
+    from judge.bots import distinct_bot_names, named, resolve_bot
     from judge.evalbook import load_book
     from judge.evaluate import EvalError, EvalRequest, parse_sizes, parse_turns
-    from judge.names import distinct_names
     from judge.pentanomial import Sprt
 
     sprt = None
@@ -234,13 +236,17 @@ def _request(args: argparse.Namespace) -> EvalRequest:
     turns = parse_turns(args.turns) if args.turns is not None else None
     # On a cluster each worker builds the bots (the judge's machine may have no compiler).
     build = not args.cluster
-    bots = [resolve_bot(b, args.bots_dir, build=build) for b in (args.bot_a, args.bot_b)]
+    wanted = given_names(args.name, 2)
+    bots = [
+        named(resolve_bot(b, args.bots_dir, build=build), name)
+        for b, name in zip((args.bot_a, args.bot_b), wanted, strict=True)
+    ]
     import secrets
 
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     return EvalRequest(
         bots,
-        distinct_names([b.name for b in bots]),
+        distinct_bot_names(bots),
         rounds,
         sizes,
         turns,

@@ -9,8 +9,10 @@ from judge.commands.options import (
     add_bot_folder_options,
     add_cores_option,
     add_limit_options,
+    add_name_option,
     cores_line,
     fail,
+    given_names,
     limits_from,
     make_console,
     open_sandbox,
@@ -90,6 +92,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="with the board drawn, show N turns a second at most (default about 8 on a "
         "terminal; 0 = as fast as the bots play); implies --watch",
     )
+    add_name_option(p, 2)
     add_bot_folder_options(p, maps=True)
 
 
@@ -99,11 +102,11 @@ def run(args: argparse.Namespace) -> int:
 
     from rich.text import Text
 
-    from judge.bots import resolve_bot
+    from judge.bots import distinct_bot_names, named, resolve_bot
     from judge.commands.signals import stop_on_signals
     from judge.maps import MAX_TURNS, MIN_TURNS, MapError, MapNotFound, load_map, resolve_map_path
     from judge.match import RoundPlan, play_match
-    from judge.names import distinct_folders, distinct_names
+    from judge.names import distinct_folders
     from judge.referee import RoundAborted, RoundStopped
     from judge.sandbox import ProgramUnreachable
     from judge.views.matchview import header, observers, result_line, summary
@@ -118,7 +121,11 @@ def run(args: argparse.Namespace) -> int:
             f"--speed {args.speed:g}: give turns a second from 0 (as fast as the bots) to 1000"
         )
     limits = limits_from(args)
-    bots = [resolve_bot(args.bot_a, args.bots_dir), resolve_bot(args.bot_b, args.bots_dir)]
+    wanted = given_names(args.name, 2)
+    bots = [
+        named(resolve_bot(spec, args.bots_dir), name)
+        for spec, name in zip((args.bot_a, args.bot_b), wanted, strict=True)
+    ]
     plans = []
     for spec in args.maps:
         try:
@@ -133,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
             return fail("match", f"{exc}{hint}", 2)
         plans.append(RoundPlan(gm, str(path)))
     seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
-    names = distinct_names([b.name for b in bots])
+    names = distinct_bot_names(bots)
     out, problem = _output_folder(args.out, distinct_folders(names))
     if problem:
         return fail("match", problem, 2)

@@ -153,3 +153,30 @@ def fail(command: str, message: str, code: int) -> int:
     err.print(f"[bold red]judge {command}:[/] {escape(message)}", highlight=False, soft_wrap=True)
     sys.stderr.flush()
     return code
+
+
+def add_name_option(p: argparse.ArgumentParser, bots: int) -> None:
+    """``--name NAME`` (once per bot, in the order the bots are given): the name a bot
+    plays under instead of its own (a lone ``bot.exe`` is otherwise named after its folder)."""
+    which = "the bot plays under" if bots == 1 else "BOT_A plays under (twice: BOT_A's, BOT_B's)"
+    p.add_argument(
+        "--name",
+        action="append",
+        metavar="NAME",
+        help=f"the name {which}; default: its bot.yaml name or folder's name, or a lone "
+        "program's file name, or its folder's when that is generic like bot.exe or main",
+    )
+
+
+def given_names(values: list[str] | None, bots: int) -> list[str | None]:
+    """The --name values, one per bot (None: its own name), or the UsageError that says why not."""
+    from judge.names import name_problem, normalise
+
+    values = values or []
+    if len(values) > bots:
+        raise UsageError(f"--name is given {len(values)} times; at most {bots} (one per bot)")
+    for v in values:
+        problem = name_problem(v)
+        if problem is not None:
+            raise UsageError(f"--name {v!r}: {problem}")
+    return [normalise(v) for v in values] + [None] * (bots - len(values))

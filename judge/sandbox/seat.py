@@ -160,6 +160,10 @@ class Seat:
             os.chown(self.base, 0, gid)
             os.chmod(self.base, 0o750)
         self.program_dir: Path | None = None
+        #: a diagnostic tool started in front of every command of this seat, e.g.
+        #: check-bot's file trace (``strace ... --``); it runs inside the run, as the seat's
+        #: user, under the run's limits, around wine too.  Empty for judged runs.
+        self.wrapper: tuple[str, ...] = ()
         if program_dir is not None:
             src = Path(program_dir)
             if not src.is_dir():
@@ -463,6 +467,8 @@ class Seat:
                 except (OSError, SandboxError) as exc:
                     return self._ie(f"cannot restart wine: {exc}", tuple(discarded))
             argv = self._wine.argv(argv)
+        if self.wrapper:
+            argv = [*self.wrapper, *argv]
         try:
             saved = self._prepare_folder(inputs, discarded)
         except OSError as exc:

@@ -102,7 +102,7 @@ def test_a_lone_exe_is_copied_with_its_dlls_only(
     spec = resolve_bot(str(project / "bot.exe"))
     assert spec.program_dir is not None and spec.program_dir != project
     assert sorted(p.name for p in spec.program_dir.iterdir()) == ["bot.exe", "helper.DLL"]
-    assert spec.home == project and spec.name == "bot"
+    assert spec.home == project and spec.name == "Đội Hải Âu"  # bot.exe: named after its folder
     assert spec.argv_for(Path("/seat/prog")) == ["/seat/prog/bot.exe"]
     alone = resolve_bot(str(project / "bot.exe"))
     assert alone.digest == spec.digest  # the same files, the same fingerprint

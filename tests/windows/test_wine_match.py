@@ -196,3 +196,16 @@ def test_sandbox_info_says_how_exes_run(exes: Exes, capsys: pytest.CaptureFixtur
     assert main(["sandbox-info", "--json"]) == 0
     line = json.loads(capsys.readouterr().out)["windows_programs"]
     assert line.startswith("Windows programs (.exe): through wine") and "64-bit" in line
+
+
+def test_two_teams_bot_exe_play_under_their_folders_names(exes: Exes, tmp_path: Path) -> None:
+    """Issue 37: two teams hand in a bot.exe each; the standings name the teams, not 'bot'
+    and 'bot-2'."""
+    for team in ("Rồng Biển", "Cá Mập"):
+        (tmp_path / team).mkdir()
+        shutil.copy(exes.cpp / "bot.exe", tmp_path / team / "bot.exe")
+    out = tmp_path / "out"
+    argv = [str(tmp_path / "Rồng Biển" / "bot.exe"), str(tmp_path / "Cá Mập" / "bot.exe")]
+    assert main(["match", *argv, "--map", "m1", "--turns", "2", "--out", str(out), "--quiet"]) == 0
+    result = json.loads((out / "result.json").read_text(encoding="utf-8"))
+    assert result["teams"] == ["Rồng Biển", "Cá Mập"]
