@@ -890,7 +890,11 @@ class WineSeat:
         own = b"".join(ln for ln in lines if not _WINE_LINE.match(ln))
         message = result.message
         if result.verdict is Verdict.RE:
-            message = f"{crash_words(wine) or 'crashed'}: {message}"
+            words = crash_words(wine)
+            if words is not None and names_status(words):
+                message = words  # not "...: exited with code 53", which repeats 0xC0000135
+            else:
+                message = f"{words or 'crashed'}: {message}"
         return dataclasses.replace(result, stderr_tail=own, message=message)
 
     # ---------------------------------------------------------- closing
@@ -926,6 +930,13 @@ def _running(pid: int) -> bool:
     except (OSError, KeyError, ValueError, IndexError):
         return False
     return state not in (b"Z", b"X") and not pending & (1 << (signal.SIGKILL - 1))
+
+
+def names_status(words: str) -> bool:
+    """Whether ``words`` name the Windows status the program died of.  Its exit code then
+    says nothing more: wine ends it with the status's low byte (0xC0000135 -> 53) or,
+    for some exceptions (a stack overflow), with 1."""
+    return re.search(r"0x[0-9A-Fa-f]{8}", words) is not None
 
 
 def crash_words(wine_lines: list[bytes]) -> str | None:

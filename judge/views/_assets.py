@@ -511,9 +511,20 @@ body { margin: 0 auto; max-width: 60em; padding: 1em 2em; background: #0f172a; c
   font-family: system-ui, -apple-system, "Segoe UI", Roboto, "DejaVu Sans", Arial, sans-serif;
   font-size: clamp(15px, 1.6vw, 28px); }
 a { color: #93c5fd; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
-th, td { padding: 0.3em 0.9em; border-bottom: 1px solid #334155; text-align: right; }
-th:nth-child(2), td:nth-child(2) { text-align: left; }
+/* A wide table scrolls inside its own box; the page itself never scrolls sideways. */
+.table-wrap { max-width: 100%; overflow-x: auto; margin: 0.5em 0 1.5em; }
+table { border-collapse: collapse; font-size: 0.8em; }
+th, td { padding: 0.3em 0.6em; border-bottom: 1px solid #334155; text-align: right; }
+th { white-space: nowrap; }
+th:nth-child(2), td:nth-child(2) { text-align: left; min-width: 7em; }
+td.failed { text-align: left; white-space: nowrap; }
+.badge { display: inline-block; padding: 0 0.35em; margin: 0.1em 0.15em; border-radius: 0.3em;
+  font-size: 0.85em; font-weight: bold; text-decoration: none; color: #0f172a;
+  background: #fca5a5; }
+.badge.v-tle { background: #fdba74; }
+.badge.v-mle, .badge.v-ole { background: #c4b5fd; }
+.badge.v-ie { background: #94a3b8; }
+.failed { margin-left: 0.4em; color: #fca5a5; }
 thead th { color: #94a3b8; }
 tbody tr:first-child td { color: #fbbf24; font-weight: bold; }
 #matches > li { margin-bottom: 0.8em; }

@@ -109,8 +109,19 @@ def render(summary: EvalSummary) -> list[RenderableType]:
     return out
 
 
-def _signed(x: float) -> str:
-    return f"{x:+.1f}"
+def _whole(x: float) -> str:
+    """A signed whole number with a true minus sign: +120, −436, 0."""
+    n = round(x)
+    return "0" if n == 0 else f"+{n}" if n > 0 else f"\u2212{-n}"
+
+
+def elo_text(elo: float, low: float, high: float) -> str:
+    """An Elo difference with its interval as people read it: ``−436 (95 %: −1200 to −264)``.
+
+    Never ``x +- y`` beside the interval: the interval is not symmetric about x
+    (the logistic curve is steep near 0 % and 100 %), so a single ± would be wrong.
+    """
+    return f"{_whole(elo)} (95 %: {_whole(low)} to {_whole(high)})"
 
 
 def pair_lines(summary: EvalSummary) -> list[str]:
@@ -124,9 +135,8 @@ def pair_lines(summary: EvalSummary) -> list[str]:
         f"pairs (each map twice, seats swapped): {pr.pairs}"
         + (f", {pr.incomplete} incomplete" if pr.incomplete else "")
         + f"; pentanomial LL {c[0]}, LD {c[1]}, WL+DD {c[2]}, WD {c[3]}, WW {c[4]}",
-        f"{a} scores {100 * pr.score:.1f}%: Elo {_signed(e.elo)} +- {e.plus_minus:.1f} "
-        f"(95%: {_signed(e.low)} to {_signed(e.high)}, from the pair variance), "
-        f"LOS {100 * e.los:.1f}%",
+        f"{a} scores {100 * pr.score:.1f}%: Elo {elo_text(e.elo, e.low, e.high)}, "
+        f"from the pair variance, LOS {100 * e.los:.1f}%",
     ]
     if pr.mirrored:
         lines.append(

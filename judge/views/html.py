@@ -38,6 +38,7 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -45,7 +46,7 @@ from urllib.parse import quote
 from judge import atomic, voidwhy
 from judge.grid import centre
 from judge.records import Json, TurnRecord
-from judge.rules import Event, EventKind
+from judge.rules import Event, EventKind, score
 from judge.views import _assets
 from judge.views.board import TEAM_COLOURS
 from judge.views.replayfile import MatchReplay, ReplayError, RoundReplay, load
@@ -103,7 +104,7 @@ def _round_data(rnd: RoundReplay) -> Json:
     res = rnd.result
     return {
         "index": rnd.index,
-        "label": rnd.label,
+        "label": rnd.map_name,
         "rows": rnd.rows,
         "cols": rnd.cols,
         "turns": rnd.turns,
@@ -242,11 +243,63 @@ def _href(target: Path, base: Path) -> str:
     return html.escape(quote(_rel(target, base)))
 
 
+#: The verdicts of a run that failed, as the tournament page counts them per team.
+FAILED_VERDICTS = ("TLE", "RE", "MLE", "OLE", "IE")
+
+
+@dataclass
+class _Failure:
+    """How often one team's runs ended with one verdict, and where it first happened."""
+
+    count: int
+    href: str  # the round's page at the turn of the first one
+    where: str  # that place in words (the link's title)
+
+
+def _round_failures(rnd: RoundReplay) -> dict[str, dict[str, tuple[int, int]]]:
+    """{team: {verdict: (runs, first turn)}} of the failed runs of a round."""
+    out: dict[str, dict[str, tuple[int, int]]] = {}
+    for rec in rnd.records:
+        for seat, run in enumerate(rec.runs or ()):
+            if run is None or run.verdict not in FAILED_VERDICTS:
+                continue
+            team = rnd.names[seat]
+            n, first = out.setdefault(team, {}).get(run.verdict, (0, rec.turn))
+            out[team][run.verdict] = (n + 1, first)
+    return out
+
+
+def _badge(verdict: str, count: int, href: str, title: str) -> str:
+    esc = html.escape
+    return (
+        f'<a class="badge v-{esc(verdict.lower())}" data-verdict="{esc(verdict)}" '
+        f'data-count="{count}" href="{href}" title="{esc(title)}">{esc(verdict)} {count}</a>'
+    )
+
+
+def _round_outcome(rnd: RoundReplay, teams: Sequence[str]) -> tuple[int | None, list[int]] | None:
+    """(winner, gold) of a finished round in ``teams`` order: from the match's result.json,
+    or, where there is none (a league's pair), from the round's last turn record."""
+    if rnd.result is not None:
+        res = rnd.result.in_order(teams)
+        return res.winner, list(res.gold)
+    last = rnd.records[-1] if rnd.records else None
+    if last is None or not last.ended or last.end_reason is None:
+        return None
+    outcome = score(last.gold, last.end_reason)
+    by_team = dict(zip(rnd.names, last.gold, strict=True))
+    if set(by_team) != set(teams):
+        return None
+    winner = None if outcome.winner is None else list(teams).index(rnd.names[outcome.winner])
+    return winner, [by_team[t] for t in teams]
+
+
 def write_index_html(
     tournament_dir: Path | str,
     standings: Sequence[Mapping[str, Any]],
     matches: Sequence[Mapping[str, Any]],
     title: str = "Ocean Treasure tournament",
+    failed_runs: bool = False,
 ) -> Path:
     """Write ``index.html`` in a tournament folder, and the HTML replays it links to.
 
@@ -263,26 +316,63 @@ def write_index_html(
     (not played yet, or broken) is listed with the reason instead of failing
     the whole page, so the index can be rewritten after every match.
 
+    ``failed_runs`` (a tournament's page): a column of badges, one per kind of
+    failed run (TLE, RE, MLE, OLE, IE) of each team (the first mapping's first
+    value names it), each linking to the turn of the first one; each round of
+    the list names its failed runs too.  What a teacher is asked about first.
+
     Returns the path of ``index.html``.
     """
     root = Path(tournament_dir)
     root.mkdir(parents=True, exist_ok=True)
+    failures: dict[str, dict[str, _Failure]] = {}
+    match_parts = _match_list(root, matches, failures)
+    parts = _standings_table(standings, failures if failed_runs else None)
+    parts.append('<h2>Matches</h2><ol id="matches">')
+    parts += match_parts
+    parts.append("</ol>")
+    esc = html.escape
+    page = _fill(_assets.INDEX_PAGE, TITLE=esc(title), CSS=_assets.INDEX_CSS, BODY="\n".join(parts))
+    out = root / INDEX_HTML
+    atomic.write_text(out, page)
+    return out
+
+
+def _standings_table(
+    standings: Sequence[Mapping[str, Any]], failures: dict[str, dict[str, _Failure]] | None
+) -> list[str]:
+    """The standings as a table that scrolls inside itself where the page is too narrow."""
+    esc = html.escape
+    cols = list(standings[0].keys()) if standings else []
+    extra = "<th>failed runs</th>" if failures is not None else ""
+    parts = [
+        '<div class="table-wrap"><table id="standings"><thead><tr><th>#</th>'
+        + "".join(f"<th>{esc(column_name(str(c)))}</th>" for c in cols)
+        + extra
+        + "</tr></thead><tbody>"
+    ]
+    for rank, row in enumerate(standings, start=1):
+        cells = "".join(f"<td>{esc(str(row.get(c, '')))}</td>" for c in cols)
+        if failures is not None:
+            own = failures.get(str(row.get(cols[0], "")), {}) if cols else {}
+            badges = " ".join(
+                _badge(v, own[v].count, own[v].href, own[v].where)
+                for v in FAILED_VERDICTS
+                if v in own
+            )
+            cells += f'<td class="failed">{badges or "none"}</td>'
+        parts.append(f'<tr data-rank="{rank}"><td>{rank}</td>{cells}</tr>')
+    parts.append("</tbody></table></div>")
+    return parts
+
+
+def _match_list(
+    root: Path, matches: Sequence[Mapping[str, Any]], failures: dict[str, dict[str, _Failure]]
+) -> list[str]:
+    """The list items of the matches (writing each one's replay pages), adding each
+    round's failed runs to ``failures``."""
     esc = html.escape
     parts: list[str] = []
-    cols = list(standings[0].keys()) if standings else []
-    parts.append(
-        '<table id="standings"><thead><tr><th>#</th>'
-        + "".join(f"<th>{esc(column_name(str(c)))}</th>" for c in cols)
-        + "</tr></thead><tbody>"
-    )
-    for rank, row in enumerate(standings, start=1):
-        parts.append(
-            f'<tr data-rank="{rank}"><td>{rank}</td>'
-            + "".join(f"<td>{esc(str(row.get(c, '')))}</td>" for c in cols)
-            + "</tr>"
-        )
-    parts.append("</tbody></table>")
-    parts.append('<h2>Matches</h2><ol id="matches">')
     for entry in matches:
         raw = entry.get("dir", entry.get("path"))
         if raw is None:
@@ -305,31 +395,55 @@ def write_index_html(
             continue
         teams = match.teams
         label = str(entry.get("title") or f"{teams[0]} vs {teams[1]}")
-        score = ""
+        score_text = ""
         if match.result is not None:
             p = match.result.points
-            score = f' <span class="score">{esc(str(p[0]))}&ndash;{esc(str(p[1]))}</span>'
+            score_text = f' <span class="score">{esc(str(p[0]))}&ndash;{esc(str(p[1]))}</span>'
         parts.append(
             f'<li class="match"><a class="match-link" href="'
-            f'{_href(mdir / MATCH_HTML, root)}">{esc(label)}</a>{score}<ul>'
+            f'{_href(mdir / MATCH_HTML, root)}">{esc(label)}</a>{score_text}<ul>'
         )
         for rnd in match.rounds:
-            what = ""
-            if rnd.result is not None:
-                res = rnd.result.in_order(teams)
-                w, gold = res.winner, res.gold
-                who = "draw" if w is None else f"{teams[w]} wins"
-                what = f" &mdash; {esc(who)}, gold {esc(str(gold[0]))}&ndash;{esc(str(gold[1]))}"
-            elif rnd.partial:
-                what = " &mdash; unfinished"
-            href = _href(rnd.path.parent / ROUND_HTML, root)
-            parts.append(
-                f'<li><a class="round-link" href="{href}">round {rnd.index}: '
-                f"{esc(rnd.label)}</a>{what}</li>"
-            )
+            parts.append(_round_item(root, label, teams, rnd, failures))
         parts.append("</ul></li>")
-    parts.append("</ol>")
-    page = _fill(_assets.INDEX_PAGE, TITLE=esc(title), CSS=_assets.INDEX_CSS, BODY="\n".join(parts))
-    out = root / INDEX_HTML
-    atomic.write_text(out, page)
-    return out
+    return parts
+
+
+def _round_item(
+    root: Path,
+    match_label: str,
+    teams: Sequence[str],
+    rnd: RoundReplay,
+    failures: dict[str, dict[str, _Failure]],
+) -> str:
+    esc = html.escape
+    what = ""
+    outcome = _round_outcome(rnd, teams)
+    if outcome is not None:
+        w, gold = outcome
+        who = "draw" if w is None else f"{teams[w]} wins"
+        what = f" &mdash; {esc(who)}, gold {esc(str(gold[0]))}&ndash;{esc(str(gold[1]))}"
+    elif rnd.partial:
+        what = " &mdash; unfinished"
+    href = _href(rnd.path.parent / ROUND_HTML, root)
+    failed = []
+    for team, kinds in _round_failures(rnd).items():
+        badges = []
+        for verdict in FAILED_VERDICTS:
+            if verdict not in kinds:
+                continue
+            n, turn = kinds[verdict]
+            at = f"{href}#turn={turn}"
+            where = f"{match_label}, round {rnd.index}, turn {turn}"
+            badges.append(_badge(verdict, n, at, f"first at {where}"))
+            mine = failures.setdefault(team, {})
+            if verdict in mine:
+                mine[verdict].count += n
+            else:
+                mine[verdict] = _Failure(n, at, f"first at {where}")
+        failed.append(f"{esc(team)} {' '.join(badges)}")
+    failed_text = f' <span class="failed">failed runs: {"; ".join(failed)}</span>' if failed else ""
+    return (
+        f'<li><a class="round-link" href="{href}">round {rnd.index}: '
+        f"{esc(rnd.map_name)}</a>{what}{failed_text}</li>"
+    )

@@ -41,12 +41,21 @@ def leaderboard_table(rows: Sequence[LeaderboardRow], title: str) -> Table:
     return table
 
 
+def _cell(key: str, value: object) -> object:
+    """A leaderboard value as the page shows it: ratings to two places, the win rate in
+    per cent, '-' for a missing value."""
+    if value is None:
+        return "-"
+    if key == "win_rate" and isinstance(value, float):
+        return f"{100 * value:.1f}%"
+    if isinstance(value, float):
+        return f"{value:.2f}"
+    return value
+
+
 def write_index(out: Path, rows: Sequence[LeaderboardRow], pairs: Sequence[PairLink]) -> Path:
     """The league's index.html: the leaderboard (every column of leaderboard.csv but the
     rank, which the page numbers itself; '-' for a missing value) and the latest pairs."""
-    table = [
-        {k: ("-" if v is None else v) for k, v in r.to_json().items() if k != COLUMNS[0]}
-        for r in rows
-    ]
+    table = [{k: _cell(k, v) for k, v in r.to_json().items() if k != COLUMNS[0]} for r in rows]
     links = [{"dir": p.folder, "title": p.title} for p in pairs]
     return write_index_html(out, table, links, title=TITLE)

@@ -86,6 +86,11 @@ class RoundReplay:
         return self.header.map.path or (self.result.map_label if self.result else "") or "?"
 
     @property
+    def map_name(self) -> str:
+        """The map as pages show it: its file's name, never a path of the judge's machine."""
+        return Path(self.label.replace("\\", "/")).name or self.label
+
+    @property
     def first_turn(self) -> int:
         return self.records[0].turn if self.records else 0
 

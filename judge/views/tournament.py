@@ -168,7 +168,8 @@ def write_index(out: Path, schedule: Sequence[Pairing], rows: Sequence[StandingR
     """The tournament's index.html (standings and links to every round's HTML replay).
 
     The page is :func:`judge.views.html.write_index_html`'s: its table has the
-    columns of standings.json but ``rank`` (the page numbers the rows itself).
+    columns of standings.json but ``rank`` (the page numbers the rows itself), and
+    each team's failed runs (TLE, RE, MLE, OLE, IE) as badges linking to the round.
     """
     from judge.views.html import write_index_html
 
@@ -176,4 +177,5 @@ def write_index(out: Path, schedule: Sequence[Pairing], rows: Sequence[StandingR
         out,
         [{k: v for k, v in row.to_json().items() if k != "rank"} for row in rows],
         [{"dir": p.folder, "title": f"{p.teams[0]} vs {p.teams[1]}"} for p in schedule],
+        failed_runs=True,
     )

@@ -9,6 +9,7 @@ random, and ``mixed`` bots that play greedy only part of the time
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -299,7 +300,10 @@ def test_sprt_rejects_a_weakened_variant_and_the_verdict_is_the_last_line(
     assert "SPRT: H0 accepted: half-greedy is not better than greedy by 200 Elo" in text
     # the whole verdict is the last line, not wrapped at 80 columns through the pipe
     assert out[-1].startswith("SPRT: H0 accepted:") and out[-1].rstrip().endswith("ELO1 200)")
-    assert "pentanomial LL" in text and "LOS" in text and "Elo -" in text
+    assert "pentanomial LL" in text and "LOS" in text
+    # Issue 37: whole numbers, a true minus sign, the interval without a symmetric '+-'.
+    assert re.search(r"Elo \u2212\d+ \(95 %: (\u2212\d+|0|\+\d+) to (\u2212\d+|0|\+\d+)\)", text)
+    assert "+-" not in text
     s = json.loads((tmp_path / "out" / "eval.json").read_text())
     assert s["sprt"]["verdict"] == "H0" and s["rounds_played"] <= 60
     _check_against_rounds(s)

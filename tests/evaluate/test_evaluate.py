@@ -341,7 +341,7 @@ def test_eval_table_output_and_bad_options(capsys: pytest.CaptureFixture[str]) -
     # the pair report (on this map both bots insist on one start: random placement,
     # which differs by seat, so the pair need not be the same game mirrored)
     assert "pairs (each map twice, seats swapped): 1;" in out
-    assert re.search(r"greedy scores \d+\.\d%: Elo [+-]\d", out) and "LOS" in out
+    assert re.search(r"greedy scores \d+\.\d%: Elo [+\u2212]?\d", out) and "LOS" in out
     for bad, word in (
         (["--sizes", "6"], "--sizes"),
         (["--turns", "7"], "--turns"),
@@ -353,3 +353,12 @@ def test_eval_table_output_and_bad_options(capsys: pytest.CaptureFixture[str]) -
         assert code == 2 and word in err
     code = main(["eval", str(BOTS / "no-such-bot"), str(BOTS / "random")])
     assert code == 2 and "no such bot" in capsys.readouterr().err
+
+
+def test_elo_is_shown_whole_with_its_interval_and_no_symmetric_plus_minus() -> None:
+    """Issue 37: "-436.3 +- 467.9 (95%: -1199.8 to -263.9)" read as a symmetric interval."""
+    from judge.views.evalreport import elo_text
+
+    assert elo_text(-436.3, -1199.8, -263.9) == "\u2212436 (95 %: \u22121200 to \u2212264)"
+    assert elo_text(120.4, 39.6, 210.0) == "+120 (95 %: +40 to +210)"
+    assert elo_text(0.2, -80.0, 81.0) == "0 (95 %: \u221280 to +81)"

@@ -63,8 +63,10 @@ def test_the_report_shows_the_pentanomial_elo_and_names_as_written() -> None:
     assert "[bold]mine[/bold] vs Cá Mập: 6 rounds (3 maps x 2 seat orders)" in text
     assert "pentanomial LL 0, LD 1, WL+DD 1, WD 0, WW 1" in text
     # 3.5 points of 6 rounds: 58.3 %, Elo 400 log10(3.5 / 2.5) = +58.45; fishtest's 1e-3
-    # of a pair in each empty cell (LL, WD) moves it to +58.4
-    assert "[bold]mine[/bold] scores 58.3%: Elo +58.4 +-" in text
+    # of a pair in each empty cell (LL, WD) moves it to +58.4, shown whole, with a true
+    # minus sign and the asymmetric interval instead of a symmetric +-
+    assert "[bold]mine[/bold] scores 58.3%: Elo +58 (95 %: " in text
+    assert "+-" not in text
     assert "95% Wilson (if rounds were independent)" in text
     assert "mean gold" in text and "5x5" in text
 
