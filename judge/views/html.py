@@ -389,8 +389,10 @@ def _match_list(
             write_match_html(mdir, back_link=_rel(root / INDEX_HTML, mdir))
         except (ReplayError, OSError) as exc:
             label = esc(str(entry.get("title") or Path(raw).name))
+            # The page names paths relative to its own folder, never the judge machine's.
+            why = str(exc).replace(f"{root}{os.sep}", "")
             parts.append(
-                f'<li class="match missing">{label}: <span class="why">{esc(str(exc))}</span></li>'
+                f'<li class="match missing">{label}: <span class="why">{esc(why)}</span></li>'
             )
             continue
         teams = match.teams
