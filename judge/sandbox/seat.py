@@ -38,6 +38,7 @@ from judge.sandbox.folders import (
     write_inputs,
 )
 from judge.sandbox.namespaces import SeatNamespaces, make_namespaces
+from judge.sandbox.steps import StepTimes
 from judge.sandbox.types import (
     Limits,
     ProgramUnreachable,
@@ -448,42 +449,57 @@ class Seat:
     def _run(
         self, argv: list[str], inputs: dict[str, bytes], outputs: list[str], limits: Limits
     ) -> TurnRun:
-        """One run in its steps; a run judged IE leaves the seat as it found it.
+        """One run in its named steps (:mod:`.steps`), each timed; a run judged IE leaves
+        the seat as it found it.
 
         The keep file is all the seat carries from run to run, so it is saved before
         the run and put back after an IE (the judge's failure, which the referee runs
         again): the run that counts starts exactly as the discarded one did (issue 32).
         """
+        steps = StepTimes()
         discarded: list[str] = []
         windows = self._wine is not None and windows_target(argv) is not None
         if windows:
             assert self._wine is not None
-            if self._wine.needs_restart():  # before the inputs: the restart cleans the folder
-                try:
-                    discarded.append(self._wine.restart_note())
-                    self._wine.stop()
-                    self._wine.reset_if_needed()
-                    self._start_wine_server()
-                except (OSError, SandboxError) as exc:
-                    return self._ie(f"cannot restart wine: {exc}", tuple(discarded))
+            with steps.timed("wine"):
+                why = self._restart_wine_if_needed(discarded)
+            if why is not None:
+                return self._ie(why, tuple(discarded))
             argv = self._wine.argv(argv)
         if self.wrapper:
             argv = [*self.wrapper, *argv]
         try:
-            saved = self._prepare_folder(inputs, discarded)
+            with steps.timed("folder"):
+                saved = self._prepare_folder(inputs, discarded)
         except OSError as exc:
             return self._ie(
                 f"cannot prepare the folder of seat {self.name!r}: {exc}", tuple(discarded)
             )
-        turn = self._execute(argv, outputs, limits, windows, discarded)
+        turn = self._execute(argv, outputs, limits, windows, discarded, steps)
         if turn.result.verdict is Verdict.IE:
             self._roll_back(saved)
-        return turn
+        return dataclasses.replace(turn, steps=steps)
+
+    def _restart_wine_if_needed(self, discarded: list[str]) -> str | None:
+        """Step "wine", before the inputs (a restart cleans the folder): a fresh wineserver
+        when the last one cannot serve another run; why not, if it could not be made."""
+        wine = self._wine
+        assert wine is not None
+        if not wine.needs_restart():
+            return None
+        try:
+            discarded.append(wine.restart_note())
+            wine.stop()
+            wine.reset_if_needed()
+            self._start_wine_server()
+        except (OSError, SandboxError) as exc:
+            return f"cannot restart wine: {exc}"
+        return None
 
     def _prepare_folder(
         self, inputs: dict[str, bytes], discarded: list[str]
     ) -> tuple[bytes, int] | None:
-        """Empty the work folder but the keep file, save that, write the inputs.
+        """Step "folder": empty the work folder but the keep file, save that, write the inputs.
 
         Returns the keep file as it was (None: absent), for :meth:`_roll_back`.
         """
@@ -507,6 +523,17 @@ class Seat:
                 f"the judge discarded: {exc}"
             ) from exc
 
+    def _take_core(self) -> int | None:
+        """Step "core": a core of the budget for this run alone (None: runs are not pinned).
+
+        Taken before the clock starts and given back once the tree is gone: a run never
+        waits for a core during its time, nor shares one with another run."""
+        return self._cores.acquire(self.name) if self._cores is not None else None
+
+    def _give_core_back(self, core: int | None) -> None:
+        if core is not None and self._cores is not None:
+            self._cores.release(core)
+
     def _execute(
         self,
         argv: list[str],
@@ -514,42 +541,61 @@ class Seat:
         limits: Limits,
         windows: bool,
         discarded: list[str],
+        steps: StepTimes,
     ) -> TurnRun:
         """Run the prepared program on a core of its own; read, clean, decide."""
-        # The core is taken before the clock starts and given back once the tree is gone:
-        # a run never waits for a core during its time, nor shares one with another run.
-        core = self._cores.acquire(self.name) if self._cores is not None else None
+        with steps.timed("core"):
+            core = self._take_core()
         try:
             if windows and core is not None:
                 assert self._wine is not None
                 # The seat's wineserver works for this run: on its core, not another run's.
-                self._wine.pin_server(core)
-            ran = self._supervised(argv, limits, core, discarded, windows)
+                with steps.timed("wine"):
+                    self._wine.pin_server(core)
+            ran = self._supervised(argv, limits, core, discarded, windows, steps)
             if self._wine is not None:
-                self._wine.after_run(discarded)
-                if windows:
-                    self._refresh_wine(core, discarded)
+                with steps.timed("wine"):
+                    self._wine.after_run(discarded)
+                    if windows:
+                        self._refresh_wine(core, discarded)
         finally:
-            if core is not None and self._cores is not None:
-                self._cores.release(core)
+            with steps.timed("core"):
+                self._give_core_back(core)
         if isinstance(ran, str):  # the run's cgroup could not be made
             self._clean(keep=True, report=discarded)
             return self._ie(ran, tuple(discarded))
         raw, cg = ran
         try:
-            outs = read_outputs(str(self.workdir), outputs, limits.file_bytes, discarded)
-            biggest = self._clean(keep=True, report=discarded)
+            with steps.timed("clean"):
+                outs = read_outputs(str(self.workdir), outputs, limits.file_bytes, discarded)
+                biggest = self._clean(keep=True, report=discarded)
         except OSError as exc:
             return self._ie(
                 f"cannot clean the folder of seat {self.name!r}: {exc}", tuple(discarded)
             )
+        with steps.timed("verdict"):
+            result = self._verdict(argv, raw, cg, limits, biggest, windows, discarded)
+        return TurnRun(result, outs, tuple(discarded))
+
+    def _verdict(
+        self,
+        argv: list[str],
+        raw: supervise.RawRun,
+        cg: RunCgroup | None,
+        limits: Limits,
+        biggest: tuple[str, int] | None,
+        windows: bool,
+        discarded: list[str],
+    ) -> RunResult:
+        """Step "verdict": what was observed, judged (ProgramUnreachable for a command
+        the seat's uid could not even start)."""
         if raw.record is not None:
             self._raise_unreachable(argv, raw.record)
         result = decide(raw, limits, biggest, memory_by_cgroup=cg is not None and cg.memory)
         if windows:
             assert self._wine is not None
             result = self._wine_verdict(raw, self._wine.explain(result), discarded)
-        return TurnRun(result, outs, tuple(discarded))
+        return result
 
     def _wine_verdict(
         self, raw: supervise.RawRun, result: RunResult, discarded: list[str]
@@ -607,7 +653,8 @@ class Seat:
         limits: Limits,
         core: int | None,
         discarded: list[str],
-        windows: bool = False,
+        windows: bool,
+        steps: StepTimes,
     ) -> tuple[supervise.RawRun, RunCgroup | None] | str:
         """The run itself in a fresh cgroup (pinned to ``core``); a str: why it could not run.
 
@@ -621,7 +668,8 @@ class Seat:
         backend = self._m.cgroup
         if backend is not None:
             try:
-                cg = backend.create(self._tag, limits.memory_bytes, limits.max_procs, core)
+                with steps.timed("cgroup"):
+                    cg = backend.create(self._tag, limits.memory_bytes, limits.max_procs, core)
             except CgroupError as exc:
                 return str(exc)
         services: tuple[int, ...] = ()
@@ -629,7 +677,8 @@ class Seat:
         if windows and self._wine is not None:
             services = tuple(self._wine.server_pids())
             if cg is not None and cg.pressure_only_dir is not None:
-                lent = self._wine.lend_server(cg.pressure_only_dir)
+                with steps.timed("wine"):
+                    lent = self._wine.lend_server(cg.pressure_only_dir)
         stragglers: list[int] = []
         try:
             raw = supervise.run(
@@ -644,12 +693,15 @@ class Seat:
                 measure_wait=True,
                 services=services,
                 services_in_group=lent,
+                steps=steps,
             )
         finally:
             if lent and self._wine is not None:
-                self._wine.take_server_back()
+                with steps.timed("wine"):
+                    self._wine.take_server_back()
             if cg is not None:
-                removed, stragglers = cg.destroy()
+                with steps.timed("cgroup"):
+                    removed, stragglers = cg.destroy()
                 if not removed:
                     discarded.append(
                         f"note: the run's cgroup {list(cg.dirs.values())} could not be removed"

@@ -37,6 +37,7 @@ from judge.sandbox.cpuwait import (
     wait_grace_s,
 )
 from judge.sandbox.helper import Helper
+from judge.sandbox.steps import StepTimes
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 READ_CHUNK = 1 << 20
@@ -300,6 +301,7 @@ def run(
     measure_wait: bool = False,
     services: tuple[int, ...] = (),
     services_in_group: bool = False,
+    steps: StepTimes | None = None,
 ) -> RawRun:
     """Run once.  Never raises for anything the program does; judge-side failures
     are returned as ``internal_error`` (an IE verdict), and the tree is always gone
@@ -307,7 +309,8 @@ def run(
     ``services``: processes outside the run that work for it (the seat's
     wineserver), whose waiting for a CPU during the run is the run's too
     (``services_in_group``: they are in the run's pressure group for the run, so
-    its PSI counts them already and only their CPU is read)."""
+    its PSI counts them already and only their CPU is read).  ``steps``: where
+    the helper's and the program's time and the reading of the waits go."""
     # stderr's first lines are kept too: what wine writes before the program runs
     stdout, stderr = Tail(output_bytes), Tail(output_bytes, head_cap=HEAD_BYTES)
     service_base = tree_times(services) if measure_wait and services else None
@@ -497,6 +500,7 @@ def run(
             pass
     elif rusage is not None:
         raw.cpu_s = rusage.ru_utime + rusage.ru_stime
+    waits_from = time.monotonic()
     if meter is not None and meter.after_exit:
         final = meter.read(raw.wall_s)
         if final is not None:
@@ -515,6 +519,12 @@ def run(
         if kills is None:  # old kernel: the failure counter is the only hint
             raw.cg_failcnt = cg.memory_failures()
         raw.pids_refused = cg.pids_refused()
+    if steps is not None:
+        done = time.monotonic()
+        program = helper_wall if helper_wall is not None else 0.0
+        steps.add("program", program)
+        steps.add("helper", (waits_from - start) - program)
+        steps.add("waits", done - waits_from)
     return raw
 
 
