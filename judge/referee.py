@@ -16,7 +16,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TextIO
@@ -267,6 +267,8 @@ class _Round:
         self.replay_path = out_dir / "replay.jsonl"
         self.part_path = out_dir / "replay.jsonl.part"
         self.replay_file: TextIO | None = None
+        #: the seats' threads for the whole round (shut down by play_round)
+        self.pool = ThreadPoolExecutor(max_workers=2, thread_name_prefix="seat")
 
     # ------------------------------------------------------------ recording
     def header(self) -> ReplayHeader:
@@ -349,9 +351,11 @@ class _Round:
         if self.cfg.sequential or not all(active):
             runs = [one(0), one(1)]
         else:
-            with ThreadPoolExecutor(max_workers=2) as pool:
-                futures = [pool.submit(one, s) for s in (0, 1)]
-                runs = [f.result() for f in futures]
+            # Both seats at once, on the round's two threads (made once a round, not once
+            # a turn); both runs end before either's failure is raised.
+            futures = [self.pool.submit(one, s) for s in (0, 1)]
+            wait(futures)
+            runs = [f.result() for f in futures]
         for s, run in enumerate(runs):
             if run is not None:
                 self.tallies[s].add(run)
@@ -577,6 +581,7 @@ def play_round(
         error = str(exc)
         raise
     finally:
+        rnd.pool.shutdown(wait=True)
         for seat in seats:
             seat.close()
         rnd.write_logs(result, error)

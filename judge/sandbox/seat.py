@@ -123,6 +123,11 @@ class Seat:
         self._wine: WineSeat | None = None
         #: runs in a row that wine failed (see _wine_verdict)
         self._wine_failures = 0
+        #: the folders hold nothing but a valid keep file, and nothing ran since they were
+        #: emptied: the next run's folder step need not walk them again
+        self._emptied = False
+        #: the seat's run cgroups, kept between runs (see _run_cgroup)
+        self._cg: RunCgroup | None = None
         self._tag = f"{_safe_name(name)}-{secrets.token_hex(3)}"
         self.base = os.path.join(root, f"seat-{self._tag}")
         try:
@@ -172,6 +177,7 @@ class Seat:
             dst = os.path.join(self.base, "prog")
             copy_program(src, dst, gid)
             self.program_dir = Path(dst)
+        self._emptied = True  # made just now, empty
         if m.ns_mode in ("view", "net"):
             self._ns = make_namespaces(
                 m.helper,
@@ -237,6 +243,7 @@ class Seat:
         """
         given = self._validate_argv(argv)
         argv = self._command(given)
+        self._emptied = False  # the check runs in the seat's folder too
         argcheck = tuple(
             i for i, a in enumerate(argv) if i > 0 and a.startswith("/") and os.path.exists(a)
         )
@@ -433,6 +440,7 @@ class Seat:
         )
 
     def _clean(self, keep: bool, report: list[str] | None) -> tuple[str, int] | None:
+        self._emptied = False  # until the walk below has finished
         cleaner = Cleaner(self.trash)
         # The program owns its folders and may have opened them up (or locked
         # the judge out when not root): set them back.
@@ -440,6 +448,7 @@ class Seat:
         os.chmod(self.tmpdir, 0o700)
         cleaner.clean(self.tmpdir, spare=self._wine.tmp_spare() if self._wine else frozenset())
         cleaner.clean(str(self.workdir), self.keep if keep else None, self.keep_bytes, report)
+        self._emptied = True
         return cleaner.biggest
 
     def _owner(self) -> tuple[int, int] | None:
@@ -501,9 +510,16 @@ class Seat:
     ) -> tuple[bytes, int] | None:
         """Step "folder": empty the work folder but the keep file, save that, write the inputs.
 
-        Returns the keep file as it was (None: absent), for :meth:`_roll_back`.
+        Returns the keep file as it was (None: absent), for :meth:`_roll_back`.  The
+        folders were emptied after the last run, and nothing that can write in them has
+        run since (the exec helper outlives every process of a run; only the seat's uid
+        can write there), so they are walked again only when that clean did not finish,
+        when a seat-long wineserver of the seat's uid lived on meanwhile, or when the
+        seat has no uid of its own (a normal user's judge: another seat's program, of
+        the same uid, may have written there while this seat waited).
         """
-        self._clean(keep=True, report=discarded)
+        if not self._emptied or self._wine is not None or self._lease is None:
+            self._clean(keep=True, report=discarded)
         saved = None
         if self.keep is not None:
             saved = save_file(str(self.workdir), self.keep, self.keep_bytes)
@@ -546,6 +562,7 @@ class Seat:
         """Run the prepared program on a core of its own; read, clean, decide."""
         with steps.timed("core"):
             core = self._take_core()
+        self._emptied = False  # the program writes in its folders from here on
         try:
             if windows and core is not None:
                 assert self._wine is not None
@@ -656,7 +673,7 @@ class Seat:
         windows: bool,
         steps: StepTimes,
     ) -> tuple[supervise.RawRun, RunCgroup | None] | str:
-        """The run itself in a fresh cgroup (pinned to ``core``); a str: why it could not run.
+        """The run itself in the seat's cgroups (pinned to ``core``); a str: why it could not run.
 
         A Windows program's wineserver works for it: its waiting for a CPU is the
         run's (issue 32).  Where the run's pressure group is one of its own (cgroup
@@ -664,14 +681,11 @@ class Seat:
         run, so the group's PSI counts exactly the time neither could run; elsewhere
         the server's own waiting is added (:class:`~judge.sandbox.cpuwait.ServiceMeter`).
         """
-        cg: RunCgroup | None = None
-        backend = self._m.cgroup
-        if backend is not None:
-            try:
-                with steps.timed("cgroup"):
-                    cg = backend.create(self._tag, limits.memory_bytes, limits.max_procs, core)
-            except CgroupError as exc:
-                return str(exc)
+        try:
+            with steps.timed("cgroup"):
+                cg = self._run_cgroup(limits, core)
+        except CgroupError as exc:
+            return str(exc)
         services: tuple[int, ...] = ()
         lent = False
         if windows and self._wine is not None:
@@ -680,6 +694,7 @@ class Seat:
                 with steps.timed("wine"):
                     lent = self._wine.lend_server(cg.pressure_only_dir)
         stragglers: list[int] = []
+        finished = False
         try:
             raw = supervise.run(
                 self._m.helper,
@@ -695,20 +710,46 @@ class Seat:
                 services_in_group=lent,
                 steps=steps,
             )
+            finished = True
         finally:
             if lent and self._wine is not None:
                 with steps.timed("wine"):
                     self._wine.take_server_back()
             if cg is not None:
                 with steps.timed("cgroup"):
-                    removed, stragglers = cg.destroy()
-                if not removed:
-                    discarded.append(
-                        f"note: the run's cgroup {list(cg.dirs.values())} could not be removed"
-                    )
+                    stragglers = self._release_cgroup(cg, finished, discarded)
         if stragglers:
             raw.survivors = stragglers
         return raw, cg
+
+    def _run_cgroup(self, limits: Limits, core: int | None) -> RunCgroup | None:
+        """Step "cgroup": the seat's groups, ready for a run (None: no cgroups here).
+
+        The last run's groups when they can be reused (:meth:`CgroupBackend.reuse`:
+        counters restarted, changed limits and core written), else fresh ones."""
+        backend = self._m.cgroup
+        if backend is None:
+            return None
+        cg, self._cg = self._cg, None
+        if cg is not None:
+            if backend.reuse(cg, limits.memory_bytes, limits.max_procs, core):
+                return cg
+            cg.destroy()
+        return backend.create(self._tag, limits.memory_bytes, limits.max_procs, core)
+
+    def _release_cgroup(self, cg: RunCgroup, finished: bool, discarded: list[str]) -> list[int]:
+        """Step "cgroup", after the run: groups left empty by a run that was watched to its
+        end are kept for the seat's next run; otherwise whatever is still inside is killed
+        and the groups removed.  Returns the pids that were still inside."""
+        if finished and cg.is_empty():
+            self._cg = cg
+            return []
+        removed, stragglers = cg.destroy()
+        if not removed:
+            discarded.append(
+                f"note: the run's cgroup {list(cg.dirs.values())} could not be removed"
+            )
+        return stragglers
 
     def reset(self) -> None:
         """New round: remove the keep file too (it starts absent: the referee's ruling R15)."""
@@ -721,6 +762,9 @@ class Seat:
     def _teardown(self) -> None:
         if self._wine is not None:
             self._wine.close()
+        if self._cg is not None:
+            self._cg.destroy()
+            self._cg = None
         if self._lease is not None and self._lease.held:
             try:
                 supervise.sweep_uid(self._m.helper, self._lease.uid, self._lease.gid)
