@@ -100,8 +100,15 @@ class BareTurn:
         t0 = time.perf_counter()
         for d in self.dirs:
             (d / "MAP.INP").write_bytes(map_inp)
+            # Output to /dev/null, not pipes: wine's own daemons (services.exe, ...) would
+            # hold a pipe open and the run would never see its end.
             subprocess.run(
-                self.argv, cwd=d, env=self.env, stdin=subprocess.DEVNULL, capture_output=True
+                self.argv,
+                cwd=d,
+                env=self.env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
             )
         return time.perf_counter() - t0
 
@@ -161,7 +168,9 @@ class TimedSandbox(Sandbox):
         return s
 
 
-def measure(kind: str, program: Path, work: Path, turns: int, rounds: int) -> dict[str, Any]:
+def measure(
+    kind: str, program: Path, work: Path, turns: int, rounds: int, leases: bool = True
+) -> dict[str, Any]:
     """Judged and bare turns of one kind of bot, and the steps of the judged runs."""
     bot = BotSpec(kind, str(program), program.parent, (program.name,))
     env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "HOME": str(work), "LANG": "C.UTF-8"}
@@ -175,7 +184,7 @@ def measure(kind: str, program: Path, work: Path, turns: int, rounds: int) -> di
     bare = BareTurn(work / kind, argv, env)
     game_map = load_map(ROOT / "maps" / "m1.txt")
     cfg = RoundConfig(game_map, "m1", seed=1, turns=turns)
-    with TimedSandbox() as sb:
+    with TimedSandbox(core_leases=None if leases else False) as sb:
         warm = Observer(bare, work / f"{kind}-warm.jsonl")
         play_round(cfg, [bot, bot], ["a", "b"], sb, work / f"{kind}-warm", observer=warm)
         sb.runs.clear()
@@ -250,6 +259,7 @@ def as_nobody(args: argparse.Namespace) -> list[dict[str, Any]] | None:
     try:
         cmd = [SYSTEM_PYTHON, str(Path(__file__).resolve()), "--child", "--turns", str(args.turns)]
         cmd += ["--rounds", str(args.rounds)] + (["--no-exe"] if args.no_exe else [])
+        cmd += ["--no-leases"] if args.no_leases else []
         proc = subprocess.run(
             cmd,
             user=NOBODY,
@@ -282,6 +292,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rounds", type=int, default=3, help="measured rounds of each kind")
     ap.add_argument("--no-exe", action="store_true", help="native bots only")
     ap.add_argument("--no-user", action="store_true", help="as root, do not run as nobody too")
+    ap.add_argument(
+        "--no-leases",
+        action="store_true",
+        help="no machine-wide core leases (a shared machine: other judges' runs are not "
+        "waited for; the 'core' step then counts this process's own budget only)",
+    )
     ap.add_argument("--json", action="store_true", help="also print the figures as JSON")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -289,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         programs = build(work, exe=not args.no_exe)
         results = [
-            measure(kind, program, work, args.turns, args.rounds)
+            measure(kind, program, work, args.turns, args.rounds, not args.no_leases)
             for kind, program in programs.items()
         ]
     finally:
