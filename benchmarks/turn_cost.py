@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -87,6 +88,15 @@ def build(folder: Path, exe: bool) -> dict[str, Path]:
     return out
 
 
+def cpu_now() -> float:
+    """CPU seconds of this process and every child it has waited for (their children too,
+    when they waited for them: the exec helper reaps the program), so a turn's CPU is the
+    difference of two readings.  Unlike wall time it hardly moves with the machine's load."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 class BareTurn:
     """The bare loop's turn: MAP.INP written, the program started twice, one after the other."""
 
@@ -121,15 +131,21 @@ class Observer:
         self.replay = replay
         self.judged: list[float] = []
         self.bare_s: list[float] = []
+        #: CPU seconds of each judged and each bare turn (see cpu_now)
+        self.judged_cpu: list[float] = []
+        self.bare_cpu: list[float] = []
+        self._cpu_since = 0.0
         self.line_s: list[float] = []
         self.spans: list[tuple[float, float]] = []  #: each judged turn's start and end
         self._since = 0.0
 
     def start(self, header: ReplayHeader) -> None:
         self._since = time.perf_counter()
+        self._cpu_since = cpu_now()
 
     def turn(self, record: TurnRecord) -> None:
         now = time.perf_counter()
+        self.judged_cpu.append(cpu_now() - self._cpu_since)
         self.spans.append((self._since, now))
         self.judged.append(now - self._since)
         # The replay line again, as the referee wrote it just now: its cost alone.
@@ -137,8 +153,11 @@ class Observer:
         with open(self.replay, "a", encoding="utf-8") as f:
             f.write(json.dumps(record.to_json(), separators=(",", ":")) + "\n")
         self.line_s.append(time.perf_counter() - t0)
+        cpu = cpu_now()
         self.bare_s.append(self.bare(b"5 5 20\n0 0 0 0\n0 0\n" + b"5 5 5 5 5\n" * 5))
+        self.bare_cpu.append(cpu_now() - cpu)
         self._since = time.perf_counter()
+        self._cpu_since = cpu_now()
 
     def end(self, result: RoundResult) -> None:
         pass
@@ -209,6 +228,8 @@ def measure(
         "judged_ms": judged * 1000,
         "bare_ms": bare_turn * 1000,
         "ratio": judged / bare_turn,
+        "judged_cpu_ms": statistics.median(obs.judged_cpu) * 1000,
+        "bare_cpu_ms": statistics.median(obs.bare_cpu) * 1000,
         "run_ms": statistics.median(b - a for a, b, _ in runs) * 1000,
         "steps_ms": {s: v * 1000 for s, v in steps.items()},
         "referee_ms": statistics.median(own) * 1000 if own else None,
@@ -224,6 +245,12 @@ def report(who: str, results: list[dict[str, Any]]) -> None:
         print(
             f"{r['kind']:6s} judged turn {r['judged_ms']:7.2f} ms   bare turn (2 spawns) "
             f"{r['bare_ms']:7.2f} ms   ratio {r['ratio']:.2f}x   ({r['turns']} turns)"
+        )
+    for r in results:
+        print(
+            f"  {r['kind']} CPU a turn (judge, helpers and programs): judged "
+            f"{r['judged_cpu_ms']:.2f} ms, bare {r['bare_cpu_ms']:.2f} ms, ratio "
+            f"{r['judged_cpu_ms'] / max(r['bare_cpu_ms'], 1e-9):.2f}x"
         )
     for r in results:
         steps = "  ".join(f"{s} {v:.2f}" for s, v in r["steps_ms"].items() if v > 0.0005)
