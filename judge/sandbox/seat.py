@@ -712,12 +712,17 @@ class Seat:
             )
             finished = True
         finally:
-            if lent and self._wine is not None:
+            # The seat's groups are kept when the run left them empty; its wineserver may
+            # then stay in the pressure group: the refresh after the run ends it, and the
+            # next run counts the group's pressure from its own start.  Groups about to be
+            # removed give it back first (their removal kills what is left inside).
+            keep = finished and cg is not None and cg.is_empty()
+            if lent and self._wine is not None and not keep:
                 with steps.timed("wine"):
                     self._wine.take_server_back()
             if cg is not None:
                 with steps.timed("cgroup"):
-                    stragglers = self._release_cgroup(cg, finished, discarded)
+                    stragglers = self._release_cgroup(cg, keep, discarded)
         if stragglers:
             raw.survivors = stragglers
         return raw, cg
@@ -737,11 +742,11 @@ class Seat:
             cg.destroy()
         return backend.create(self._tag, limits.memory_bytes, limits.max_procs, core)
 
-    def _release_cgroup(self, cg: RunCgroup, finished: bool, discarded: list[str]) -> list[int]:
+    def _release_cgroup(self, cg: RunCgroup, keep: bool, discarded: list[str]) -> list[int]:
         """Step "cgroup", after the run: groups left empty by a run that was watched to its
-        end are kept for the seat's next run; otherwise whatever is still inside is killed
-        and the groups removed.  Returns the pids that were still inside."""
-        if finished and cg.is_empty():
+        end (``keep``) are kept for the seat's next run; otherwise whatever is still inside
+        is killed and the groups removed.  Returns the pids that were still inside."""
+        if keep:
             self._cg = cg
             return []
         removed, stragglers = cg.destroy()
