@@ -16,7 +16,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TextIO
@@ -267,6 +267,9 @@ class _Round:
         self.replay_path = out_dir / "replay.jsonl"
         self.part_path = out_dir / "replay.jsonl.part"
         self.replay_file: TextIO | None = None
+        #: seat 0's thread for the whole round, while seat 1 runs on the referee's own
+        #: (shut down by play_round)
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="seat-0")
 
     # ------------------------------------------------------------ recording
     def header(self) -> ReplayHeader:
@@ -349,9 +352,17 @@ class _Round:
         if self.cfg.sequential or not all(active):
             runs = [one(0), one(1)]
         else:
-            with ThreadPoolExecutor(max_workers=2) as pool:
-                futures = [pool.submit(one, s) for s in (0, 1)]
-                runs = [f.result() for f in futures]
+            # Both seats at once: seat 0 on the round's worker thread (made once a round,
+            # not once a turn), seat 1 on this one, which would otherwise only wait.  Both
+            # runs end before either's failure is raised, seat 0's first.
+            first = self.pool.submit(one, 0)
+            try:
+                second = one(1)
+            except BaseException:
+                wait([first])
+                first.result()
+                raise
+            runs = [first.result(), second]
         for s, run in enumerate(runs):
             if run is not None:
                 self.tallies[s].add(run)
@@ -577,6 +588,7 @@ def play_round(
         error = str(exc)
         raise
     finally:
+        rnd.pool.shutdown(wait=True)
         for seat in seats:
             seat.close()
         rnd.write_logs(result, error)

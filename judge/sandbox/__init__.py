@@ -12,8 +12,10 @@ caller's (the referee passes the protocol's MAP.INP, MOVE.OUT and STATE.OUT).
 One run, in order:
 
 1. the seat's work folder is emptied except the keep file (if any) and the
-   inputs are written;
-2. the exec helper (``wrapper.c``, compiled once) joins a fresh cgroup,
+   inputs are written (a folder the last run's cleaning emptied, that nothing
+   could write in since, is not walked again);
+2. the exec helper (``wrapper.c``, compiled once) joins the seat's cgroups
+   (made for its first run, emptied and reused after each: :mod:`.cgroups`),
    becomes a child subreaper, forks; the child enters the seat's namespaces,
    chdirs, sets rlimits, drops to the seat's uid, sets no_new_privs and execs
    the program with an empty stdin and a minimal environment;

@@ -15,9 +15,17 @@ Two layouts are supported:
   nearest ancestor that already delegates ``memory`` and ``pids`` (as root:
   usually the root group).
 
-A fresh group per run costs about 0.2 ms and starts its peak and OOM counters
-at zero, so nothing charged by an earlier turn (page cache) counts against the
-next one.  Without a usable cgroup the supervisor falls back to polling the tree.
+A seat's runs reuse one set of groups (issue 35): making and removing five
+groups a run cost more than the rest of the sandbox's own work.  Between two
+runs the groups are empty (the exec helper exits only when every process of
+the run has; one that did not is killed and its groups removed), so a run
+counts from where the last one left the counters (:meth:`RunCgroup.restart`):
+the memory peak is reset and the charge left over (the keep file's page cache)
+taken off it, the OOM kills, refused forks and CPU pressure so far are its base.
+Only the limits and the core that changed are written again.  Where the peak
+cannot be reset (cgroup v2's ``memory.peak`` before Linux 6.12) each run gets a
+fresh group, as before.  Without a usable cgroup the supervisor falls back to
+polling the tree.
 """
 
 from __future__ import annotations
@@ -30,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from judge.sandbox.cores import BOT_WEIGHT
-from judge.sandbox.cpuwait import psi_usable
+from judge.sandbox.cpuwait import psi_usable, read_psi_totals
 from judge.sandbox.types import SandboxError
 
 PREFIX = "ocean-judge-"
@@ -188,6 +196,16 @@ class RunCgroup:
     #: the group's cpu.pressure tells how long the run waited for a CPU (see cpuwait)
     psi: bool = False
     _destroyed: bool = field(default=False, repr=False)
+    #: (memory bytes, processes, core) the group was last set to, so a reused group is
+    #: written again only where they change
+    settings: tuple[int, int, int | None] | None = None
+    #: the counters' totals when this run started (a reused group: where the last run
+    #: left them), taken off every reading so a run counts its own events alone
+    base: dict[str, int] = field(default_factory=dict, repr=False)
+    #: the counters' totals at their last reading (the next run's base)
+    last: dict[str, int] = field(default_factory=dict, repr=False)
+    #: cpu.pressure's and cpu.stat's totals (µs) when this run started (:class:`PsiMeter`)
+    psi_base: dict[str, int] = field(default_factory=dict, repr=False)
 
     @property
     def procs_files(self) -> list[str]:
@@ -223,15 +241,18 @@ class RunCgroup:
         return self.dirs.get("pids") if self.version == 1 else self.dirs.get("")
 
     def peak_memory(self) -> int | None:
-        """Highest memory charge of the group since it was made (None: unknown)."""
+        """Highest memory charge of the group during this run, less what an earlier run of
+        a reused group left charged when it started (None: unknown)."""
         d = self._mem_dir()
         if not self.memory or d is None:
             return None
         name = "memory.max_usage_in_bytes" if self.version == 1 else "memory.peak"
+        peak: int | None
         try:
-            return int(_read(os.path.join(d, name)).split()[0])
+            peak = int(_read(os.path.join(d, name)).split()[0])
         except (OSError, ValueError, IndexError):
-            return self.current_memory()
+            peak = self.current_memory()
+        return None if peak is None else max(0, peak - self.base.get("usage", 0))
 
     def current_memory(self) -> int | None:
         """Memory charged right now."""
@@ -257,7 +278,9 @@ class RunCgroup:
             return None
         if "oom_kill" not in values:
             return None
-        return max(values.get("oom_kill", 0), values.get("oom_group_kill", 0))
+        total = max(values.get("oom_kill", 0), values.get("oom_group_kill", 0))
+        self.last["oom_kill"] = total
+        return total - self.base.get("oom_kill", 0)
 
     def memory_failures(self) -> int:
         """v1 only: times the limit was hit (reclaim included); an OOM hint for old kernels."""
@@ -265,9 +288,11 @@ class RunCgroup:
         if self.version != 1 or not self.memory or d is None:
             return 0
         try:
-            return int(_read(os.path.join(d, "memory.failcnt")).split()[0])
+            total = int(_read(os.path.join(d, "memory.failcnt")).split()[0])
         except (OSError, ValueError, IndexError):
             return 0
+        self.last["failcnt"] = total
+        return total - self.base.get("failcnt", 0)
 
     def pids_refused(self) -> int:
         """How many forks the process cap refused."""
@@ -275,9 +300,11 @@ class RunCgroup:
         if not self.pids or d is None:
             return 0
         try:
-            return _keyed(_read(os.path.join(d, "pids.events"))).get("max", 0)
+            total = _keyed(_read(os.path.join(d, "pids.events"))).get("max", 0)
         except OSError:
             return 0
+        self.last["pids_max"] = total
+        return total - self.base.get("pids_max", 0)
 
     def pids_current(self) -> int | None:
         """Processes and threads in the group right now (helper included)."""
@@ -288,6 +315,41 @@ class RunCgroup:
             return int(_read(os.path.join(d, "pids.current")).split()[0])
         except (OSError, ValueError, IndexError):
             return None
+
+    def is_empty(self) -> bool:
+        """Whether no process is left in any of the groups (one read with a pids group)."""
+        current = self.pids_current()
+        if current is not None:
+            return current == 0
+        return not self.members()
+
+    def restart(self) -> bool:
+        """Make the empty group count a new run from zero: the memory peak reset to the
+        charge left over (which is taken off it), the event counters' totals as the base.
+
+        False when that cannot be done here (cgroup v2's peak cannot be reset before
+        Linux 6.12, a counter cannot be read): the caller makes a fresh group instead.
+        """
+        if self._destroyed:
+            return False
+        d = self._mem_dir()
+        try:
+            if self.memory and d is not None:
+                if self.version != 1:
+                    return False
+                _write(os.path.join(d, "memory.max_usage_in_bytes"), "0")
+                usage = int(_read(os.path.join(d, "memory.usage_in_bytes")).split()[0])
+                if "oom_kill" not in self.last:  # old kernel: the failure counter counts
+                    self.memory_failures()
+                self.base = {**self.last, "usage": usage}
+            else:
+                self.base = dict(self.last)
+            psi = self.psi_dir
+            if psi is not None:
+                self.psi_base = read_psi_totals(psi)
+        except (OSError, ValueError, IndexError, CgroupError):
+            return False
+        return True
 
     def members(self) -> list[int]:
         """Pids still inside any of the groups."""
@@ -391,11 +453,31 @@ class CgroupBackend:
             self._set_limits(run, memory_bytes, max_procs)
             if self.cpuset:
                 self._confine(run, core)
+            run.settings = (memory_bytes, max_procs, core)
             return run
         except BaseException:
             for d in dirs.values():
                 _rmdir_quiet(d)
             raise
+
+    def reuse(
+        self, run: RunCgroup, memory_bytes: int, max_procs: int, core: int | None = None
+    ) -> bool:
+        """Ready a seat's empty group from its last run for the next (see the module doc):
+        counters restarted, the limits and core written where they changed.  False: it
+        cannot be reused (the caller removes it and makes a fresh one)."""
+        if not run.restart():
+            return False
+        try:
+            old = run.settings
+            if old is None or old[:2] != (memory_bytes, max_procs):
+                self._set_limits(run, memory_bytes, max_procs)
+            if self.cpuset and (old is None or old[2] != core):
+                self._confine(run, core)
+        except CgroupError:
+            return False
+        run.settings = (memory_bytes, max_procs, core)
+        return True
 
     def _set_limits(self, run: RunCgroup, memory_bytes: int, max_procs: int) -> None:
         raise NotImplementedError

@@ -76,27 +76,42 @@ def psi_usable(group_dir: str) -> bool:
         return False
 
 
+def _group_cpu_us(group_dir: str) -> int | None:
+    try:
+        with open(os.path.join(group_dir, "cpu.stat"), encoding="ascii") as f:
+            for line in f:
+                key, _, value = line.partition(" ")
+                if key == "usage_usec":
+                    return int(value)
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+def read_psi_totals(group_dir: str) -> dict[str, int]:
+    """A group's CPU pressure totals and CPU time so far, in µs (``some``, ``full``,
+    ``usage_usec``): the base a reused group's next run counts from (OSError: unreadable)."""
+    with open(os.path.join(group_dir, "cpu.pressure"), encoding="ascii") as f:
+        totals = _keyed_totals(f.read())
+    cpu = _group_cpu_us(group_dir)
+    if cpu is not None:
+        totals["usage_usec"] = cpu
+    return totals
+
+
 class PsiMeter:
-    """Waiting of everything in one fresh cgroup (its PSI counters start at zero)."""
+    """Waiting of everything in one cgroup since the run started: its PSI counters less
+    ``base``, their totals when it did (a fresh group's start at zero; a seat's reused
+    group's where its last run left them, :meth:`~judge.sandbox.cgroups.RunCgroup.restart`)."""
 
     after_exit = True
 
-    def __init__(self, group_dir: str) -> None:
+    def __init__(self, group_dir: str, base: dict[str, int] | None = None) -> None:
         self.dir = group_dir
+        self.base = dict(base or {})
         self.source = "cgroup CPU pressure (PSI) of the run's group"
         #: the group's CPU time at the last read (None: not known)
         self.cpu_s: float | None = None
-
-    def _group_cpu_s(self) -> float | None:
-        try:
-            with open(os.path.join(self.dir, "cpu.stat"), encoding="ascii") as f:
-                for line in f:
-                    key, _, value = line.partition(" ")
-                    if key == "usage_usec":
-                        return int(value) * US
-        except (OSError, ValueError):
-            pass
-        return None
 
     def read(self, elapsed_s: float) -> float | None:
         try:
@@ -104,13 +119,14 @@ class PsiMeter:
                 totals = _keyed_totals(f.read())
         except OSError:
             return None
-        self.cpu_s = self._group_cpu_s()
+        cpu_us = _group_cpu_us(self.dir)
+        self.cpu_s = None if cpu_us is None else (cpu_us - self.base.get("usage_usec", 0)) * US
         if "full" in totals:
-            return totals["full"] * US
+            return (totals["full"] - self.base.get("full", 0)) * US
         if "some" not in totals:
             return None
         cpu = self.cpu_s
-        some = totals["some"] * US
+        some = (totals["some"] - self.base.get("some", 0)) * US
         return some if cpu is None else max(0.0, min(some, elapsed_s - cpu))
 
 

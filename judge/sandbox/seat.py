@@ -38,6 +38,7 @@ from judge.sandbox.folders import (
     write_inputs,
 )
 from judge.sandbox.namespaces import SeatNamespaces, make_namespaces
+from judge.sandbox.steps import StepTimes
 from judge.sandbox.types import (
     Limits,
     ProgramUnreachable,
@@ -122,6 +123,11 @@ class Seat:
         self._wine: WineSeat | None = None
         #: runs in a row that wine failed (see _wine_verdict)
         self._wine_failures = 0
+        #: the folders hold nothing but a valid keep file, and nothing ran since they were
+        #: emptied: the next run's folder step need not walk them again
+        self._emptied = False
+        #: the seat's run cgroups, kept between runs (see _run_cgroup)
+        self._cg: RunCgroup | None = None
         self._tag = f"{_safe_name(name)}-{secrets.token_hex(3)}"
         self.base = os.path.join(root, f"seat-{self._tag}")
         try:
@@ -171,6 +177,7 @@ class Seat:
             dst = os.path.join(self.base, "prog")
             copy_program(src, dst, gid)
             self.program_dir = Path(dst)
+        self._emptied = True  # made just now, empty
         if m.ns_mode in ("view", "net"):
             self._ns = make_namespaces(
                 m.helper,
@@ -236,6 +243,7 @@ class Seat:
         """
         given = self._validate_argv(argv)
         argv = self._command(given)
+        self._emptied = False  # the check runs in the seat's folder too
         argcheck = tuple(
             i for i, a in enumerate(argv) if i > 0 and a.startswith("/") and os.path.exists(a)
         )
@@ -432,6 +440,7 @@ class Seat:
         )
 
     def _clean(self, keep: bool, report: list[str] | None) -> tuple[str, int] | None:
+        self._emptied = False  # until the walk below has finished
         cleaner = Cleaner(self.trash)
         # The program owns its folders and may have opened them up (or locked
         # the judge out when not root): set them back.
@@ -439,6 +448,7 @@ class Seat:
         os.chmod(self.tmpdir, 0o700)
         cleaner.clean(self.tmpdir, spare=self._wine.tmp_spare() if self._wine else frozenset())
         cleaner.clean(str(self.workdir), self.keep if keep else None, self.keep_bytes, report)
+        self._emptied = True
         return cleaner.biggest
 
     def _owner(self) -> tuple[int, int] | None:
@@ -448,46 +458,68 @@ class Seat:
     def _run(
         self, argv: list[str], inputs: dict[str, bytes], outputs: list[str], limits: Limits
     ) -> TurnRun:
-        """One run in its steps; a run judged IE leaves the seat as it found it.
+        """One run in its named steps (:mod:`.steps`), each timed; a run judged IE leaves
+        the seat as it found it.
 
         The keep file is all the seat carries from run to run, so it is saved before
         the run and put back after an IE (the judge's failure, which the referee runs
         again): the run that counts starts exactly as the discarded one did (issue 32).
         """
+        steps = StepTimes()
         discarded: list[str] = []
         windows = self._wine is not None and windows_target(argv) is not None
         if windows:
             assert self._wine is not None
-            if self._wine.needs_restart():  # before the inputs: the restart cleans the folder
-                try:
-                    discarded.append(self._wine.restart_note())
-                    self._wine.stop()
-                    self._wine.reset_if_needed()
-                    self._start_wine_server()
-                except (OSError, SandboxError) as exc:
-                    return self._ie(f"cannot restart wine: {exc}", tuple(discarded))
+            with steps.timed("wine"):
+                why = self._restart_wine_if_needed(discarded)
+            if why is not None:
+                return self._ie(why, tuple(discarded))
             argv = self._wine.argv(argv)
         if self.wrapper:
             argv = [*self.wrapper, *argv]
         try:
-            saved = self._prepare_folder(inputs, discarded)
+            with steps.timed("folder"):
+                saved = self._prepare_folder(inputs, discarded)
         except OSError as exc:
             return self._ie(
                 f"cannot prepare the folder of seat {self.name!r}: {exc}", tuple(discarded)
             )
-        turn = self._execute(argv, outputs, limits, windows, discarded)
+        turn = self._execute(argv, outputs, limits, windows, discarded, steps)
         if turn.result.verdict is Verdict.IE:
             self._roll_back(saved)
-        return turn
+        return dataclasses.replace(turn, steps=steps)
+
+    def _restart_wine_if_needed(self, discarded: list[str]) -> str | None:
+        """Step "wine", before the inputs (a restart cleans the folder): a fresh wineserver
+        when the last one cannot serve another run; why not, if it could not be made."""
+        wine = self._wine
+        assert wine is not None
+        if not wine.needs_restart():
+            return None
+        try:
+            discarded.append(wine.restart_note())
+            wine.stop()
+            wine.reset_if_needed()
+            self._start_wine_server()
+        except (OSError, SandboxError) as exc:
+            return f"cannot restart wine: {exc}"
+        return None
 
     def _prepare_folder(
         self, inputs: dict[str, bytes], discarded: list[str]
     ) -> tuple[bytes, int] | None:
-        """Empty the work folder but the keep file, save that, write the inputs.
+        """Step "folder": empty the work folder but the keep file, save that, write the inputs.
 
-        Returns the keep file as it was (None: absent), for :meth:`_roll_back`.
+        Returns the keep file as it was (None: absent), for :meth:`_roll_back`.  The
+        folders were emptied after the last run, and nothing that can write in them has
+        run since (the exec helper outlives every process of a run; only the seat's uid
+        can write there), so they are walked again only when that clean did not finish,
+        when a seat-long wineserver of the seat's uid lived on meanwhile, or when the
+        seat has no uid of its own (a normal user's judge: another seat's program, of
+        the same uid, may have written there while this seat waited).
         """
-        self._clean(keep=True, report=discarded)
+        if not self._emptied or self._wine is not None or self._lease is None:
+            self._clean(keep=True, report=discarded)
         saved = None
         if self.keep is not None:
             saved = save_file(str(self.workdir), self.keep, self.keep_bytes)
@@ -507,6 +539,17 @@ class Seat:
                 f"the judge discarded: {exc}"
             ) from exc
 
+    def _take_core(self) -> int | None:
+        """Step "core": a core of the budget for this run alone (None: runs are not pinned).
+
+        Taken before the clock starts and given back once the tree is gone: a run never
+        waits for a core during its time, nor shares one with another run."""
+        return self._cores.acquire(self.name) if self._cores is not None else None
+
+    def _give_core_back(self, core: int | None) -> None:
+        if core is not None and self._cores is not None:
+            self._cores.release(core)
+
     def _execute(
         self,
         argv: list[str],
@@ -514,42 +557,62 @@ class Seat:
         limits: Limits,
         windows: bool,
         discarded: list[str],
+        steps: StepTimes,
     ) -> TurnRun:
         """Run the prepared program on a core of its own; read, clean, decide."""
-        # The core is taken before the clock starts and given back once the tree is gone:
-        # a run never waits for a core during its time, nor shares one with another run.
-        core = self._cores.acquire(self.name) if self._cores is not None else None
+        with steps.timed("core"):
+            core = self._take_core()
+        self._emptied = False  # the program writes in its folders from here on
         try:
             if windows and core is not None:
                 assert self._wine is not None
                 # The seat's wineserver works for this run: on its core, not another run's.
-                self._wine.pin_server(core)
-            ran = self._supervised(argv, limits, core, discarded, windows)
+                with steps.timed("wine"):
+                    self._wine.pin_server(core)
+            ran = self._supervised(argv, limits, core, discarded, windows, steps)
             if self._wine is not None:
-                self._wine.after_run(discarded)
-                if windows:
-                    self._refresh_wine(core, discarded)
+                with steps.timed("wine"):
+                    self._wine.after_run(discarded)
+                    if windows:
+                        self._refresh_wine(core, discarded)
         finally:
-            if core is not None and self._cores is not None:
-                self._cores.release(core)
+            with steps.timed("core"):
+                self._give_core_back(core)
         if isinstance(ran, str):  # the run's cgroup could not be made
             self._clean(keep=True, report=discarded)
             return self._ie(ran, tuple(discarded))
         raw, cg = ran
         try:
-            outs = read_outputs(str(self.workdir), outputs, limits.file_bytes, discarded)
-            biggest = self._clean(keep=True, report=discarded)
+            with steps.timed("clean"):
+                outs = read_outputs(str(self.workdir), outputs, limits.file_bytes, discarded)
+                biggest = self._clean(keep=True, report=discarded)
         except OSError as exc:
             return self._ie(
                 f"cannot clean the folder of seat {self.name!r}: {exc}", tuple(discarded)
             )
+        with steps.timed("verdict"):
+            result = self._verdict(argv, raw, cg, limits, biggest, windows, discarded)
+        return TurnRun(result, outs, tuple(discarded))
+
+    def _verdict(
+        self,
+        argv: list[str],
+        raw: supervise.RawRun,
+        cg: RunCgroup | None,
+        limits: Limits,
+        biggest: tuple[str, int] | None,
+        windows: bool,
+        discarded: list[str],
+    ) -> RunResult:
+        """Step "verdict": what was observed, judged (ProgramUnreachable for a command
+        the seat's uid could not even start)."""
         if raw.record is not None:
             self._raise_unreachable(argv, raw.record)
         result = decide(raw, limits, biggest, memory_by_cgroup=cg is not None and cg.memory)
         if windows:
             assert self._wine is not None
             result = self._wine_verdict(raw, self._wine.explain(result), discarded)
-        return TurnRun(result, outs, tuple(discarded))
+        return result
 
     def _wine_verdict(
         self, raw: supervise.RawRun, result: RunResult, discarded: list[str]
@@ -607,9 +670,10 @@ class Seat:
         limits: Limits,
         core: int | None,
         discarded: list[str],
-        windows: bool = False,
+        windows: bool,
+        steps: StepTimes,
     ) -> tuple[supervise.RawRun, RunCgroup | None] | str:
-        """The run itself in a fresh cgroup (pinned to ``core``); a str: why it could not run.
+        """The run itself in the seat's cgroups (pinned to ``core``); a str: why it could not run.
 
         A Windows program's wineserver works for it: its waiting for a CPU is the
         run's (issue 32).  Where the run's pressure group is one of its own (cgroup
@@ -617,20 +681,20 @@ class Seat:
         run, so the group's PSI counts exactly the time neither could run; elsewhere
         the server's own waiting is added (:class:`~judge.sandbox.cpuwait.ServiceMeter`).
         """
-        cg: RunCgroup | None = None
-        backend = self._m.cgroup
-        if backend is not None:
-            try:
-                cg = backend.create(self._tag, limits.memory_bytes, limits.max_procs, core)
-            except CgroupError as exc:
-                return str(exc)
+        try:
+            with steps.timed("cgroup"):
+                cg = self._run_cgroup(limits, core)
+        except CgroupError as exc:
+            return str(exc)
         services: tuple[int, ...] = ()
         lent = False
         if windows and self._wine is not None:
             services = tuple(self._wine.server_pids())
             if cg is not None and cg.pressure_only_dir is not None:
-                lent = self._wine.lend_server(cg.pressure_only_dir)
+                with steps.timed("wine"):
+                    lent = self._wine.lend_server(cg.pressure_only_dir)
         stragglers: list[int] = []
+        finished = False
         try:
             raw = supervise.run(
                 self._m.helper,
@@ -644,19 +708,53 @@ class Seat:
                 measure_wait=True,
                 services=services,
                 services_in_group=lent,
+                steps=steps,
             )
+            finished = True
         finally:
-            if lent and self._wine is not None:
-                self._wine.take_server_back()
+            # The seat's groups are kept when the run left them empty; its wineserver may
+            # then stay in the pressure group: the refresh after the run ends it, and the
+            # next run counts the group's pressure from its own start.  Groups about to be
+            # removed give it back first (their removal kills what is left inside).
+            keep = finished and cg is not None and cg.is_empty()
+            if lent and self._wine is not None and not keep:
+                with steps.timed("wine"):
+                    self._wine.take_server_back()
             if cg is not None:
-                removed, stragglers = cg.destroy()
-                if not removed:
-                    discarded.append(
-                        f"note: the run's cgroup {list(cg.dirs.values())} could not be removed"
-                    )
+                with steps.timed("cgroup"):
+                    stragglers = self._release_cgroup(cg, keep, discarded)
         if stragglers:
             raw.survivors = stragglers
         return raw, cg
+
+    def _run_cgroup(self, limits: Limits, core: int | None) -> RunCgroup | None:
+        """Step "cgroup": the seat's groups, ready for a run (None: no cgroups here).
+
+        The last run's groups when they can be reused (:meth:`CgroupBackend.reuse`:
+        counters restarted, changed limits and core written), else fresh ones."""
+        backend = self._m.cgroup
+        if backend is None:
+            return None
+        cg, self._cg = self._cg, None
+        if cg is not None:
+            if backend.reuse(cg, limits.memory_bytes, limits.max_procs, core):
+                return cg
+            cg.destroy()
+        return backend.create(self._tag, limits.memory_bytes, limits.max_procs, core)
+
+    def _release_cgroup(self, cg: RunCgroup, keep: bool, discarded: list[str]) -> list[int]:
+        """Step "cgroup", after the run: groups left empty by a run that was watched to its
+        end (``keep``) are kept for the seat's next run; otherwise whatever is still inside
+        is killed and the groups removed.  Returns the pids that were still inside."""
+        if keep:
+            self._cg = cg
+            return []
+        removed, stragglers = cg.destroy()
+        if not removed:
+            discarded.append(
+                f"note: the run's cgroup {list(cg.dirs.values())} could not be removed"
+            )
+        return stragglers
 
     def reset(self) -> None:
         """New round: remove the keep file too (it starts absent: the referee's ruling R15)."""
@@ -669,6 +767,9 @@ class Seat:
     def _teardown(self) -> None:
         if self._wine is not None:
             self._wine.close()
+        if self._cg is not None:
+            self._cg.destroy()
+            self._cg = None
         if self._lease is not None and self._lease.held:
             try:
                 supervise.sweep_uid(self._m.helper, self._lease.uid, self._lease.gid)

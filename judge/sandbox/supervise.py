@@ -23,6 +23,7 @@ import signal
 import subprocess
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from judge.sandbox.cgroups import RunCgroup
 from judge.sandbox.cpuwait import (
@@ -37,6 +38,7 @@ from judge.sandbox.cpuwait import (
     wait_grace_s,
 )
 from judge.sandbox.helper import Helper
+from judge.sandbox.steps import StepTimes
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 READ_CHUNK = 1 << 20
@@ -300,20 +302,53 @@ def run(
     measure_wait: bool = False,
     services: tuple[int, ...] = (),
     services_in_group: bool = False,
+    steps: StepTimes | None = None,
 ) -> RawRun:
-    """Run once.  Never raises for anything the program does; judge-side failures
-    are returned as ``internal_error`` (an IE verdict), and the tree is always gone
-    when this returns.  ``measure_wait``: give CPU waiting back at the limit;
-    ``services``: processes outside the run that work for it (the seat's
-    wineserver), whose waiting for a CPU during the run is the run's too
-    (``services_in_group``: they are in the run's pressure group for the run, so
-    its PSI counts them already and only their CPU is read)."""
+    """Run once, in named steps: start the helper, watch the run until the helper is
+    gone, read its record, read the run's waits.  Never raises for anything the
+    program does; judge-side failures are returned as ``internal_error`` (an IE
+    verdict), and the tree is always gone when this returns.  ``measure_wait``:
+    give CPU waiting back at the limit; ``services``: processes outside the run
+    that work for it (the seat's wineserver), whose waiting for a CPU during the
+    run is the run's too (``services_in_group``: they are in the run's pressure
+    group for the run, so its PSI counts them already and only their CPU is
+    read).  ``steps``: where the helper's and the program's time and the reading
+    of the waits go."""
     # stderr's first lines are kept too: what wine writes before the program runs
-    stdout, stderr = Tail(output_bytes), Tail(output_bytes, head_cap=HEAD_BYTES)
+    raw = RawRun(None, None, 0.0, 0.0, Tail(output_bytes), Tail(output_bytes, head_cap=HEAD_BYTES))
     service_base = tree_times(services) if measure_wait and services else None
+    start = time.monotonic()
+    started = _start_helper(helper, spawn, cg, raw)
+    if started is None:
+        return raw
+    proc, status_r = started
+    meter, service_meter = (
+        _wait_meter(cg, proc.pid, services, service_base, services_in_group)
+        if measure_wait
+        else (None, None)
+    )
+    if meter is not None:
+        raw.wait_source = meter.source
+    watch = _Watch(proc, status_r, raw, cg, start, time_s, memory_bytes, poll_s, meter)
+    status_buf = watch.until_gone(helper, kill_uid)
+    _read_record(raw, status_buf, watch)
+    waits_from = time.monotonic()
+    _read_waits(raw, meter, service_meter, cg)
+    if steps is not None:
+        program = _helper_wall_s(raw.record) or 0.0
+        steps.add("program", program)
+        steps.add("helper", (waits_from - start) - program)
+        steps.add("waits", time.monotonic() - waits_from)
+    return raw
+
+
+def _start_helper(
+    helper: Helper, spawn: Spawn, cg: RunCgroup | None, raw: RawRun
+) -> tuple[subprocess.Popen[bytes], int] | None:
+    """Step "helper": start the exec helper with its status pipe; None (``raw`` says why)
+    when it cannot be started."""
     status_r, status_w = os.pipe2(os.O_CLOEXEC)
     cmd = _command(helper, spawn, status_w, cg)
-    start = time.monotonic()
     try:
         proc = subprocess.Popen(
             cmd,
@@ -328,57 +363,113 @@ def run(
     except OSError as exc:
         os.close(status_r)
         os.close(status_w)
-        return RawRun(
-            None,
-            None,
-            0.0,
-            0.0,
-            stdout,
-            stderr,
-            internal_error=f"cannot start the exec helper {cmd[0]}: {exc}",
-        )
+        raw.internal_error = f"cannot start the exec helper {cmd[0]}: {exc}"
+        return None
     os.close(status_w)
     assert proc.stdout is not None and proc.stderr is not None
-    out_fd, err_fd = proc.stdout.fileno(), proc.stderr.fileno()
-    for fd in (out_fd, err_fd):
+    for fd in (proc.stdout.fileno(), proc.stderr.fileno()):
         os.set_blocking(fd, False)
         try:
             fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
         except OSError:
             pass
-    raw = RawRun(None, None, 0.0, 0.0, stdout, stderr)
-    status_buf = bytearray()
-    watcher = TreeWatcher(proc.pid) if (cg is None or not cg.memory) else None
-    meter: WaitMeter | None = None
-    service_meter: ServiceMeter | None = None
-    if measure_wait:
-        psi = cg.psi_dir if cg is not None else None
-        meter = PsiMeter(psi) if psi else TreeMeter(proc.pid)
-        if service_base is not None:
-            meter = service_meter = ServiceMeter(
-                meter, services, service_base, counted=services_in_group
-            )
-        raw.wait_source = meter.source
-    status: int | None = None
-    rusage = None
-    try:
+    return proc, status_r
+
+
+def _wait_meter(
+    cg: RunCgroup | None,
+    pid: int,
+    services: tuple[int, ...],
+    service_base: tuple[int, int] | None,
+    services_in_group: bool,
+) -> tuple[WaitMeter, ServiceMeter | None]:
+    """How the run's waiting for a CPU is measured: its group's PSI, else its tasks'
+    schedstat; plus its services' waiting, when it has any."""
+    psi = cg.psi_dir if cg is not None else None
+    meter: WaitMeter = (
+        PsiMeter(psi, cg.psi_base if cg is not None else None) if psi else TreeMeter(pid)
+    )
+    if service_base is None:
+        return meter, None
+    service_meter = ServiceMeter(meter, services, service_base, counted=services_in_group)
+    return service_meter, service_meter
+
+
+class _Watch:
+    """Steps "program" and "helper": one thread watches the run until the helper is gone.
+
+    ``poll()`` waits at once on the helper's exit (a pidfd), the program's stdout
+    and stderr (drained as they come), the status pipe (whose first line starts
+    the clock) and the next deadline (time limit, memory poll, OOM check)."""
+
+    def __init__(
+        self,
+        proc: subprocess.Popen[bytes],
+        status_r: int,
+        raw: RawRun,
+        cg: RunCgroup | None,
+        start: float,
+        time_s: float | None,
+        memory_bytes: int,
+        poll_s: float,
+        meter: WaitMeter | None,
+    ) -> None:
+        self.proc, self.status_r, self.raw, self.cg = proc, status_r, raw, cg
+        self.start, self.time_s, self.memory_bytes, self.poll_s = (
+            start,
+            time_s,
+            memory_bytes,
+            poll_s,
+        )
+        self.meter = meter
+        self.watcher = TreeWatcher(proc.pid) if (cg is None or not cg.memory) else None
+        self.status_buf = bytearray()
+        self.status: int | None = None
+        self.rusage: Any = None
+        # The clock starts when the helper forks the program (its first status line), so
+        # the judge's own delay in starting the helper never counts against the program.
+        self.prog_start: float | None = None
+
+    def until_gone(self, helper: Helper, kill_uid: tuple[int, int] | None) -> bytearray:
+        """Watch until the helper (and so every process of the run) is gone; the status
+        pipe's contents.  Interrupted (KeyboardInterrupt, a bug): never leave the tree
+        behind."""
+        proc = self.proc
+        assert proc.stdout is not None and proc.stderr is not None
         try:
             pidfd: int | None = os.pidfd_open(proc.pid)
         except (OSError, AttributeError):
             pidfd = None
+        try:
+            try:
+                self._loop(pidfd, helper, kill_uid)
+            except BaseException:
+                _abort(proc, self.cg, helper, kill_uid)
+                raise
+            finally:
+                if pidfd is not None:
+                    os.close(pidfd)
+                proc.stdout.close()
+                proc.stderr.close()
+            _read_available(self.status_r, self.status_buf)
+        finally:
+            os.close(self.status_r)
+        return self.status_buf
+
+    def _loop(self, pidfd: int | None, helper: Helper, kill_uid: tuple[int, int] | None) -> None:
+        proc, raw, cg, watcher = self.proc, self.raw, self.cg, self.watcher
+        assert proc.stdout is not None and proc.stderr is not None
+        sinks = {proc.stdout.fileno(): raw.stdout, proc.stderr.fileno(): raw.stderr}
         poller = select.poll()
-        sinks = {out_fd: stdout, err_fd: stderr}
         for fd in sinks:
             poller.register(fd, select.POLLIN)
         if pidfd is not None:
             poller.register(pidfd, select.POLLIN)
-        os.set_blocking(status_r, False)
-        poller.register(status_r, select.POLLIN)
-        # The clock starts when the helper forks the program (its first status line), so
-        # the judge's own delay in starting the helper never counts against the program.
-        prog_start: float | None = None
+        os.set_blocking(self.status_r, False)
+        poller.register(self.status_r, select.POLLIN)
+        start, time_s = self.start, self.time_s
         deadline = None if time_s is None else start + time_s + START_GRACE_S
-        next_mem = start + poll_s
+        next_mem = start + self.poll_s
         next_cg = start + CGROUP_CHECK_S
         kill_sent: float | None = None
         open_fds = set(sinks)
@@ -401,13 +492,13 @@ def run(
                         open_fds.discard(fd)
                 elif fd == pidfd:
                     exited = True
-                elif fd == status_r:
-                    if _read_available(status_r, status_buf):
-                        poller.unregister(status_r)
-                    if prog_start is None:
-                        prog_start = _program_start(status_buf)
-                        if prog_start is not None and time_s is not None:
-                            deadline = prog_start + time_s
+                elif fd == self.status_r:
+                    if _read_available(self.status_r, self.status_buf):
+                        poller.unregister(self.status_r)
+                    if self.prog_start is None:
+                        self.prog_start = _program_start(self.status_buf)
+                        if self.prog_start is not None and time_s is not None:
+                            deadline = self.prog_start + time_s
             now = time.monotonic()
             if not exited and pidfd is None:
                 try:
@@ -421,7 +512,7 @@ def run(
                 break
             if kill_sent is None:
                 later = None
-                if deadline is not None and now >= deadline and prog_start is None:
+                if deadline is not None and now >= deadline and self.prog_start is None:
                     raw.internal_error = (
                         f"the exec helper did not start the program within {START_GRACE_S:g} s"
                     )
@@ -431,9 +522,9 @@ def run(
                     deadline is not None
                     and now >= deadline
                     and time_s is not None
-                    and prog_start is not None
+                    and self.prog_start is not None
                 ):
-                    later = _extension(meter, prog_start, now, time_s, raw)
+                    later = _extension(self.meter, self.prog_start, now, time_s, raw)
                 if later is not None:
                     deadline = later
                 elif deadline is not None and now >= deadline:
@@ -445,10 +536,10 @@ def run(
                         )  # minus the helper
                     kill_sent = _terminate(proc.pid)
                 elif watcher is not None and now >= next_mem:
-                    if watcher.sample() > memory_bytes:
+                    if watcher.sample() > self.memory_bytes:
                         raw.mem_killed = True
                         kill_sent = _terminate(proc.pid)
-                    next_mem = now + poll_s
+                    next_mem = now + self.poll_s
                 elif cg is not None and cg.memory and now >= next_cg:
                     if (cg.oom_kills() or 0) > 0:
                         kill_sent = _terminate(proc.pid)
@@ -460,32 +551,24 @@ def run(
                 )
                 _force_kill(proc.pid, cg, helper, kill_uid)
                 break
-        _, status, rusage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
+        _, self.status, self.rusage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(self.status)
         end = time.monotonic()
-        raw.wall_s = end - (prog_start if prog_start is not None else start)
+        raw.wall_s = end - (self.prog_start if self.prog_start is not None else start)
         for fd in list(open_fds):
             _read_available(fd, sinks[fd])
-    except BaseException:
-        # Interrupted (KeyboardInterrupt, a bug): never leave the tree behind.
-        _abort(proc, cg, helper, kill_uid)
-        raise
-    finally:
-        if pidfd is not None:
-            os.close(pidfd)
-        proc.stdout.close()
-        proc.stderr.close()
-    try:
-        _read_available(status_r, status_buf)
-    finally:
-        os.close(status_r)
-    raw.helper_status = status
+
+
+def _read_record(raw: RawRun, status_buf: bytearray, watch: _Watch) -> None:
+    """Step "helper", after the run: the helper's status record, its clock and the tree's
+    CPU and memory as the helper saw them."""
+    raw.helper_status = watch.status
     raw.record = _parse_record(bytes(status_buf))
     helper_wall = _helper_wall_s(raw.record)
     if helper_wall is not None:  # from the fork to the last descendant reaped, by the helper
         raw.wall_s = helper_wall
-    if watcher is not None:
-        raw.polled_peak = watcher.peak
+    if watch.watcher is not None:
+        raw.polled_peak = watch.watcher.peak
     if raw.record is not None:
         try:
             raw.cpu_s = (int(raw.record["utime_us"]) + int(raw.record["stime_us"])) / 1e6
@@ -495,8 +578,22 @@ def run(
             raw.polled_peak = max(raw.polled_peak, int(raw.record.get("maxrss_kb", "0")) * 1024)
         except ValueError:
             pass
-    elif rusage is not None:
-        raw.cpu_s = rusage.ru_utime + rusage.ru_stime
+    elif watch.rusage is not None:
+        raw.cpu_s = watch.rusage.ru_utime + watch.rusage.ru_stime
+    if raw.record is None and raw.internal_error is None:
+        raw.internal_error = (
+            f"the exec helper ended ({_describe_status(watch.status)}) without its status record"
+        )
+
+
+def _read_waits(
+    raw: RawRun,
+    meter: WaitMeter | None,
+    service_meter: ServiceMeter | None,
+    cg: RunCgroup | None,
+) -> None:
+    """Step "waits": the run's counters once it is over: CPU waiting (and its services'
+    CPU), the group's memory peak, OOM kills and refused forks."""
     if meter is not None and meter.after_exit:
         final = meter.read(raw.wall_s)
         if final is not None:
@@ -504,10 +601,6 @@ def run(
     if service_meter is not None:
         service_meter.read_service()
         raw.service_cpu_s = service_meter.service_cpu_s
-    if raw.record is None and raw.internal_error is None:
-        raw.internal_error = (
-            f"the exec helper ended ({_describe_status(status)}) without its status record"
-        )
     if cg is not None:
         raw.cg_peak = cg.peak_memory()
         kills = cg.oom_kills()
@@ -515,7 +608,6 @@ def run(
         if kills is None:  # old kernel: the failure counter is the only hint
             raw.cg_failcnt = cg.memory_failures()
         raw.pids_refused = cg.pids_refused()
-    return raw
 
 
 def _program_start(buf: bytearray) -> float | None:

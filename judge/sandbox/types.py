@@ -12,6 +12,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from judge.sandbox.steps import StepTimes
+
 
 class Verdict(str, enum.Enum):
     """How one run ended.  ``str`` so it is written as-is into JSON replays."""
@@ -99,6 +101,8 @@ class TurnRun:
     outputs: dict[str, bytes | None]
     #: plain-words reports of what folder hygiene removed or refused
     discarded: tuple[str, ...] = ()
+    #: how long each step of the run took (:mod:`judge.sandbox.steps`; None: not timed)
+    steps: StepTimes | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

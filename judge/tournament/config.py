@@ -317,154 +317,24 @@ def load_config(
 def _check(
     data: Json, base: Path, source: str, bots_dir_override: Path | None, build: bool
 ) -> TournamentConfig:
+    """Every key checked by a function of its own, in the file's order of keys (a problem
+    is listed in that order, a misspelt key first); ConfigError lists them all."""
     problems: list[str] = _unknown(data, list(TOP_KEYS), "", "the keys are")
-
-    seed: Any = data.get("seed")
-    if "seed" not in data:
-        problems.append(
-            "seed: missing; add e.g. 'seed: 2026' (all randomness of the "
-            "tournament derives from it, so a tournament can be replayed)"
-        )
-    elif not _is_int(seed) or seed < 0:
-        problems.append(f"seed: {excerpt(seed)} is not a whole number >= 0; give e.g. 'seed: 2026'")
-
-    turns: Any = data.get("turns")
-    if turns is not None and (
-        not _is_int(turns) or not (MIN_TURNS <= turns <= MAX_TURNS) or turns % 2
-    ):
-        problems.append(
-            f"turns: {excerpt(turns)}; K must be even, from {MIN_TURNS} to {MAX_TURNS} "
-            "(or remove the key to use each map's own K)"
-        )
-
-    time_limit: Any = data.get("time_limit", TIME_LIMIT_S.contest)
-    if not _is_number(time_limit):
-        problems.append(
-            f"time_limit: {excerpt(time_limit)} is not a number; give seconds, e.g. 2.0"
-        )
-    elif time_limit == 0:
-        problems.append(
-            "time_limit: 0 lifts the time limit, which a tournament never allows "
-            "(every team must play under the same limit); give seconds, e.g. 2.0"
-        )
-    elif not (time_limit > 0 and TIME_LIMIT_S.holds(time_limit)):
-        problems.append(
-            f"time_limit: {excerpt(time_limit)}; give seconds above 0 and at most "
-            f"{TIME_LIMIT_S.high:g} (the contest uses {TIME_LIMIT_S.contest:g})"
-        )
-
-    memory: Any = data.get("memory_limit_mb", MEMORY_LIMIT_MB.contest)
-    if not MEMORY_LIMIT_MB.holds(memory):
-        problems.append(
-            f"memory_limit_mb: {excerpt(memory)}; give whole MiB from {MEMORY_LIMIT_MB.low} to "
-            f"{MEMORY_LIMIT_MB.high} (the contest uses {MEMORY_LIMIT_MB.contest})"
-        )
-
-    jobs = data.get("jobs")
-    if jobs is None:
-        jobs = os.cpu_count() or 1
-    elif not JOBS.holds(jobs):
-        problems.append(
-            f"jobs: {excerpt(jobs)}; give the number of rounds to play at once, "
-            f"1 to {JOBS.high} (or remove it to use the number of cores)"
-        )
-
-    cores = data.get("cores")
-    if cores is not None:
-        if isinstance(cores, bool) or not isinstance(cores, (int, str)):
-            problems.append(
-                f"cores: {excerpt(cores)}; give a number of cores (e.g. 2) or a core list "
-                "(e.g. '0,2-3'), or remove it to use every core"
-            )
-            cores = None
-        else:
-            try:
-                plan_cores(cores, *usable_cores())
-            except CoreSpecError as exc:
-                problems.append(f"{exc}; or remove 'cores' to use every core")
-                cores = None
-    cluster = data.get("cluster")
-    if cluster is not None and (not isinstance(cluster, str) or not cluster.strip()):
-        problems.append(
-            f"cluster: {excerpt(cluster)}; give a Dask scheduler's address (e.g. tcp://10.0.0.1:8786) "
-            "or local:N, or remove the key to play on this machine"
-        )
-        cluster = None
-
-    # Paths are relative to the configuration file's folder, never to the current folder.
-    paths: dict[str, Path] = {}
-    for key, default in (("output", DEFAULT_OUTPUT), ("maps_dir", "maps"), ("bots_dir", "bots")):
-        value = data.get(key, default)
-        if not isinstance(value, str) or not value.strip():
-            problems.append(
-                f"{key}: {excerpt(value)} is not a path; give a folder, e.g. '{default}'"
-            )
-            value = default
-        paths[key] = _resolve_path(base, value)
-    maps_dir = paths["maps_dir"]
-    bundled_maps = bundled.bundled_dir(bundled.MAPS)
-    if "maps_dir" not in data and not maps_dir.is_dir() and bundled_maps is not None:
-        maps_dir = bundled_maps  # no maps/ beside the configuration: the bundled maps
-    if not maps_dir.is_dir():
-        problems.append(
-            f"maps_dir: {maps_dir} is not a folder; give the folder of the "
-            "organisers' published maps (e.g. 'maps'), relative to the configuration file"
-        )
-    bots_dir = bots_dir_override or paths["bots_dir"]
-    if "bots_dir" in data and not bots_dir.is_dir():
-        problems.append(
-            f"bots_dir: {bots_dir} is not a folder; give the folder of the teams' bots "
-            "(e.g. 'bots'), relative to the configuration file"
-        )
+    seed = _check_seed(data, problems)
+    turns = _check_turns(data, problems)
+    time_limit = _check_time_limit(data, problems)
+    memory = _check_memory_limit(data, problems)
+    jobs = _check_jobs(data, problems)
+    cores = _check_cores(data, problems)
+    cluster = _check_cluster(data, problems)
+    paths = _check_paths(data, base, problems)
+    maps_dir = _check_maps_dir(data, paths["maps_dir"], problems)
+    bots_dir = _check_bots_dir(data, bots_dir_override or paths["bots_dir"], problems)
     bots_dirs = [d for d in (bots_dir, bundled.bundled_dir(bundled.BOTS)) if d is not None]
 
     organiser, org_label, _org_path = _organiser_map(data, base, seed, turns, problems)
     entries = _teams(data.get("teams"), "teams" in data, maps_dir, bots_dirs, base, problems, build)
-    # R19 is checked on every readable pick, even of a team with another problem.
-    picks = [(i, e) for i, e in enumerate(entries) if e is not None and e.game_map is not None]
-
-    # R19: three different seas in every match; the organisers' map off the list.
-    by_sea: dict[tuple[Any, ...], int] = {}
-    for i, t in picks:
-        sea = sea_key(t.game_map)
-        if sea in by_sea:
-            j = by_sea[sea]
-            other = entries[j]
-            assert other is not None
-            same = (
-                "the same file"
-                if other.map_path.resolve() == t.map_path.resolve()
-                else f"the same sea as {other.map_path.name}"
-            )
-            problems.append(
-                f"teams[{i}].map: {excerpt(t.map_spec)} is {same}, already teams[{j}]'s map "
-                f"({other.name}); two teams may not pick the same map (ruling R19: a match "
-                f"needs 3 different maps); pick another map from {maps_dir}"
-            )
-        else:
-            by_sea[sea] = i
-    if organiser is not None:
-        okey = sea_key(organiser)
-        for i, t in picks:
-            if sea_key(t.game_map) == okey:
-                problems.append(
-                    f"teams[{i}].map: {excerpt(t.map_spec)} is the organisers' map (organiser_map); "
-                    f"ruling R19: the organisers' map is used in every match besides the "
-                    f"teams' own; pick another map from {maps_dir}"
-                )
-        picked = {t.map_path.resolve() for _, t in picks}
-        for listed, gm in _published(maps_dir):
-            # The published list is the map files directly in maps_dir; the organisers keep
-            # theirs elsewhere (e.g. maps/organiser/), so a listed file is never exempt.
-            if listed.resolve() in picked:
-                continue
-            if sea_key(gm) == okey:
-                problems.append(
-                    f"organiser_map: {org_label} is the same sea as {listed}, which is on the "
-                    f"published list ({maps_dir}); ruling R19: the organisers' map must "
-                    "differ from every listed map; make a new one, e.g. "
-                    "'organiser_map: {generate: {rows: 11, cols: 13, turns: 40, seed: 9}}'"
-                )
+    _check_distinct_seas(entries, organiser, org_label, maps_dir, problems)
 
     if problems:
         # A misspelt key first: it is often the cause of the problems after it.
@@ -487,6 +357,200 @@ def _check(
         cores=cores,
         cluster=cluster.strip() if cluster else None,
     )
+
+
+def _check_seed(data: Json, problems: list[str]) -> Any:
+    """``seed``: required, a whole number >= 0 (all of the tournament's randomness)."""
+    seed: Any = data.get("seed")
+    if "seed" not in data:
+        problems.append(
+            "seed: missing; add e.g. 'seed: 2026' (all randomness of the "
+            "tournament derives from it, so a tournament can be replayed)"
+        )
+    elif not _is_int(seed) or seed < 0:
+        problems.append(f"seed: {excerpt(seed)} is not a whole number >= 0; give e.g. 'seed: 2026'")
+    return seed
+
+
+def _check_turns(data: Json, problems: list[str]) -> Any:
+    """``turns``: optional K for every map, even, within the rules' range."""
+    turns: Any = data.get("turns")
+    if turns is not None and (
+        not _is_int(turns) or not (MIN_TURNS <= turns <= MAX_TURNS) or turns % 2
+    ):
+        problems.append(
+            f"turns: {excerpt(turns)}; K must be even, from {MIN_TURNS} to {MAX_TURNS} "
+            "(or remove the key to use each map's own K)"
+        )
+    return turns
+
+
+def _check_time_limit(data: Json, problems: list[str]) -> Any:
+    """``time_limit``: seconds, never 0 (a tournament is always timed alike for every team)."""
+    time_limit: Any = data.get("time_limit", TIME_LIMIT_S.contest)
+    if not _is_number(time_limit):
+        problems.append(
+            f"time_limit: {excerpt(time_limit)} is not a number; give seconds, e.g. 2.0"
+        )
+    elif time_limit == 0:
+        problems.append(
+            "time_limit: 0 lifts the time limit, which a tournament never allows "
+            "(every team must play under the same limit); give seconds, e.g. 2.0"
+        )
+    elif not (time_limit > 0 and TIME_LIMIT_S.holds(time_limit)):
+        problems.append(
+            f"time_limit: {excerpt(time_limit)}; give seconds above 0 and at most "
+            f"{TIME_LIMIT_S.high:g} (the contest uses {TIME_LIMIT_S.contest:g})"
+        )
+    return time_limit
+
+
+def _check_memory_limit(data: Json, problems: list[str]) -> Any:
+    """``memory_limit_mb``: whole MiB within the settings' range."""
+    memory: Any = data.get("memory_limit_mb", MEMORY_LIMIT_MB.contest)
+    if not MEMORY_LIMIT_MB.holds(memory):
+        problems.append(
+            f"memory_limit_mb: {excerpt(memory)}; give whole MiB from {MEMORY_LIMIT_MB.low} to "
+            f"{MEMORY_LIMIT_MB.high} (the contest uses {MEMORY_LIMIT_MB.contest})"
+        )
+    return memory
+
+
+def _check_jobs(data: Json, problems: list[str]) -> Any:
+    """``jobs``: rounds at once (default: the number of cores)."""
+    jobs = data.get("jobs")
+    if jobs is None:
+        jobs = os.cpu_count() or 1
+    elif not JOBS.holds(jobs):
+        problems.append(
+            f"jobs: {excerpt(jobs)}; give the number of rounds to play at once, "
+            f"1 to {JOBS.high} (or remove it to use the number of cores)"
+        )
+    return jobs
+
+
+def _check_cores(data: Json, problems: list[str]) -> int | str | None:
+    """``cores``: a number of cores or a core list this machine has (None: every core)."""
+    cores = data.get("cores")
+    if cores is None:
+        return None
+    if isinstance(cores, bool) or not isinstance(cores, (int, str)):
+        problems.append(
+            f"cores: {excerpt(cores)}; give a number of cores (e.g. 2) or a core list "
+            "(e.g. '0,2-3'), or remove it to use every core"
+        )
+        return None
+    try:
+        plan_cores(cores, *usable_cores())
+    except CoreSpecError as exc:
+        problems.append(f"{exc}; or remove 'cores' to use every core")
+        return None
+    return cores
+
+
+def _check_cluster(data: Json, problems: list[str]) -> Any:
+    """``cluster``: a Dask scheduler's address or local:N (None: this machine)."""
+    cluster = data.get("cluster")
+    if cluster is not None and (not isinstance(cluster, str) or not cluster.strip()):
+        problems.append(
+            f"cluster: {excerpt(cluster)}; give a Dask scheduler's address (e.g. tcp://10.0.0.1:8786) "
+            "or local:N, or remove the key to play on this machine"
+        )
+        cluster = None
+    return cluster
+
+
+def _check_paths(data: Json, base: Path, problems: list[str]) -> dict[str, Path]:
+    """``output``, ``maps_dir``, ``bots_dir``: paths relative to the configuration file's
+    folder, never to the current folder."""
+    paths: dict[str, Path] = {}
+    for key, default in (("output", DEFAULT_OUTPUT), ("maps_dir", "maps"), ("bots_dir", "bots")):
+        value = data.get(key, default)
+        if not isinstance(value, str) or not value.strip():
+            problems.append(
+                f"{key}: {excerpt(value)} is not a path; give a folder, e.g. '{default}'"
+            )
+            value = default
+        paths[key] = _resolve_path(base, value)
+    return paths
+
+
+def _check_maps_dir(data: Json, maps_dir: Path, problems: list[str]) -> Path:
+    """The published maps' folder (no maps/ beside the configuration: the bundled maps)."""
+    bundled_maps = bundled.bundled_dir(bundled.MAPS)
+    if "maps_dir" not in data and not maps_dir.is_dir() and bundled_maps is not None:
+        maps_dir = bundled_maps
+    if not maps_dir.is_dir():
+        problems.append(
+            f"maps_dir: {maps_dir} is not a folder; give the folder of the "
+            "organisers' published maps (e.g. 'maps'), relative to the configuration file"
+        )
+    return maps_dir
+
+
+def _check_bots_dir(data: Json, bots_dir: Path, problems: list[str]) -> Path:
+    """The teams' bots' folder, when one is named."""
+    if "bots_dir" in data and not bots_dir.is_dir():
+        problems.append(
+            f"bots_dir: {bots_dir} is not a folder; give the folder of the teams' bots "
+            "(e.g. 'bots'), relative to the configuration file"
+        )
+    return bots_dir
+
+
+def _check_distinct_seas(
+    entries: Sequence[_Entry | None],
+    organiser: GameMap | None,
+    org_label: str,
+    maps_dir: Path,
+    problems: list[str],
+) -> None:
+    """R19: three different seas in every match; the organisers' map off the list.
+
+    Checked on every readable pick, even of a team with another problem."""
+    picks = [(i, e) for i, e in enumerate(entries) if e is not None and e.game_map is not None]
+    by_sea: dict[tuple[Any, ...], int] = {}
+    for i, t in picks:
+        sea = sea_key(t.game_map)
+        if sea in by_sea:
+            j = by_sea[sea]
+            other = entries[j]
+            assert other is not None
+            same = (
+                "the same file"
+                if other.map_path.resolve() == t.map_path.resolve()
+                else f"the same sea as {other.map_path.name}"
+            )
+            problems.append(
+                f"teams[{i}].map: {excerpt(t.map_spec)} is {same}, already teams[{j}]'s map "
+                f"({other.name}); two teams may not pick the same map (ruling R19: a match "
+                f"needs 3 different maps); pick another map from {maps_dir}"
+            )
+        else:
+            by_sea[sea] = i
+    if organiser is None:
+        return
+    okey = sea_key(organiser)
+    for i, t in picks:
+        if sea_key(t.game_map) == okey:
+            problems.append(
+                f"teams[{i}].map: {excerpt(t.map_spec)} is the organisers' map (organiser_map); "
+                f"ruling R19: the organisers' map is used in every match besides the "
+                f"teams' own; pick another map from {maps_dir}"
+            )
+    picked = {t.map_path.resolve() for _, t in picks}
+    for listed, gm in _published(maps_dir):
+        # The published list is the map files directly in maps_dir; the organisers keep
+        # theirs elsewhere (e.g. maps/organiser/), so a listed file is never exempt.
+        if listed.resolve() in picked:
+            continue
+        if sea_key(gm) == okey:
+            problems.append(
+                f"organiser_map: {org_label} is the same sea as {listed}, which is on the "
+                f"published list ({maps_dir}); ruling R19: the organisers' map must "
+                "differ from every listed map; make a new one, e.g. "
+                "'organiser_map: {generate: {rows: 11, cols: 13, turns: 40, seed: 9}}'"
+            )
 
 
 def _published(maps_dir: Path) -> list[tuple[Path, GameMap]]:

@@ -333,3 +333,28 @@ def test_default_root_is_passable_whatever_the_umask(tmp_path: Path, monkeypatch
         os.umask(old)
     assert base.stat().st_mode & 0o777 == 0o711
     assert os.stat(path).st_mode & 0o777 == 0o711
+
+
+def test_a_seats_reused_cgroups_count_each_run_alone(sandbox: Sandbox) -> None:
+    """Issue 35: a seat's cgroups are reused between runs, and a run counts only its
+    own OOM kill, refused forks and memory: an OK run after an MLE and a fork storm
+    in the same seat is OK, with a peak of its own size."""
+    with sandbox.seat("reuse", FIXTURES, **{"keep": "STATE.OUT", "keep_bytes": 2**20}) as seat:
+        assert seat.program_dir is not None
+        ok = [str(seat.program_dir / "ok.py")]
+        hog = [str(seat.program_dir / "memhog.py"), "300"]
+        storm = [str(seat.program_dir / "forkbomb.py")]
+        small = Limits(time_s=2.0, memory_bytes=128 * 2**20)
+        runs = [
+            seat.run_turn(argv, {}, ["MOVE.OUT"], small if argv is hog else Limits(time_s=0.5))
+            for argv in (ok, hog, ok, storm, ok)
+        ]
+    verdicts = [r.result.verdict for r in runs]
+    assert verdicts[1] is Verdict.MLE, runs[1].result.message
+    for r in (runs[0], runs[2], runs[4]):
+        assert r.result.verdict is Verdict.OK, r.result.message
+        assert r.outputs["MOVE.OUT"] == b"1 1\n"
+        assert r.result.peak_memory_bytes < 64 * 2**20, r.result.peak_memory_bytes
+        assert r.steps is not None and {"folder", "cgroup", "program", "clean"} <= set(
+            r.steps.seconds
+        )

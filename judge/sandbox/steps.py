@@ -1,0 +1,59 @@
+"""The named steps of one run, and how long each took (issue 35).
+
+A turn's overhead is the sum of small steps, none of which looks slow on its
+own; naming them, and timing every run by them, is what lets a change be
+judged by the step it cuts (``benchmarks/turn_cost.py`` prints them beside
+bare spawns of the same programs).  The names are the code's shape: each step
+is a method of :class:`~judge.sandbox.seat.Seat` or a function of
+:mod:`~judge.sandbox.supervise` of the same name.
+
+Timing costs two ``perf_counter`` calls a step, so every run is timed, not
+only benchmark runs: no switch, no global state, the figures travel with the
+run (:attr:`~judge.sandbox.types.TurnRun.steps`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+#: Every step of a run, in the order a run takes them.
+STEPS = (
+    "folder",  # empty the work folder but the keep file, save it, write the inputs
+    "core",  # take a core of the budget (and its machine-wide lease); give it back
+    "cgroup",  # ready the run's cgroups (limits written, counters read) and empty them after
+    "helper",  # the exec helper: start, join groups, fork; reap and report after the program
+    "program",  # the program and everything it started, by the helper's clock
+    "waits",  # read the run's counters after it: CPU waiting, memory peak, OOM kills, forks
+    "wine",  # a Windows program's seat-long wineserver: lent, taken back, made afresh
+    "clean",  # read the outputs, empty the folder but a valid keep file
+    "verdict",  # decide the verdict from what was observed
+)
+
+
+@dataclass
+class StepTimes:
+    """Seconds spent in each step of one run (a step not taken is absent)."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def add(self, step: str, seconds: float) -> None:
+        """Count ``seconds`` more to ``step`` (a step may be taken in several pieces)."""
+        if step not in STEPS:
+            raise ValueError(f"unknown step {step!r}; the steps are {', '.join(STEPS)}")
+        self.seconds[step] = self.seconds.get(step, 0.0) + max(0.0, seconds)
+
+    @contextmanager
+    def timed(self, step: str) -> Iterator[None]:
+        """Count the time spent in the ``with`` block to ``step``."""
+        t0 = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.add(step, time.perf_counter() - t0)
+
+    @property
+    def total(self) -> float:
+        return sum(self.seconds.values())
