@@ -93,6 +93,7 @@ def test_two_sandboxes_never_run_two_programs_on_one_core(tmp_path: Path) -> Non
         assert r.wall_s < r.cpu_s * 1.25 + 0.05, (r.wall_s, r.cpu_s)
 
 
+@pytest.mark.alone  # takes a machine-wide lease the other test process may be holding
 def test_a_lease_held_elsewhere_is_waited_for_and_shown_by_sandbox_info(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -124,6 +125,7 @@ def test_a_lease_held_elsewhere_is_waited_for_and_shown_by_sandbox_info(
     assert start >= released, "the program started while another process held its core"
 
 
+@pytest.mark.alone  # likewise, and lists every holder
 def test_a_holder_that_dies_gives_its_lease_back(tmp_path: Path) -> None:
     core = _core()
     holder = subprocess.Popen(
