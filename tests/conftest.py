@@ -67,6 +67,15 @@ _GROUPS = (
 )
 
 
+#: The longest groups first, so that neither process is left with one at the end.
+_FIRST = ("heavy", "cluster", "wine", "browser")
+
+
+def _group(item: pytest.Item) -> str:
+    mark = item.get_closest_marker("xdist_group")
+    return str(mark.args[0]) if mark is not None and mark.args else ""
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     root = Path(str(config.rootpath))
@@ -75,6 +84,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for prefix, group in _GROUPS:
             if where.startswith(prefix):
                 item.add_marker(pytest.mark.xdist_group(group))
+    if "PYTEST_XDIST_WORKER" in os.environ:  # the same order in both processes
+        rank = {name: i for i, name in enumerate(_FIRST)}
+        items.sort(key=lambda item: rank.get(_group(item), len(rank)))
     if os.geteuid() == 0:
         return
     for item in items:
