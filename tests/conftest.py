@@ -20,8 +20,8 @@ marked ``alone`` gets the machine to itself all the same, through a
 readers-writer lock on a file both processes share (it holds the lock
 exclusively, every other test holds it shared).  Tests that share an expensive
 set-up run in one process (``xdist_group``, set below by folder): the Windows
-tests (the .exe files built once, the wine prefix), the Dask cluster, the
-browser; the tests whose bots need most of every core (tests/tournament's
+tests (the .exe files built once, the wine prefix), the tests of the shared
+Dask cluster, the browser; the tests whose bots need most of every core (tests/tournament's
 fairness and determinism tests, group ``heavy``) run one after the other.
 """
 
@@ -60,15 +60,16 @@ def _plain_terminal(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
 #: Tests that share an expensive session or module set-up run in one xdist process.
 _GROUPS = (
     ("tests/windows/", "wine"),  # the .exe files built once, the wine prefix made once
-    ("tests/cluster/test_cluster.py", "cluster"),  # one Dask scheduler and two workers
     ("tests/views/test_html_browser.py", "browser"),  # Chromium
     ("tests/web/test_serve.py", "browser"),
     ("tests/web/test_play.py", "browser"),
 )
 
 
-#: The longest groups first, so that neither process is left with one at the end.
+#: The longest groups first, so that neither process is left with one at the end; then
+#: the cluster tests that start a cluster of their own (a minute or more each when busy).
 _FIRST = ("heavy", "cluster", "wine", "browser")
+_LONG = "tests/cluster/test_cluster.py"
 
 
 def _group(item: pytest.Item) -> str:
@@ -84,9 +85,17 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         for prefix, group in _GROUPS:
             if where.startswith(prefix):
                 item.add_marker(pytest.mark.xdist_group(group))
+        if where == _LONG and "cluster" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("cluster"))  # one scheduler, two workers
     if "PYTEST_XDIST_WORKER" in os.environ:  # the same order in both processes
         rank = {name: i for i, name in enumerate(_FIRST)}
-        items.sort(key=lambda item: rank.get(_group(item), len(rank)))
+
+        def key(item: pytest.Item) -> int:
+            if _group(item) in rank:
+                return rank[_group(item)]
+            return len(rank) + (0 if item.nodeid.startswith(_LONG) else 1)
+
+        items.sort(key=key)
     if os.geteuid() == 0:
         return
     for item in items:
