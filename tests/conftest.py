@@ -7,12 +7,30 @@ Markers (registered in pyproject.toml; CONTRIBUTING.md says how to use them):
 * ``root("why")``: needs root; skipped with that reason as a normal user.
 * ``browser``: drives headless Chromium (fails, not skips, when it is missing
   under CI).
+* ``alone``: loads the machine on purpose (an outside hog) or times something
+  to a few tens of milliseconds: under ``-n 2`` no other test runs beside it.
+
+The suite runs in two processes (pytest-xdist, ``-n 2 --dist loadgroup`` in
+pyproject.toml's addopts; ``-n 0`` runs it in this one process).  That is
+honest for the sandboxed bots: every run leases its core machine-wide
+(judge/sandbox/leases.py, shared by both processes), waits for it before its
+clock starts, and a run that the other process's own work kept waiting for a
+CPU is measured and run again (IE, ``kept_waiting``), never TLE.  A test
+marked ``alone`` gets the machine to itself all the same, through a
+readers-writer lock on a file both processes share (it holds the lock
+exclusively, every other test holds it shared).  Tests that share an expensive
+set-up run in one process (``xdist_group``, set below by folder): the Windows
+tests (the .exe files built once, the wine prefix), the tests of the shared
+Dask cluster, the browser; the tests whose bots need most of every core (tests/tournament's
+fairness and determinism tests, group ``heavy``) run one after the other.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -39,7 +57,45 @@ def _plain_terminal(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
+#: Tests that share an expensive session or module set-up run in one xdist process.
+_GROUPS = (
+    ("tests/windows/", "wine"),  # the .exe files built once, the wine prefix made once
+    ("tests/views/test_html_browser.py", "browser"),  # Chromium
+    ("tests/web/test_serve.py", "browser"),
+    ("tests/web/test_play.py", "browser"),
+)
+
+
+#: The longest groups first, so that neither process is left with one at the end; then
+#: the cluster tests that start a cluster of their own (a minute or more each when busy).
+_FIRST = ("heavy", "cluster", "wine", "browser")
+_LONG = "tests/cluster/test_cluster.py"
+
+
+def _group(item: pytest.Item) -> str:
+    mark = item.get_closest_marker("xdist_group")
+    return str(mark.args[0]) if mark is not None and mark.args else ""
+
+
+@pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    root = Path(str(config.rootpath))
+    for item in items:
+        where = Path(str(item.path)).relative_to(root).as_posix()
+        for prefix, group in _GROUPS:
+            if where.startswith(prefix):
+                item.add_marker(pytest.mark.xdist_group(group))
+        if where == _LONG and "cluster" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("cluster"))  # one scheduler, two workers
+    if "PYTEST_XDIST_WORKER" in os.environ:  # the same order in both processes
+        rank = {name: i for i, name in enumerate(_FIRST)}
+
+        def key(item: pytest.Item) -> int:
+            if _group(item) in rank:
+                return rank[_group(item)]
+            return len(rank) + (0 if item.nodeid.startswith(_LONG) else 1)
+
+        items.sort(key=key)
     if os.geteuid() == 0:
         return
     for item in items:
@@ -47,6 +103,32 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if mark is not None:
             why = mark.args[0] if mark.args else "it needs root"
             item.add_marker(pytest.mark.skip(reason=f"not root: {why}"))
+
+
+@pytest.fixture(autouse=True)
+def _alone_or_beside(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[None]:
+    """Under xdist: an ``alone`` test runs with no other test beside it.
+
+    A readers-writer lock (``flock``) on a file in the run's shared temporary folder:
+    ``alone`` takes it exclusively, every other test shared.  A turnstile taken first
+    keeps a waiting ``alone`` test from being overtaken by shared holders for ever."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        yield
+        return
+    shared = tmp_path_factory.getbasetemp().parent  # popen-gwN's parent: the run's own
+    alone = request.node.get_closest_marker("alone") is not None
+    with open(shared / "turnstile.lock", "a") as turnstile, open(shared / "alone.lock", "a") as f:
+        fcntl.flock(turnstile, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX if alone else fcntl.LOCK_SH)
+        finally:
+            fcntl.flock(turnstile, fcntl.LOCK_UN)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -536,9 +536,24 @@ def test_a_fifo_beside_a_store_is_a_message_not_a_hang(
     assert "FIFO" in str(exc) and side in str(exc)
 
 
+class _Impatient:
+    """sqlite3 as judge.sqlitefiles sees it, waiting 0.2 s for a busy file instead of 5 s
+    (what is tested is the message once the wait is over, not the wait)."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(sqlite3, name)
+
+    @staticmethod
+    def connect(*args: Any, **kwargs: Any) -> sqlite3.Connection:
+        return sqlite3.connect(*args, **{**kwargs, "timeout": 0.2})
+
+
 def test_a_ledger_another_judge_is_writing_is_said_so(
-    tournament: tuple[Path, Path], tmp_path: Path
+    tournament: tuple[Path, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from judge import sqlitefiles
+
+    monkeypatch.setattr(sqlitefiles, "sqlite3", _Impatient())
     cfg_path, out = _copy(tournament, tmp_path)
     path = out / LEDGER_FILE
     holder = sqlite3.connect(path, isolation_level=None)

@@ -97,6 +97,7 @@ def test_other_judge_failures_keep_their_single_retry(tmp_path: Path) -> None:
     assert sb.attempts == referee.IE_RETRIES + 1
 
 
+@pytest.mark.alone  # the hog takes a core from whatever runs there
 def test_an_outside_hog_gives_ie_and_retry_not_tle(tmp_path: Path) -> None:
     core = max(os.sched_getaffinity(0))
     hog = start_hog(core, seconds=1.2)  # on the sandbox's one core, for the first 1.2 s

@@ -45,7 +45,8 @@ import sys, time
 from judge.sandbox.leases import CoreLeases
 core = int(sys.argv[1])
 leases = CoreLeases((core,))
-assert leases.try_take(core, "held by the test")
+while not leases.try_take(core, "held by the test"):  # another judge's run, for a moment
+    time.sleep(0.01)
 print("held", flush=True)
 time.sleep(float(sys.argv[2]))
 print(time.monotonic(), flush=True)
@@ -93,6 +94,7 @@ def test_two_sandboxes_never_run_two_programs_on_one_core(tmp_path: Path) -> Non
         assert r.wall_s < r.cpu_s * 1.25 + 0.05, (r.wall_s, r.cpu_s)
 
 
+@pytest.mark.alone  # takes a machine-wide lease the other test process may be holding
 def test_a_lease_held_elsewhere_is_waited_for_and_shown_by_sandbox_info(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -109,7 +111,8 @@ def test_a_lease_held_elsewhere_is_waited_for_and_shown_by_sandbox_info(
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         assert main(["sandbox-info", "--cores", f"{core}-{core}", "--json"]) == 0
         held = json.loads(capsys.readouterr().out)["core_leases_held"]
-        assert {"core": core, "pid": holder.pid} == {k: held[0][k] for k in ("core", "pid")}
+        held = [h for h in held if h["pid"] == holder.pid]  # not other judges' on this machine
+        assert [h["core"] for h in held] == [core], held
         assert "held by the test" in held[0]["by"] and f"pid {holder.pid}" in held[0]["by"]
         with Sandbox(cores=f"{core}-{core}") as sb, sb.seat("s", bot) as seat:
             run = seat.run_turn(
@@ -124,6 +127,7 @@ def test_a_lease_held_elsewhere_is_waited_for_and_shown_by_sandbox_info(
     assert start >= released, "the program started while another process held its core"
 
 
+@pytest.mark.alone  # likewise, and lists every holder
 def test_a_holder_that_dies_gives_its_lease_back(tmp_path: Path) -> None:
     core = _core()
     holder = subprocess.Popen(
@@ -142,9 +146,10 @@ def test_a_holder_that_dies_gives_its_lease_back(tmp_path: Path) -> None:
         while not leases.try_take(core):
             assert time.monotonic() < deadline, "a dead process kept its lease"
             time.sleep(0.01)
-        assert [h.core for h in leases.holders()] == [core]  # ours now
+        ours = [h.core for h in leases.holders() if h.pid == os.getpid()]
+        assert ours == [core]  # ours now (other judges on the machine may hold other cores)
         leases.give_back(core)
-        assert leases.holders() == []
+        assert all(h.pid != os.getpid() for h in leases.holders())
     finally:
         leases.close()
         holder.stdout.close()
@@ -183,6 +188,7 @@ for t in threads:
 """
 
 
+@pytest.mark.alone  # a bot of the other test process would hold the core for up to 2 s
 def test_a_judge_with_many_rounds_takes_turns_with_another() -> None:
     """A judge that gives a core back and has runs waiting must not take it straight back
     while another judge waits for it: the processes take turns."""

@@ -255,6 +255,7 @@ def _kill_tree(proc: subprocess.Popen[bytes]) -> None:
     proc.wait()
 
 
+@pytest.mark.alone  # an outside hog on a core
 def test_tree_meter_sees_waiting_for_a_core_but_not_sleeping() -> None:
     core = min(os.sched_getaffinity(0))
     sleeping = _tree(["import time; time.sleep(60)"], core)

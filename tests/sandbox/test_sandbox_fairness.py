@@ -25,7 +25,7 @@ from sandbox_support import FIXTURES, IS_ROOT, may_raise_priority, start_hog
 from judge.sandbox import Limits, Sandbox, TurnRun, Verdict
 from judge.sandbox.cores import BOT_NICE
 
-pytestmark = pytest.mark.slow  # real programs: not in the fast subset
+pytestmark = [pytest.mark.slow, pytest.mark.alone]  # real programs, and outside hogs
 
 CORE = max(os.sched_getaffinity(0))
 MAP = {"MAP.INP": b"5 5 10\n"}

@@ -29,6 +29,7 @@ def _sleeper(sandbox: Sandbox, seconds: str) -> tuple[TurnRun, float, list[int]]
         return run, returned_after, procs_of_uid(seat.uid)
 
 
+@pytest.mark.alone  # its clean-up is timed to 50 ms
 def test_sleep_1_5_ok_and_sleep_2_3_tle_gone_by_2_1(sandbox: Sandbox) -> None:
     with ThreadPoolExecutor(2) as pool:
         short_f = pool.submit(_sleeper, sandbox, "1.5")

@@ -21,7 +21,8 @@ import pytest
 from judge.sandbox.wine import find_wine
 from tests.benchmark_module import load_benchmark
 
-pytestmark = pytest.mark.slow
+# Bursts of load on every core: never beside the other heavy tests nor an ``alone`` one.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("heavy")]
 
 
 def test_a_tournament_plays_the_same_under_load_beside_a_judge_and_on_a_cluster(

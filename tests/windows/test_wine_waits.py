@@ -31,6 +31,7 @@ def _unexplained(run: TurnRun) -> float:
     return r.wall_s - r.cpu_s - r.service_cpu_s - r.wait_s
 
 
+@pytest.mark.alone  # an outside hog on a core
 def test_the_servers_waiting_is_counted_as_the_runs(exes: Exes) -> None:
     core = max(os.sched_getaffinity(0))
     with Sandbox(cores=f"{core}-{core}") as sb, sb.seat("waits", exes.hostile) as seat:
