@@ -52,6 +52,7 @@ ROUTES = 24  # best routes re-timed from each first move
 USE_PLAN = True  # race our route against the opponent's planned one (False: distances only)
 LATE_SHARE = 0.55  # share of a cell the opponent reaches first but does not plan to take
 TREASURE_TO_OPP = 0.8  # share of an untaken treasure credited to the opponent
+GAMMA = 0.97  # tempo: gold t turns ahead counts GAMMA ** t (orders routes of equal worth)
 STEAL = 0.5  # share of a cell taken from the opponent's plan that it does not make up elsewhere
 
 
@@ -255,7 +256,10 @@ class Search:
         elif t > 0 and grid[cell] == SHIELD:
             shield = True
         # A state: [t, pos, mask, shield, mine, rival_delta, rival_delta_half,
-        #           half_state, treasure_value, treasure_mine, firsts, plan]
+        #           half_state, treasure_value, treasure_mine, firsts, plan, tempo]
+        # tempo: our gold discounted by GAMMA per turn, which only orders routes of the
+        # same worth (without it a route one step later looked as good, and the boat
+        # went back and forth while the gold waited).
         # half_state: 0 before half, 1 treasure pending, 2 resolved, 3 round ended.
         st = [
             t,
@@ -270,6 +274,7 @@ class Search:
             0.0,
             bit,
             [(cell, t)],
+            mine * GAMMA**t,
         ]
         if half < 1:
             st[8] = float(self.treasure_known)
@@ -414,6 +419,7 @@ class Search:
             if nst[7] == 1 and t2 < self.rival_treasure_time():
                 nst[9] = nst[8]
                 nst[7] = 2
+                nst[12] = st[12] + nst[8] * GAMMA**t2
                 return nst
             return None
         nst[1] = c
@@ -426,6 +432,7 @@ class Search:
         nst[2] = st[2] | bit
         got, lost, gained = self.share(c, t2)
         nst[4] = st[4] + got
+        nst[12] = st[12] + got * GAMMA**t2
         nst[5] = st[5] + gained - lost
         if t2 <= half:
             nst[6] = st[6] + gained - lost
@@ -470,7 +477,7 @@ class Search:
         margin = mine - theirs
         # The chance of ending ahead first; the margin only orders plans whose
         # chances are (nearly) the same.
-        return win_chance(margin, self.width) + 0.01 * math.tanh(margin / 20.0)
+        return win_chance(margin, self.width) + 0.01 * math.tanh(margin / 20.0) + 3e-5 * st[12]
 
     def best_plan(self, root: int) -> Plan:
         """The rival model's use: the single best route from root (gold it takes, when)."""
