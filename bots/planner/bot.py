@@ -52,6 +52,8 @@ ROUTES = 24  # best routes re-timed from each first move
 USE_PLAN = True  # race our route against the opponent's planned one (False: distances only)
 LATE_SHARE = 0.55  # share of a cell the opponent reaches first but does not plan to take
 TREASURE_TO_OPP = 0.8  # share of an untaken treasure credited to the opponent
+TRAP = 0.2  # a first step into a pocket the opponent can close, behind or level, keeps this share
+ESCAPE = 2  # ... a pocket: at most this many cells we reach before the opponent
 GAMMA = 0.97  # tempo: gold t turns ahead counts GAMMA ** t (orders routes of equal worth)
 STEAL = 0.5  # share of a cell taken from the opponent's plan that it does not make up elsewhere
 
@@ -529,6 +531,22 @@ def placement(sea: Sea, asks: int) -> int:
     return free[min(asks, len(free) - 1)]
 
 
+def trapped(sea: Sea, cell: int, opp: int, shield: bool, opp_shield: bool) -> bool:
+    """Whether cell is a pocket the opponent, near, can shut us in: at most ESCAPE
+    cells (within a few steps) that we reach from it before the opponent could."""
+    do = sea.dist(opp, opp_shield)
+    if do[cell] > 3:
+        return False
+    dm = sea.dist(cell, shield)
+    free = 0
+    for c in range(sea.n):
+        if dm[c] <= 4 and dm[c] < do[c] - 1:
+            free += 1
+            if free > ESCAPE:
+                return False
+    return True
+
+
 def decide(text: str, state_text: str | None) -> tuple[str, dict[str, list[int]]]:
     tok = text.split()
     rows, cols, k_left = int(tok[0]), int(tok[1]), int(tok[2])
@@ -638,6 +656,9 @@ def decide(text: str, state_text: str | None) -> tuple[str, dict[str, list[int]]
                 # that searches rams whenever it can, so the cell is as good as lost.
                 p = 0.9
             v = (1 - p) * v + p * crash
+        if lead <= 0 and not opp_sunk and trapped(sea, f, opp, my_shield, opp_shield):
+            # Behind or level, a pocket the opponent can close is a ram waiting to happen.
+            v *= TRAP
         # Equal values: a step onto gold, then any step, before staying put.
         v += 1e-6 * (grid[f] > 0) + 1e-7 * (f != me)
         if v > best_val:
