@@ -13,7 +13,7 @@ orders, so a map's two rounds are one sample, not two), and the seat-swapped
 pairs' statistics of ``judge eval`` (judge/pentanomial.py): the pentanomial
 counts, the score per round with its 95 % interval and the Elo difference.  A closing section
 checks the issue's targets: at least 70 % of the decided rounds against every
-bundled bot, no failed runs, and per turn on 15 x 15 with K = 100 (start-up
+bundled bot (65 % against ``planner``, the whole-route planner of bots/planner), no failed runs, and per turn on 15 x 15 with K = 100 (start-up
 included) p99 < 300 ms, max < 1 s, peak memory < 128 MiB.
 
 Run: ``python benchmarks/sparring.py [--maps-per-style N] [--opponents a,b] [--jobs J]``.
@@ -57,6 +57,10 @@ SIZES = [(5, 7), (7, 7), (9, 9), (11, 11), (13, 13), (15, 15), (5, 15), (15, 5),
 #: Bundled bots that are not opponents: the reference itself.
 NOT_OPPONENTS = {"reference"}
 TARGET_RATE = 0.70
+#: Opponents with a target of their own: planner (bots/planner, a whole-route
+#: planner for both boats, the kind of rival issue 34 was measured against) is
+#: the strongest sparring partner, and the issue asks 65 % of decided rounds against it.
+TARGET_RATES = {"planner": 0.65}
 #: Generated maps per style by default: as many as there are hand-made maps
 #: (maps/styles/), so that every style, "hand" included, weighs the same in the
 #: style mix, and 72 maps put the 95 % interval at about +-11 points near the
@@ -321,10 +325,11 @@ def main() -> int:
             table.add_row("", style, *rate_cells([o for o in mine if o.case.style == style]))
         w, _, lo = wdl(mine)
         dr = decided_rate(w, lo)
-        ok = dr is not None and dr[0] >= TARGET_RATE
+        target = TARGET_RATES.get(name, TARGET_RATE)
+        ok = dr is not None and dr[0] >= target
         verdicts.append(
             f"{'ok' if ok else 'MISSED'}: vs {name} {w}/{w + lo} decided rounds won "
-            f"({rate_with_interval(w, lo)}; target >= 70%)"
+            f"({rate_with_interval(w, lo)}; target >= {100 * target:.0f}%)"
         )
     console.print(table)
     by_style = Table(title="all opponents together, by map style")

@@ -1,7 +1,7 @@
-"""The sparring bots (bots/hunter, bots/collector, bots/rammer): protocol and style.
+"""The sparring bots (bots/hunter, bots/collector, bots/rammer, bots/planner): protocol and style.
 
 They exist so that the reference bot is not tuned against one opponent: a
-search bot, a cautious collector and an aggressive rammer.  Each is checked
+search bot, a cautious collector, an aggressive rammer and a route planner.  Each is checked
 the way the judge runs it (a process per turn for placement and speed) and in
 whole in-process rounds (every move legal, never a suicide), and each shows
 its style in a situation built for it.
@@ -15,7 +15,6 @@ import random
 import resource
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -32,7 +31,7 @@ sys.path.insert(0, str(ROOT / "tests" / "reference_bot"))
 
 import harness  # noqa: E402
 
-SPARRING = ["hunter", "collector", "rammer"]
+SPARRING = ["hunter", "collector", "rammer", "planner"]
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin"}
 
@@ -82,7 +81,9 @@ def test_bot_yaml_and_python_3_8(name: str) -> None:
     assert spec["name"] == name and spec["command"] == ["python3", "bot.py"]
     source = (ROOT / "bots" / name / "bot.py").read_text()
     tree = ast.parse(source, feature_version=(3, 8))
-    modules = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    modules = {
+        a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+    }
     modules |= {
         (n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)
     }
@@ -223,3 +224,42 @@ def test_hunter_rams_ahead_and_dodges_behind(tmp_path: Path) -> None:
     state_after_placement("hunter", tmp2, behind, 20)
     cell, _ = run_bot("hunter", tmp2, map_inp(behind, 8, (2, 4), (2, 2), 22))
     assert cell not in ((2, 3), (1, 2), (3, 2), (2, 1), (2, 2)), cell
+
+
+def test_planner_plays_for_the_win_not_the_gold(tmp_path: Path) -> None:
+    # Last turn, a 5 between the boats, the planner ahead 25 to 22: staying loses to
+    # the opponent's 5; going there gets the 5 or sinks both with the planner ahead.
+    rows = ["0 0 0 0 0", "0 0 5 0 0", "S 0 0 0 S", "0 0 0 0 0", "0 0 0 0 0"]
+    ahead = with_rest(rows, 47)
+    state_after_placement("planner", tmp_path, ahead, 20)
+    cell, _ = run_bot("planner", tmp_path, map_inp(ahead, 1, (2, 4), (2, 2), 25))
+    assert cell == (2, 3), cell
+    # Behind 22 to 25 with turns to go: a collision would lock in the loss, so it
+    # keeps out of every cell the opponent can enter this turn.
+    tmp2 = tmp_path / "b"
+    tmp2.mkdir()
+    state_after_placement("planner", tmp2, ahead, 20)
+    cell, _ = run_bot("planner", tmp2, map_inp(ahead, 8, (2, 4), (2, 2), 22))
+    assert cell not in ((2, 3), (1, 2), (3, 2), (2, 1), (2, 2)), cell
+
+
+def test_planner_races_for_the_treasure(tmp_path: Path) -> None:
+    # The turn after half time (K = 20, 10 turns left): a treasure of 7 on the centre,
+    # the planner one step from it and the opponent three, 1s scattered far away.
+    # Behind 40 to 56 (100 + 7 - 40 - 11 on the map), only the treasure can turn the
+    # round: it takes it now.
+    rows = [
+        "0 0 0 0 0 0 0",
+        "0 1 0 0 0 1 0",
+        "0 0 0 0 0 0 0",
+        "S 0 0 7 0 0 S",
+        "0 0 0 0 0 0 0",
+        "0 1 0 0 0 1 0",
+        "0 0 0 0 0 0 0",
+    ]
+    state_after_placement(
+        "planner", tmp_path, ["0 0 0 0 0 0 0"] * 3 + [rows[3].replace("7", "0")] + rows[4:], 20
+    )
+    text = map_inp(rows, 10, (3, 4), (4, 1), 40)
+    cell, _ = run_bot("planner", tmp_path, text)
+    assert cell == (4, 4), cell

@@ -1,0 +1,65 @@
+"""Write a map book of every style of ``judge genmap --style`` for ``judge eval --book``.
+
+``judge eval``'s own maps are of the classic style only, and a book's ``gen``
+line cannot name a style; the issue's targets (issue 34) are measured on
+generated maps of every style.  This writes ``--per-style`` maps of each style
+(sizes from 5 x 5 to 15 x 15, rectangles included, K from 20 to 100) as map
+files and a ``book.txt`` that plays them in turn, the styles interleaved so
+that an SPRT that stops early has seen every style about equally.
+
+Run: ``python benchmarks/stylebook.py OUT_DIR [--per-style 29] [--seed 34]``,
+then ``judge eval reference planner --book OUT_DIR/book.txt --sprt 0 50``.
+The same seed writes the same book.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from judge.maps import format_map  # noqa: E402
+from judge.mapstyles import STYLES, generate_styled  # noqa: E402
+
+SIZES = (5, 7, 9, 11, 13, 15)
+
+
+def write_book(out: Path, per_style: int, seed: int) -> Path:
+    """The maps and book.txt in out; returns the book's path."""
+    rng = random.Random(f"stylebook:{seed}")
+    out.mkdir(parents=True, exist_ok=True)
+    lines = [f"# {per_style} maps of each style {', '.join(STYLES)}; seed {seed}"]
+    for i in range(per_style):
+        for style in STYLES:
+            rows, cols = rng.choice(SIZES), rng.choice(SIZES)
+            k = 2 * rng.randint(10, 50)
+            mseed = rng.randrange(10**9)
+            gm = generate_styled(rows, cols, k, seed=mseed, style=style)
+            name = f"{style}-{i:03d}-{rows}x{cols}-k{k}.txt"
+            (out / name).write_text(format_map(gm))
+            lines.append(f"file {name} {k} placement={mseed}")
+    book = out / "book.txt"
+    book.write_text("\n".join(lines) + "\n")
+    return book
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("out", type=Path)
+    ap.add_argument(
+        "--per-style", type=int, default=29, help="maps per style (default 29: 203 maps)"
+    )
+    ap.add_argument("--seed", type=int, default=34)
+    a = ap.parse_args()
+    print(write_book(a.out, a.per_style, a.seed))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
