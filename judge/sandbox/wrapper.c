@@ -15,7 +15,10 @@
  *            (from the judge, or when the judge dies) it kills them all: every
  *            process of the seat's uid at once, or with -t only its own tree
  *            (a seat whose uid also runs a seat-long service, wine's server).
- *            A record of what happened is written to a status fd.
+ *            A record of what happened is written to a status fd.  The
+ *            program's clock starts when the child says its set-up is done
+ *            (just before the uid drop and the exec), so the judge's own
+ *            work, cgroup joins above all, is never on the program's time.
  *   holder   create a seat's namespaces once (network, IPC, UTS and a mount
  *            namespace whose root shows only system folders and the seat's
  *            own folder) and wait; the judge opens /proc/PID/ns/... and later
@@ -44,6 +47,7 @@
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -82,6 +86,7 @@ struct opts {
     int argcheck[MAX_LIST]; int nargcheck;
     int cpu;                     /* >= 0: the one core the run may use */
     int set_nice, prog_nice;     /* set_nice: the program's nice value (root: below 0) */
+    int ready_fd;                /* the child's end of the ready socket */
     char **argv;
 };
 
@@ -314,6 +319,12 @@ static void child_main(const struct opts *o) {
         if (setrlimit(o->rls[i].res, &r) != 0)
             child_fail("rlimit", errno, "setrlimit(%d): %s", o->rls[i].res, strerror(errno));
     }
+    /* Ready: the slow set-up is over (a cgroup v1 join waits for an RCU grace period,
+     * about 10 ms on a machine that moved no task for a while); the program's clock
+     * starts now.  What is left is a few system calls and the exec. */
+    long long ready_ns = now_ns();   /* read here: the helper may be scheduled later */
+    while (send(o->ready_fd, &ready_ns, sizeof ready_ns, MSG_NOSIGNAL) < 0 && errno == EINTR) {}
+    close(o->ready_fd);
     if (o->gid >= 0) {
         if (setgroups(0, NULL) != 0) child_fail("setgroups", errno, "setgroups: %s", strerror(errno));
         if (setresgid((gid_t)o->gid, (gid_t)o->gid, (gid_t)o->gid) != 0)
@@ -520,6 +531,13 @@ static int run_main(struct opts *o) {
         snprintf(setup_msg, sizeof setup_msg, "pipe2: %s", strerror(errno));
         goto report;
     }
+    int rs[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, rs) != 0) {
+        snprintf(setup_stage, sizeof setup_stage, "pipe");
+        setup_err = errno;
+        snprintf(setup_msg, sizeof setup_msg, "socketpair: %s", strerror(errno));
+        goto report;
+    }
     start = now_ns();
     child = fork();
     if (child < 0) {
@@ -530,12 +548,24 @@ static int run_main(struct opts *o) {
     }
     if (child == 0) {
         close(ep[0]);
+        close(rs[0]);
+        o->ready_fd = rs[1];
         close(status_fd);
         g_errpipe = ep[1];
         child_main(o);
         _exit(127);
     }
     close(ep[1]);
+    close(rs[1]);
+    {
+        /* The clock starts when the child's set-up is over (or it failed: EOF). */
+        long long ready_ns = 0;
+        ssize_t got;
+        while ((got = recv(rs[0], &ready_ns, sizeof ready_ns, MSG_WAITALL)) < 0 && errno == EINTR) {}
+        close(rs[0]);
+        /* The child's own reading: this helper may have been scheduled well after it. */
+        start = got == (ssize_t)sizeof ready_ns && ready_ns >= start ? ready_ns : now_ns();
+    }
     {
         /* First status line: when the program's clock started (the judge times it from
          * here, so its own delay in starting this helper never counts). */
