@@ -56,6 +56,7 @@ TRAP = 0.2  # a first step into a pocket the opponent can close, behind or level
 ESCAPE = 2  # ... a pocket: at most this many cells we reach before the opponent
 GAMMA = 0.97  # tempo: gold t turns ahead counts GAMMA ** t (orders routes of equal worth)
 STEAL = 0.5  # share of a cell taken from the opponent's plan that it does not make up elsewhere
+CLOSE = 3  # boats this many steps apart or closer: the exact one-turn look-ahead decides
 
 
 def read(path: str) -> str | None:
@@ -102,6 +103,13 @@ class Sea:
         self.nb = nb
         self.water_nb = [[g for g in lst if grid[g] != REEF] for lst in nb]
         self.cache: dict[tuple[int, bool], list[int]] = {}
+
+    def with_grid(self, grid: list[int]) -> Sea:
+        """The same sea (geometry, distances) with other cell values (gold taken)."""
+        other = Sea.__new__(Sea)
+        other.__dict__.update(self.__dict__)
+        other.grid = grid
+        return other
 
     def dist(self, src: int, shield: bool) -> list[int]:
         """Steps from src to every cell (INF: unreachable), through reefs with a shield."""
@@ -311,12 +319,13 @@ class Search:
         routes: list[list[int]] = []
         seen: set[tuple[int, ...]] = set()
         for _, st in found:
-            r = tuple(c for c, _ in st[11][1:])
-            if r and r not in seen:
-                seen.add(r)
-                routes.append(list(r))
+            key = tuple(c for c, _ in st[11][1:])
+            if key and key not in seen:
+                seen.add(key)
+                routes.append(list(key))
                 if len(routes) >= ROUTES:
                     break
+        self.routes = routes
         best = [-1.0] * len(roots)
         self.best_states: list[list | None] = [None] * len(roots)
         for k, (cell, _) in enumerate(roots):
@@ -380,6 +389,8 @@ class Search:
         t, pos, mask, shield = st[0], st[1], st[2], st[3]
         d = sea.dist(pos, shield)
         cands: list[tuple[float, int, int]] = []
+        grid, plan_t, rival_t = sea.grid, self.plan_t, self.rival_t
+        # share()'s first value, inlined: this loop is most of the bot's time.
         for i, c in enumerate(self.golds):
             if mask >> i & 1:
                 continue
@@ -387,7 +398,14 @@ class Search:
             t2 = t + dc
             if dc == 0 or t2 > horizon:
                 continue
-            cands.append((self.share(c, t2)[0] / (dc + 1.5), c, t2))
+            v = grid[c]
+            pt = plan_t.get(c)
+            if pt is not None:
+                got = v if t2 < pt else 0.0
+            else:
+                rt = rival_t[c]
+                got = v if t2 < rt else (0.5 * v if t2 == rt else LATE_SHARE * v)
+            cands.append((got / (dc + 1.5), c, t2))
         cands.sort(reverse=True)
         cands = cands[:BRANCH]
         if not shield:
@@ -428,7 +446,10 @@ class Search:
         if grid[c] == SHIELD:
             nst[3] = True
             return nst
-        bit = 1 << self.gi[c]
+        i = self.gi.get(c)
+        if i is None:  # taken since the route was planned
+            return None
+        bit = 1 << i
         if st[2] & bit:
             return None
         nst[2] = st[2] | bit
@@ -547,6 +568,186 @@ def trapped(sea: Sea, cell: int, opp: int, shield: bool, opp_shield: bool) -> bo
     return True
 
 
+def ended(mine: float, theirs: float) -> float:
+    """A finished round's value on the scale of ``Search.final``."""
+    margin = mine - theirs
+    if margin > 0:
+        base = 1.0
+    elif margin < 0:
+        base = 0.0
+    else:
+        base = 0.5 if mine > 0 else 0.3
+    return base + 0.01 * math.tanh(margin / 20.0)
+
+
+def far_choice(
+    sea: Sea,
+    grid: list[int],
+    me: int,
+    opp: int,
+    moves: list[int],
+    values: list[float],
+    my_gold: int,
+    opp_gold: float,
+    opp_sunk: bool,
+    my_shield: bool,
+    opp_shield: bool,
+    opp_plan: Plan | None,
+) -> int:
+    """The move by the route values alone, weighed with a collision's outcome."""
+    # The collision risk of each first step.
+    lead = my_gold - opp_gold
+    crash = 1.0 if lead > 0 else (0.5 if lead == 0 and my_gold > 0 else 0.0)
+    opp_next: set[int] = set()
+    if not opp_sunk:
+        opp_next = {opp} | {f for f in sea.nb[opp] if grid[f] != REEF or opp_shield}
+    plan_step = -1
+    if opp_plan is not None and len(opp_plan.points) > 1:
+        tgt = opp_plan.points[1][0]
+        dt = sea.dist(tgt, opp_shield)
+        for f in sea.nb[opp]:
+            if dt[f] == dt[opp] - 1:
+                plan_step = f
+                break
+    best_move, best_val = me, -1e9
+    for idx, f in enumerate(moves):
+        v = values[idx]
+        if f in opp_next or (f == opp):
+            if lead > 0:
+                p = 0.5 if f == plan_step else 0.2
+            else:
+                # Behind or level, a collision loses (or draws) for good: an opponent
+                # that searches rams whenever it can, so the cell is as good as lost.
+                p = 0.9
+            v = (1 - p) * v + p * crash
+        if lead <= 0 and not opp_sunk and trapped(sea, f, opp, my_shield, opp_shield):
+            # Behind or level, a pocket the opponent can close is a ram waiting to happen.
+            v *= TRAP
+        # Equal values: a step onto gold, then any step, before staying put.
+        v += 1e-6 * (grid[f] > 0) + 1e-7 * (f != me)
+        if v > best_val:
+            best_move, best_val = f, v
+    return best_move
+
+
+def tactics(
+    sea: Sea,
+    k_left: int,
+    half: int,
+    treasure: int,
+    me: Side,
+    opp: Side,
+    moves: list[int],
+    routes: list[list[int]],
+) -> list[float]:
+    """Each of our moves judged by the exact rules against each of the opponent's:
+    collisions and swaps, reefs, shields, gold, the half-time gap rule and the
+    treasure.  A position after the turn is scored by the route plans: the
+    opponent's best route from its new cell, and our best of ``routes`` (the
+    root search's) re-timed from ours against it.  A move's value is its worst
+    reply's plus a quarter of the mean (the opponent sees the board as we do,
+    and rams or races when that is its best)."""
+    grid = sea.grid
+    centre = sea.centre
+    n = sea.n
+    horizon = k_left - 1
+    opp_moves = [opp.pos] + [f for f in sea.nb[opp.pos] if grid[f] != REEF or opp.shield]
+    # The opponent's route from each of its moves (the board after its move alone).
+    opp_plans: dict[int, Plan] = {}
+    if horizon >= 1:
+        for b in opp_moves:
+            g = grid[:]
+            so, go = opp.shield, opp.gold
+            if b != opp.pos:
+                if g[b] == SHIELD:
+                    so = True
+                    g[b] = 0
+                elif g[b] > 0:
+                    go += g[b]
+                    g[b] = 0
+            tr = treasure
+            if half == 1:
+                tr = int(0.75 * abs(me.gold - go))
+                g[centre] = tr
+            bsea = sea.with_grid(g)
+            golds = [f for f in range(n) if g[f] > 0]
+            shields = [f for f in range(n) if g[f] == SHIELD]
+            s_opp = Search(
+                bsea,
+                horizon,
+                half - 1,
+                tr,
+                golds,
+                shields,
+                Side(b, so, go, False),
+                Side(me.pos, me.shield, me.gold, False),
+                None,
+                BEAM_OPP,
+            )
+            opp_plans[b] = s_opp.best_plan(b)
+    out: list[float] = []
+    for a in moves:
+        vals: list[float] = []
+        for b in opp_moves:
+            if a == b or (a == opp.pos and b == me.pos):
+                vals.append(ended(me.gold, opp.gold))
+                continue
+            g = grid[:]
+            gm, go = me.gold, opp.gold
+            sm, so = me.shield, opp.shield
+            if a != me.pos:
+                v = g[a]
+                if v == SHIELD:
+                    sm = True
+                    g[a] = 0
+                elif v > 0:
+                    gm += v
+                    g[a] = 0
+            if b != opp.pos:
+                v = g[b]
+                if v == SHIELD:
+                    so = True
+                    g[b] = 0
+                elif v > 0:
+                    go += v
+                    g[b] = 0
+            tr = treasure
+            if half == 1:
+                gap = gm - go
+                if abs(gap) > 20:
+                    vals.append(ended(gm, go))
+                    continue
+                tr = int(0.75 * abs(gap))
+                g[centre] = tr
+            if horizon < 1:
+                vals.append(ended(gm, go))
+                continue
+            leaf_sea = sea.with_grid(g)
+            golds = [f for f in range(n) if g[f] > 0]
+            shields = [f for f in range(n) if g[f] == SHIELD]
+            s_me = Search(
+                leaf_sea,
+                horizon,
+                half - 1,
+                tr,
+                golds,
+                shields,
+                Side(a, sm, gm, False),
+                Side(b, so, go, False),
+                opp_plans[b],
+                BEAM,
+            )
+            start = s_me.root_state(a, 0, 1)
+            val = s_me.final(start)
+            for r in routes:
+                val = max(val, s_me.final(s_me.follow(start, r)))
+            if gm <= go and trapped(leaf_sea, a, b, sm, so):
+                val *= TRAP
+            vals.append(val)
+        out.append(min(vals) + 0.25 * sum(vals) / len(vals))
+    return out
+
+
 def decide(text: str, state_text: str | None) -> tuple[str, dict[str, list[int]]]:
     tok = text.split()
     rows, cols, k_left = int(tok[0]), int(tok[1]), int(tok[2])
@@ -631,38 +832,30 @@ def decide(text: str, state_text: str | None) -> tuple[str, dict[str, list[int]]
         BEAM,
     )
     values = search.run(roots, st.get("target", [-1])[0])
-    # The collision risk of each first step.
-    lead = my_gold - opp_gold
-    crash = 1.0 if lead > 0 else (0.5 if lead == 0 and my_gold > 0 else 0.0)
-    opp_next: set[int] = set()
-    if not opp_sunk:
-        opp_next = {opp} | {f for f in sea.nb[opp] if grid[f] != REEF or opp_shield}
-    plan_step = -1
-    if opp_plan is not None and len(opp_plan.points) > 1:
-        tgt = opp_plan.points[1][0]
-        dt = sea.dist(tgt, opp_shield)
-        for f in sea.nb[opp]:
-            if dt[f] == dt[opp] - 1:
-                plan_step = f
-                break
-    best_move, best_val = me, -1e9
-    for idx, f in enumerate(moves):
-        v = values[idx]
-        if f in opp_next or (f == opp):
-            if lead > 0:
-                p = 0.5 if f == plan_step else 0.2
-            else:
-                # Behind or level, a collision loses (or draws) for good: an opponent
-                # that searches rams whenever it can, so the cell is as good as lost.
-                p = 0.9
-            v = (1 - p) * v + p * crash
-        if lead <= 0 and not opp_sunk and trapped(sea, f, opp, my_shield, opp_shield):
-            # Behind or level, a pocket the opponent can close is a ram waiting to happen.
-            v *= TRAP
-        # Equal values: a step onto gold, then any step, before staying put.
-        v += 1e-6 * (grid[f] > 0) + 1e-7 * (f != me)
-        if v > best_val:
-            best_move, best_val = f, v
+    if not opp_sunk and sea.dist(me, True)[opp] <= CLOSE:
+        exact = tactics(
+            sea, k_left, half, max(treasure, 0), mine_side, opp_side, moves, search.routes
+        )
+        best_move, best_val = me, -1e9
+        for idx, f in enumerate(moves):
+            score = exact[idx] + 1e-6 * (grid[f] > 0) + 1e-7 * (f != me)
+            if score > best_val:
+                best_move, best_val = f, score
+    else:
+        best_move = far_choice(
+            sea,
+            grid,
+            me,
+            opp,
+            moves,
+            values,
+            my_gold,
+            opp_gold,
+            opp_sunk,
+            my_shield,
+            opp_shield,
+            opp_plan,
+        )
     chosen = search.best_states[moves.index(best_move)]
     if chosen is not None and len(chosen[11]) > 1:
         out["target"] = [chosen[11][1][0]]
