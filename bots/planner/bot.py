@@ -56,6 +56,7 @@ TRAP = 0.2  # a first step into a pocket the opponent can close, behind or level
 ESCAPE = 2  # ... a pocket: at most this many cells we reach before the opponent
 GAMMA = 0.97  # tempo: gold t turns ahead counts GAMMA ** t (orders routes of equal worth)
 STEAL = 0.5  # share of a cell taken from the opponent's plan that it does not make up elsewhere
+MEAN_W = 0.05  # the look-ahead: weight of a move's mean over replies (its worst counts 1)
 CLOSE = 3  # boats this many steps apart or closer: the exact one-turn look-ahead decides
 
 
@@ -156,6 +157,21 @@ class Side:
 
     def __init__(self, pos: int, shield: bool, gold: float, sunk: bool) -> None:
         self.pos, self.shield, self.gold, self.sunk = pos, shield, gold, sunk
+
+
+def top_routes(found: list[tuple[float, list]]) -> list[list[int]]:
+    """The targets of the best ``ROUTES`` distinct routes a search found."""
+    found = sorted(found, key=lambda x: -x[0])
+    routes: list[list[int]] = []
+    seen: set[tuple[int, ...]] = set()
+    for _, st in found:
+        key = tuple(c for c, _ in st[11][1:])
+        if key and key not in seen:
+            seen.add(key)
+            routes.append(list(key))
+            if len(routes) >= ROUTES:
+                break
+    return routes
 
 
 def win_chance(margin: float, width: float) -> float:
@@ -315,16 +331,7 @@ class Search:
         not make the boat go back and forth between them.
         """
         found = self.search(self.root_state(self.me.pos, 0, 1))
-        found.sort(key=lambda x: -x[0])
-        routes: list[list[int]] = []
-        seen: set[tuple[int, ...]] = set()
-        for _, st in found:
-            key = tuple(c for c, _ in st[11][1:])
-            if key and key not in seen:
-                seen.add(key)
-                routes.append(list(key))
-                if len(routes) >= ROUTES:
-                    break
+        routes = top_routes(found)
         self.routes = routes
         best = [-1.0] * len(roots)
         self.best_states: list[list | None] = [None] * len(roots)
@@ -506,6 +513,7 @@ class Search:
         """The rival model's use: the single best route from root (gold it takes, when)."""
         sea, grid = self.sea, self.sea.grid
         found = self.search(self.root_state(root, 0, 1))
+        self.routes = top_routes(found)
         best_st = max(found, key=lambda x: x[0])[1]
         plan = Plan()
         plan.points = [(c if c >= 0 else sea.centre, t) for c, t in best_st[11]]
@@ -535,7 +543,10 @@ def parse_state(text: str | None) -> dict[str, list[int]]:
 
 
 def placement(sea: Sea, asks: int) -> int:
-    """The empty cell with the most gold close by; the next best at each re-ask."""
+    """The empty cell with the most gold close by, the centre included (on a
+    symmetric map it is the one cell without a twin, and often the richest
+    start).  At the first re-ask the same cell once more (an opponent that
+    moves on to its next best leaves it to us), then the next best cells."""
     grid = sea.grid
     score = [0.0] * sea.n
     for c in range(sea.n):
@@ -545,11 +556,10 @@ def placement(sea: Sea, asks: int) -> int:
             for f in range(sea.n):
                 if d[f] < INF:
                     score[f] += v * 0.8 ** d[f]
-    free = [f for f in range(sea.n) if grid[f] == 0 and f != sea.centre]
-    if not free:
-        free = [f for f in range(sea.n) if grid[f] == 0]
+    free = [f for f in range(sea.n) if grid[f] == 0]
     free.sort(key=lambda f: (-score[f], f))
-    return free[min(asks, len(free) - 1)]
+    pick = asks - 1 if asks >= 2 else 0
+    return free[min(pick, len(free) - 1)]
 
 
 def trapped(sea: Sea, cell: int, opp: int, shield: bool, opp_shield: bool) -> bool:
@@ -630,6 +640,53 @@ def far_choice(
     return best_move
 
 
+def after_move(grid: list[int], side: Side, cell: int) -> tuple[list[int], Side]:
+    """The board and the boat after it moves (or stays) to cell, unopposed."""
+    g = grid[:]
+    sh, gold = side.shield, side.gold
+    if cell != side.pos:
+        v = g[cell]
+        if v == SHIELD:
+            sh = True
+            g[cell] = 0
+        elif v > 0:
+            gold += v
+            g[cell] = 0
+    return g, Side(cell, sh, gold, False)
+
+
+def plan_from(sea: Sea, horizon: int, half: int, treasure: int, me: Side, rival: Side) -> Plan:
+    """A boat's best route from where it stands, raced against the other's distances."""
+    grid = sea.grid
+    golds = [f for f in range(sea.n) if grid[f] > 0]
+    shields = [f for f in range(sea.n) if grid[f] == SHIELD]
+    s = Search(sea, horizon, half, treasure, golds, shields, me, rival, None, BEAM_OPP)
+    return s.best_plan(me.pos)
+
+
+def retimed(
+    sea: Sea,
+    horizon: int,
+    half: int,
+    treasure: int,
+    me: Side,
+    rival: Side,
+    rival_plan: Plan,
+    routes: list[list[int]],
+) -> float:
+    """The best chance of ending ahead of ``me`` over ``routes`` re-timed from its cell,
+    against the rival's plan."""
+    grid = sea.grid
+    golds = [f for f in range(sea.n) if grid[f] > 0]
+    shields = [f for f in range(sea.n) if grid[f] == SHIELD]
+    s = Search(sea, horizon, half, treasure, golds, shields, me, rival, rival_plan, BEAM)
+    start = s.root_state(me.pos, 0, 1)
+    val = s.final(start)
+    for r in routes:
+        val = max(val, s.final(s.follow(start, r)))
+    return val
+
+
 def tactics(
     sea: Sea,
     k_left: int,
@@ -639,52 +696,36 @@ def tactics(
     opp: Side,
     moves: list[int],
     routes: list[list[int]],
+    opp_routes: list[list[int]],
 ) -> list[float]:
     """Each of our moves judged by the exact rules against each of the opponent's:
     collisions and swaps, reefs, shields, gold, the half-time gap rule and the
-    treasure.  A position after the turn is scored by the route plans: the
-    opponent's best route from its new cell, and our best of ``routes`` (the
-    root search's) re-timed from ours against it.  A move's value is its worst
-    reply's plus a quarter of the mean (the opponent sees the board as we do,
-    and rams or races when that is its best)."""
+    treasure.  A position after the turn is scored by the route plans, from both
+    sides: our best route (of ``routes``, the root search's, re-timed from our
+    new cell) against the opponent's best from its new cell, and the same seen
+    from the opponent (its ``opp_routes`` against our plan); the two views are
+    averaged, so the bias of planning against a fixed rival route (it takes all
+    it plans to) cancels and the value compares with a finished round's.  A
+    move's value is its worst reply's plus ``MEAN_W`` of the mean (the opponent
+    sees the board as we do, and rams or races when that is its best: a gamble
+    on its mistake is only a tie-break)."""
     grid = sea.grid
     centre = sea.centre
-    n = sea.n
     horizon = k_left - 1
     opp_moves = [opp.pos] + [f for f in sea.nb[opp.pos] if grid[f] != REEF or opp.shield]
-    # The opponent's route from each of its moves (the board after its move alone).
     opp_plans: dict[int, Plan] = {}
+    my_plans: dict[int, Plan] = {}
     if horizon >= 1:
         for b in opp_moves:
-            g = grid[:]
-            so, go = opp.shield, opp.gold
-            if b != opp.pos:
-                if g[b] == SHIELD:
-                    so = True
-                    g[b] = 0
-                elif g[b] > 0:
-                    go += g[b]
-                    g[b] = 0
-            tr = treasure
+            g, ob = after_move(grid, opp, b)
             if half == 1:
-                tr = int(0.75 * abs(me.gold - go))
-                g[centre] = tr
-            bsea = sea.with_grid(g)
-            golds = [f for f in range(n) if g[f] > 0]
-            shields = [f for f in range(n) if g[f] == SHIELD]
-            s_opp = Search(
-                bsea,
-                horizon,
-                half - 1,
-                tr,
-                golds,
-                shields,
-                Side(b, so, go, False),
-                Side(me.pos, me.shield, me.gold, False),
-                None,
-                BEAM_OPP,
-            )
-            opp_plans[b] = s_opp.best_plan(b)
+                g[centre] = int(0.75 * abs(me.gold - ob.gold))
+            opp_plans[b] = plan_from(sea.with_grid(g), horizon, half - 1, g[centre], ob, me)
+        for a in moves:
+            g, ma = after_move(grid, me, a)
+            if half == 1:
+                g[centre] = int(0.75 * abs(ma.gold - opp.gold))
+            my_plans[a] = plan_from(sea.with_grid(g), horizon, half - 1, g[centre], ma, opp)
     out: list[float] = []
     for a in moves:
         vals: list[float] = []
@@ -692,59 +733,27 @@ def tactics(
             if a == b or (a == opp.pos and b == me.pos):
                 vals.append(ended(me.gold, opp.gold))
                 continue
-            g = grid[:]
-            gm, go = me.gold, opp.gold
-            sm, so = me.shield, opp.shield
-            if a != me.pos:
-                v = g[a]
-                if v == SHIELD:
-                    sm = True
-                    g[a] = 0
-                elif v > 0:
-                    gm += v
-                    g[a] = 0
-            if b != opp.pos:
-                v = g[b]
-                if v == SHIELD:
-                    so = True
-                    g[b] = 0
-                elif v > 0:
-                    go += v
-                    g[b] = 0
+            g, ma = after_move(grid, me, a)
+            g, ob = after_move(g, opp, b)
             tr = treasure
             if half == 1:
-                gap = gm - go
+                gap = ma.gold - ob.gold
                 if abs(gap) > 20:
-                    vals.append(ended(gm, go))
+                    vals.append(ended(ma.gold, ob.gold))
                     continue
                 tr = int(0.75 * abs(gap))
                 g[centre] = tr
             if horizon < 1:
-                vals.append(ended(gm, go))
+                vals.append(ended(ma.gold, ob.gold))
                 continue
-            leaf_sea = sea.with_grid(g)
-            golds = [f for f in range(n) if g[f] > 0]
-            shields = [f for f in range(n) if g[f] == SHIELD]
-            s_me = Search(
-                leaf_sea,
-                horizon,
-                half - 1,
-                tr,
-                golds,
-                shields,
-                Side(a, sm, gm, False),
-                Side(b, so, go, False),
-                opp_plans[b],
-                BEAM,
-            )
-            start = s_me.root_state(a, 0, 1)
-            val = s_me.final(start)
-            for r in routes:
-                val = max(val, s_me.final(s_me.follow(start, r)))
-            if gm <= go and trapped(leaf_sea, a, b, sm, so):
+            leaf = sea.with_grid(g)
+            mine = retimed(leaf, horizon, half - 1, tr, ma, ob, opp_plans[b], routes)
+            theirs = retimed(leaf, horizon, half - 1, tr, ob, ma, my_plans[a], opp_routes)
+            val = 0.5 * (mine + 1.0 - theirs)
+            if ma.gold <= ob.gold and trapped(leaf, a, b, ma.shield, ob.shield):
                 val *= TRAP
             vals.append(val)
-        out.append(min(vals) + 0.25 * sum(vals) / len(vals))
+        out.append(min(vals) + MEAN_W * sum(vals) / len(vals))
     return out
 
 
@@ -794,6 +803,7 @@ def decide(text: str, state_text: str | None) -> tuple[str, dict[str, list[int]]
     }
     # The opponent's route, raced against our distances.
     opp_plan: Plan | None = None
+    opp_routes: list[list[int]] = []
     if not opp_sunk:
         s_opp = Search(
             sea,
@@ -808,6 +818,7 @@ def decide(text: str, state_text: str | None) -> tuple[str, dict[str, list[int]]
             BEAM_OPP,
         )
         opp_plan = s_opp.best_plan(opp)
+        opp_routes = s_opp.routes
     else:
         opp_plan = Plan()
         opp_plan.points = [(opp, 0)]
@@ -834,7 +845,15 @@ def decide(text: str, state_text: str | None) -> tuple[str, dict[str, list[int]]
     values = search.run(roots, st.get("target", [-1])[0])
     if not opp_sunk and sea.dist(me, True)[opp] <= CLOSE:
         exact = tactics(
-            sea, k_left, half, max(treasure, 0), mine_side, opp_side, moves, search.routes
+            sea,
+            k_left,
+            half,
+            max(treasure, 0),
+            mine_side,
+            opp_side,
+            moves,
+            search.routes,
+            opp_routes,
         )
         best_move, best_val = me, -1e9
         for idx, f in enumerate(moves):
