@@ -9,8 +9,11 @@ simultaneous-move trees on top of its routes) and from hunter (a one- or
 two-turn tree): it plans the whole rest of the round, as a strong contestant's
 planner would, and it plays for the chance of ending ahead, not for gold.
 
-* The opponent's route is planned first: a beam search over the gold cells
-  from its boat, racing each cell against our distance.
+* The opponent's route is predicted first, as a quick collector's: always on
+  to the gold cell with the most gold per step among those it reaches no later
+  than we do (GREEDY_OPP; False: the best route of a beam search like ours,
+  which credited it with long tours and had us following it into cells it
+  emptied first).
 * Our route is then planned against it by a time-bucketed beam search: states
   are (cell, cells taken, shield) at an arrival time, the best few kept per
   time step (so short, quick plans are not crowded out by long ones), each
@@ -28,6 +31,9 @@ planner would, and it plays for the chance of ending ahead, not for gold.
   collects more.  Each first move is scored by its best plan; a move into a
   cell the opponent can enter this turn is weighed with the collision's
   outcome (both boats sink, the gold frozen: good when ahead, bad behind).
+
+* Placement: the empty cell with the most gold close by, the centre included;
+  at the first re-ask the same cell again, then the next best.
 
 STATE.OUT: K of the round, the shields last seen (one that vanishes while we
 are elsewhere went to the opponent), the treasure's value, and placement asks.
@@ -49,6 +55,7 @@ BEAM = 5  # states kept per arrival time in our search
 BEAM_OPP = 3  # ... in the opponent's
 BRANCH = 5  # next targets tried from a state
 ROUTES = 24  # best routes re-timed from each first move
+GREEDY_OPP = True  # model the opponent as a quick greedy collector
 USE_PLAN = True  # race our route against the opponent's planned one (False: distances only)
 LATE_SHARE = 0.55  # share of a cell the opponent reaches first but does not plan to take
 TREASURE_TO_OPP = 0.8  # share of an untaken treasure credited to the opponent
@@ -56,8 +63,6 @@ TRAP = 0.2  # a first step into a pocket the opponent can close, behind or level
 ESCAPE = 2  # ... a pocket: at most this many cells we reach before the opponent
 GAMMA = 0.97  # tempo: gold t turns ahead counts GAMMA ** t (orders routes of equal worth)
 STEAL = 0.5  # share of a cell taken from the opponent's plan that it does not make up elsewhere
-MEAN_W = 0.05  # the look-ahead: weight of a move's mean over replies (its worst counts 1)
-CLOSE = 3  # boats this many steps apart or closer: the exact one-turn look-ahead decides
 
 
 def read(path: str) -> str | None:
@@ -105,13 +110,6 @@ class Sea:
         self.water_nb = [[g for g in lst if grid[g] != REEF] for lst in nb]
         self.cache: dict[tuple[int, bool], list[int]] = {}
 
-    def with_grid(self, grid: list[int]) -> Sea:
-        """The same sea (geometry, distances) with other cell values (gold taken)."""
-        other = Sea.__new__(Sea)
-        other.__dict__.update(self.__dict__)
-        other.grid = grid
-        return other
-
     def dist(self, src: int, shield: bool) -> list[int]:
         """Steps from src to every cell (INF: unreachable), through reefs with a shield."""
         key = (src, shield)
@@ -157,21 +155,6 @@ class Side:
 
     def __init__(self, pos: int, shield: bool, gold: float, sunk: bool) -> None:
         self.pos, self.shield, self.gold, self.sunk = pos, shield, gold, sunk
-
-
-def top_routes(found: list[tuple[float, list]]) -> list[list[int]]:
-    """The targets of the best ``ROUTES`` distinct routes a search found."""
-    found = sorted(found, key=lambda x: -x[0])
-    routes: list[list[int]] = []
-    seen: set[tuple[int, ...]] = set()
-    for _, st in found:
-        key = tuple(c for c, _ in st[11][1:])
-        if key and key not in seen:
-            seen.add(key)
-            routes.append(list(key))
-            if len(routes) >= ROUTES:
-                break
-    return routes
 
 
 def win_chance(margin: float, width: float) -> float:
@@ -331,8 +314,16 @@ class Search:
         not make the boat go back and forth between them.
         """
         found = self.search(self.root_state(self.me.pos, 0, 1))
-        routes = top_routes(found)
-        self.routes = routes
+        found.sort(key=lambda x: -x[0])
+        routes: list[list[int]] = []
+        seen: set[tuple[int, ...]] = set()
+        for _, st in found:
+            key = tuple(c for c, _ in st[11][1:])
+            if key and key not in seen:
+                seen.add(key)
+                routes.append(list(key))
+                if len(routes) >= ROUTES:
+                    break
         best = [-1.0] * len(roots)
         self.best_states: list[list | None] = [None] * len(roots)
         for k, (cell, _) in enumerate(roots):
@@ -396,8 +387,6 @@ class Search:
         t, pos, mask, shield = st[0], st[1], st[2], st[3]
         d = sea.dist(pos, shield)
         cands: list[tuple[float, int, int]] = []
-        grid, plan_t, rival_t = sea.grid, self.plan_t, self.rival_t
-        # share()'s first value, inlined: this loop is most of the bot's time.
         for i, c in enumerate(self.golds):
             if mask >> i & 1:
                 continue
@@ -405,14 +394,7 @@ class Search:
             t2 = t + dc
             if dc == 0 or t2 > horizon:
                 continue
-            v = grid[c]
-            pt = plan_t.get(c)
-            if pt is not None:
-                got = v if t2 < pt else 0.0
-            else:
-                rt = rival_t[c]
-                got = v if t2 < rt else (0.5 * v if t2 == rt else LATE_SHARE * v)
-            cands.append((got / (dc + 1.5), c, t2))
+            cands.append((self.share(c, t2)[0] / (dc + 1.5), c, t2))
         cands.sort(reverse=True)
         cands = cands[:BRANCH]
         if not shield:
@@ -453,10 +435,7 @@ class Search:
         if grid[c] == SHIELD:
             nst[3] = True
             return nst
-        i = self.gi.get(c)
-        if i is None:  # taken since the route was planned
-            return None
-        bit = 1 << i
+        bit = 1 << self.gi[c]
         if st[2] & bit:
             return None
         nst[2] = st[2] | bit
@@ -513,7 +492,6 @@ class Search:
         """The rival model's use: the single best route from root (gold it takes, when)."""
         sea, grid = self.sea, self.sea.grid
         found = self.search(self.root_state(root, 0, 1))
-        self.routes = top_routes(found)
         best_st = max(found, key=lambda x: x[0])[1]
         plan = Plan()
         plan.points = [(c if c >= 0 else sea.centre, t) for c, t in best_st[11]]
@@ -526,6 +504,37 @@ class Search:
 
 
 # ---------------------------------------------------------------------- turn
+
+
+def greedy_plan(sea: Sea, horizon: int, half: int, me: Side, rival: Side) -> Plan:
+    """A quick rival's route: always on to the gold cell with the most gold per step
+    among those it reaches no later than the other boat (a shield's short cut
+    aside), while the turns last; then the treasure when it can be first there."""
+    grid = sea.grid
+    other = sea.dist(rival.pos, rival.shield) if not rival.sunk else [INF] * sea.n
+    mine0 = sea.dist(me.pos, me.shield)
+    todo = {c: grid[c] for c in range(sea.n) if grid[c] > 0 and mine0[c] <= other[c]}
+    plan = Plan()
+    plan.points = [(me.pos, 0)]
+    t, cur = 0, me.pos
+    while todo:
+        d = sea.dist(cur, me.shield)
+        best, nxt = 0.0, -1
+        for c, v in todo.items():
+            dc = d[c]
+            if dc == 0 or t + dc > horizon:
+                continue
+            r = v / dc
+            if r > best:
+                best, nxt = r, c
+        if nxt < 0:
+            break
+        t += d[nxt]
+        del todo[nxt]
+        plan.points.append((nxt, t))
+        plan.takes[nxt] = t
+        cur = nxt
+    return plan
 
 
 def parse_state(text: str | None) -> dict[str, list[int]]:
@@ -578,185 +587,6 @@ def trapped(sea: Sea, cell: int, opp: int, shield: bool, opp_shield: bool) -> bo
     return True
 
 
-def ended(mine: float, theirs: float) -> float:
-    """A finished round's value on the scale of ``Search.final``."""
-    margin = mine - theirs
-    if margin > 0:
-        base = 1.0
-    elif margin < 0:
-        base = 0.0
-    else:
-        base = 0.5 if mine > 0 else 0.3
-    return base + 0.01 * math.tanh(margin / 20.0)
-
-
-def far_choice(
-    sea: Sea,
-    grid: list[int],
-    me: int,
-    opp: int,
-    moves: list[int],
-    values: list[float],
-    my_gold: int,
-    opp_gold: float,
-    opp_sunk: bool,
-    my_shield: bool,
-    opp_shield: bool,
-    opp_plan: Plan | None,
-) -> int:
-    """The move by the route values alone, weighed with a collision's outcome."""
-    # The collision risk of each first step.
-    lead = my_gold - opp_gold
-    crash = 1.0 if lead > 0 else (0.5 if lead == 0 and my_gold > 0 else 0.0)
-    opp_next: set[int] = set()
-    if not opp_sunk:
-        opp_next = {opp} | {f for f in sea.nb[opp] if grid[f] != REEF or opp_shield}
-    plan_step = -1
-    if opp_plan is not None and len(opp_plan.points) > 1:
-        tgt = opp_plan.points[1][0]
-        dt = sea.dist(tgt, opp_shield)
-        for f in sea.nb[opp]:
-            if dt[f] == dt[opp] - 1:
-                plan_step = f
-                break
-    best_move, best_val = me, -1e9
-    for idx, f in enumerate(moves):
-        v = values[idx]
-        if f in opp_next or (f == opp):
-            if lead > 0:
-                p = 0.5 if f == plan_step else 0.2
-            else:
-                # Behind or level, a collision loses (or draws) for good: an opponent
-                # that searches rams whenever it can, so the cell is as good as lost.
-                p = 0.9
-            v = (1 - p) * v + p * crash
-        if lead <= 0 and not opp_sunk and trapped(sea, f, opp, my_shield, opp_shield):
-            # Behind or level, a pocket the opponent can close is a ram waiting to happen.
-            v *= TRAP
-        # Equal values: a step onto gold, then any step, before staying put.
-        v += 1e-6 * (grid[f] > 0) + 1e-7 * (f != me)
-        if v > best_val:
-            best_move, best_val = f, v
-    return best_move
-
-
-def after_move(grid: list[int], side: Side, cell: int) -> tuple[list[int], Side]:
-    """The board and the boat after it moves (or stays) to cell, unopposed."""
-    g = grid[:]
-    sh, gold = side.shield, side.gold
-    if cell != side.pos:
-        v = g[cell]
-        if v == SHIELD:
-            sh = True
-            g[cell] = 0
-        elif v > 0:
-            gold += v
-            g[cell] = 0
-    return g, Side(cell, sh, gold, False)
-
-
-def plan_from(sea: Sea, horizon: int, half: int, treasure: int, me: Side, rival: Side) -> Plan:
-    """A boat's best route from where it stands, raced against the other's distances."""
-    grid = sea.grid
-    golds = [f for f in range(sea.n) if grid[f] > 0]
-    shields = [f for f in range(sea.n) if grid[f] == SHIELD]
-    s = Search(sea, horizon, half, treasure, golds, shields, me, rival, None, BEAM_OPP)
-    return s.best_plan(me.pos)
-
-
-def retimed(
-    sea: Sea,
-    horizon: int,
-    half: int,
-    treasure: int,
-    me: Side,
-    rival: Side,
-    rival_plan: Plan,
-    routes: list[list[int]],
-) -> float:
-    """The best chance of ending ahead of ``me`` over ``routes`` re-timed from its cell,
-    against the rival's plan."""
-    grid = sea.grid
-    golds = [f for f in range(sea.n) if grid[f] > 0]
-    shields = [f for f in range(sea.n) if grid[f] == SHIELD]
-    s = Search(sea, horizon, half, treasure, golds, shields, me, rival, rival_plan, BEAM)
-    start = s.root_state(me.pos, 0, 1)
-    val = s.final(start)
-    for r in routes:
-        val = max(val, s.final(s.follow(start, r)))
-    return val
-
-
-def tactics(
-    sea: Sea,
-    k_left: int,
-    half: int,
-    treasure: int,
-    me: Side,
-    opp: Side,
-    moves: list[int],
-    routes: list[list[int]],
-    opp_routes: list[list[int]],
-) -> list[float]:
-    """Each of our moves judged by the exact rules against each of the opponent's:
-    collisions and swaps, reefs, shields, gold, the half-time gap rule and the
-    treasure.  A position after the turn is scored by the route plans, from both
-    sides: our best route (of ``routes``, the root search's, re-timed from our
-    new cell) against the opponent's best from its new cell, and the same seen
-    from the opponent (its ``opp_routes`` against our plan); the two views are
-    averaged, so the bias of planning against a fixed rival route (it takes all
-    it plans to) cancels and the value compares with a finished round's.  A
-    move's value is its worst reply's plus ``MEAN_W`` of the mean (the opponent
-    sees the board as we do, and rams or races when that is its best: a gamble
-    on its mistake is only a tie-break)."""
-    grid = sea.grid
-    centre = sea.centre
-    horizon = k_left - 1
-    opp_moves = [opp.pos] + [f for f in sea.nb[opp.pos] if grid[f] != REEF or opp.shield]
-    opp_plans: dict[int, Plan] = {}
-    my_plans: dict[int, Plan] = {}
-    if horizon >= 1:
-        for b in opp_moves:
-            g, ob = after_move(grid, opp, b)
-            if half == 1:
-                g[centre] = int(0.75 * abs(me.gold - ob.gold))
-            opp_plans[b] = plan_from(sea.with_grid(g), horizon, half - 1, g[centre], ob, me)
-        for a in moves:
-            g, ma = after_move(grid, me, a)
-            if half == 1:
-                g[centre] = int(0.75 * abs(ma.gold - opp.gold))
-            my_plans[a] = plan_from(sea.with_grid(g), horizon, half - 1, g[centre], ma, opp)
-    out: list[float] = []
-    for a in moves:
-        vals: list[float] = []
-        for b in opp_moves:
-            if a == b or (a == opp.pos and b == me.pos):
-                vals.append(ended(me.gold, opp.gold))
-                continue
-            g, ma = after_move(grid, me, a)
-            g, ob = after_move(g, opp, b)
-            tr = treasure
-            if half == 1:
-                gap = ma.gold - ob.gold
-                if abs(gap) > 20:
-                    vals.append(ended(ma.gold, ob.gold))
-                    continue
-                tr = int(0.75 * abs(gap))
-                g[centre] = tr
-            if horizon < 1:
-                vals.append(ended(ma.gold, ob.gold))
-                continue
-            leaf = sea.with_grid(g)
-            mine = retimed(leaf, horizon, half - 1, tr, ma, ob, opp_plans[b], routes)
-            theirs = retimed(leaf, horizon, half - 1, tr, ob, ma, my_plans[a], opp_routes)
-            val = 0.5 * (mine + 1.0 - theirs)
-            if ma.gold <= ob.gold and trapped(leaf, a, b, ma.shield, ob.shield):
-                val *= TRAP
-            vals.append(val)
-        out.append(min(vals) + MEAN_W * sum(vals) / len(vals))
-    return out
-
-
 def decide(text: str, state_text: str | None) -> tuple[str, dict[str, list[int]]]:
     tok = text.split()
     rows, cols, k_left = int(tok[0]), int(tok[1]), int(tok[2])
@@ -803,7 +633,6 @@ def decide(text: str, state_text: str | None) -> tuple[str, dict[str, list[int]]
     }
     # The opponent's route, raced against our distances.
     opp_plan: Plan | None = None
-    opp_routes: list[list[int]] = []
     if not opp_sunk:
         s_opp = Search(
             sea,
@@ -817,8 +646,9 @@ def decide(text: str, state_text: str | None) -> tuple[str, dict[str, list[int]]
             None,
             BEAM_OPP,
         )
-        opp_plan = s_opp.best_plan(opp)
-        opp_routes = s_opp.routes
+        opp_plan = s_opp.best_plan(opp) if not GREEDY_OPP else greedy_plan(
+            sea, horizon, half, opp_side, mine_side
+        )
     else:
         opp_plan = Plan()
         opp_plan.points = [(opp, 0)]
@@ -843,38 +673,38 @@ def decide(text: str, state_text: str | None) -> tuple[str, dict[str, list[int]]
         BEAM,
     )
     values = search.run(roots, st.get("target", [-1])[0])
-    if not opp_sunk and sea.dist(me, True)[opp] <= CLOSE:
-        exact = tactics(
-            sea,
-            k_left,
-            half,
-            max(treasure, 0),
-            mine_side,
-            opp_side,
-            moves,
-            search.routes,
-            opp_routes,
-        )
-        best_move, best_val = me, -1e9
-        for idx, f in enumerate(moves):
-            score = exact[idx] + 1e-6 * (grid[f] > 0) + 1e-7 * (f != me)
-            if score > best_val:
-                best_move, best_val = f, score
-    else:
-        best_move = far_choice(
-            sea,
-            grid,
-            me,
-            opp,
-            moves,
-            values,
-            my_gold,
-            opp_gold,
-            opp_sunk,
-            my_shield,
-            opp_shield,
-            opp_plan,
-        )
+    # The collision risk of each first step.
+    lead = my_gold - opp_gold
+    crash = 1.0 if lead > 0 else (0.5 if lead == 0 and my_gold > 0 else 0.0)
+    opp_next: set[int] = set()
+    if not opp_sunk:
+        opp_next = {opp} | {f for f in sea.nb[opp] if grid[f] != REEF or opp_shield}
+    plan_step = -1
+    if opp_plan is not None and len(opp_plan.points) > 1:
+        tgt = opp_plan.points[1][0]
+        dt = sea.dist(tgt, opp_shield)
+        for f in sea.nb[opp]:
+            if dt[f] == dt[opp] - 1:
+                plan_step = f
+                break
+    best_move, best_val = me, -1e9
+    for idx, f in enumerate(moves):
+        val = values[idx]
+        if f in opp_next or (f == opp):
+            if lead > 0:
+                p = 0.5 if f == plan_step else 0.2
+            else:
+                # Behind or level, a collision loses (or draws) for good: an opponent
+                # that searches rams whenever it can, so the cell is as good as lost.
+                p = 0.9
+            val = (1 - p) * val + p * crash
+        if lead <= 0 and not opp_sunk and trapped(sea, f, opp, my_shield, opp_shield):
+            # Behind or level, a pocket the opponent can close is a ram waiting to happen.
+            val *= TRAP
+        # Equal values: a step onto gold, then any step, before staying put.
+        val += 1e-6 * (grid[f] > 0) + 1e-7 * (f != me)
+        if val > best_val:
+            best_move, best_val = f, val
     chosen = search.best_states[moves.index(best_move)]
     if chosen is not None and len(chosen[11]) > 1:
         out["target"] = [chosen[11][1][0]]
