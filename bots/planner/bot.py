@@ -9,8 +9,11 @@ simultaneous-move trees on top of its routes) and from hunter (a one- or
 two-turn tree): it plans the whole rest of the round, as a strong contestant's
 planner would, and it plays for the chance of ending ahead, not for gold.
 
-* The opponent's route is planned first: a beam search over the gold cells
-  from its boat, racing each cell against our distance.
+* The opponent's route is predicted first, as a quick collector's: always on
+  to the gold cell with the most gold per step among those it reaches no later
+  than we do (GREEDY_OPP; False: the best route of a beam search like ours,
+  which credited it with long tours and had us following it into cells it
+  emptied first).
 * Our route is then planned against it by a time-bucketed beam search: states
   are (cell, cells taken, shield) at an arrival time, the best few kept per
   time step (so short, quick plans are not crowded out by long ones), each
@@ -28,6 +31,9 @@ planner would, and it plays for the chance of ending ahead, not for gold.
   collects more.  Each first move is scored by its best plan; a move into a
   cell the opponent can enter this turn is weighed with the collision's
   outcome (both boats sink, the gold frozen: good when ahead, bad behind).
+
+* Placement: the empty cell with the most gold close by, the centre included;
+  at the first re-ask the same cell again, then the next best.
 
 STATE.OUT: K of the round, the shields last seen (one that vanishes while we
 are elsewhere went to the opponent), the treasure's value, and placement asks.
@@ -49,6 +55,7 @@ BEAM = 5  # states kept per arrival time in our search
 BEAM_OPP = 3  # ... in the opponent's
 BRANCH = 5  # next targets tried from a state
 ROUTES = 24  # best routes re-timed from each first move
+GREEDY_OPP = True  # model the opponent as a quick greedy collector
 USE_PLAN = True  # race our route against the opponent's planned one (False: distances only)
 LATE_SHARE = 0.55  # share of a cell the opponent reaches first but does not plan to take
 TREASURE_TO_OPP = 0.8  # share of an untaken treasure credited to the opponent
@@ -311,10 +318,10 @@ class Search:
         routes: list[list[int]] = []
         seen: set[tuple[int, ...]] = set()
         for _, st in found:
-            r = tuple(c for c, _ in st[11][1:])
-            if r and r not in seen:
-                seen.add(r)
-                routes.append(list(r))
+            key = tuple(c for c, _ in st[11][1:])
+            if key and key not in seen:
+                seen.add(key)
+                routes.append(list(key))
                 if len(routes) >= ROUTES:
                     break
         best = [-1.0] * len(roots)
@@ -499,6 +506,37 @@ class Search:
 # ---------------------------------------------------------------------- turn
 
 
+def greedy_plan(sea: Sea, horizon: int, half: int, me: Side, rival: Side) -> Plan:
+    """A quick rival's route: always on to the gold cell with the most gold per step
+    among those it reaches no later than the other boat (a shield's short cut
+    aside), while the turns last; then the treasure when it can be first there."""
+    grid = sea.grid
+    other = sea.dist(rival.pos, rival.shield) if not rival.sunk else [INF] * sea.n
+    mine0 = sea.dist(me.pos, me.shield)
+    todo = {c: grid[c] for c in range(sea.n) if grid[c] > 0 and mine0[c] <= other[c]}
+    plan = Plan()
+    plan.points = [(me.pos, 0)]
+    t, cur = 0, me.pos
+    while todo:
+        d = sea.dist(cur, me.shield)
+        best, nxt = 0.0, -1
+        for c, v in todo.items():
+            dc = d[c]
+            if dc == 0 or t + dc > horizon:
+                continue
+            r = v / dc
+            if r > best:
+                best, nxt = r, c
+        if nxt < 0:
+            break
+        t += d[nxt]
+        del todo[nxt]
+        plan.points.append((nxt, t))
+        plan.takes[nxt] = t
+        cur = nxt
+    return plan
+
+
 def parse_state(text: str | None) -> dict[str, list[int]]:
     st: dict[str, list[int]] = {}
     if not text or not text.startswith(TAG):
@@ -514,7 +552,10 @@ def parse_state(text: str | None) -> dict[str, list[int]]:
 
 
 def placement(sea: Sea, asks: int) -> int:
-    """The empty cell with the most gold close by; the next best at each re-ask."""
+    """The empty cell with the most gold close by, the centre included (on a
+    symmetric map it is the one cell without a twin, and often the richest
+    start).  At the first re-ask the same cell once more (an opponent that
+    moves on to its next best leaves it to us), then the next best cells."""
     grid = sea.grid
     score = [0.0] * sea.n
     for c in range(sea.n):
@@ -524,11 +565,10 @@ def placement(sea: Sea, asks: int) -> int:
             for f in range(sea.n):
                 if d[f] < INF:
                     score[f] += v * 0.8 ** d[f]
-    free = [f for f in range(sea.n) if grid[f] == 0 and f != sea.centre]
-    if not free:
-        free = [f for f in range(sea.n) if grid[f] == 0]
+    free = [f for f in range(sea.n) if grid[f] == 0]
     free.sort(key=lambda f: (-score[f], f))
-    return free[min(asks, len(free) - 1)]
+    pick = asks - 1 if asks >= 2 else 0
+    return free[min(pick, len(free) - 1)]
 
 
 def trapped(sea: Sea, cell: int, opp: int, shield: bool, opp_shield: bool) -> bool:
@@ -606,7 +646,9 @@ def decide(text: str, state_text: str | None) -> tuple[str, dict[str, list[int]]
             None,
             BEAM_OPP,
         )
-        opp_plan = s_opp.best_plan(opp)
+        opp_plan = s_opp.best_plan(opp) if not GREEDY_OPP else greedy_plan(
+            sea, horizon, half, opp_side, mine_side
+        )
     else:
         opp_plan = Plan()
         opp_plan.points = [(opp, 0)]
@@ -647,7 +689,7 @@ def decide(text: str, state_text: str | None) -> tuple[str, dict[str, list[int]]
                 break
     best_move, best_val = me, -1e9
     for idx, f in enumerate(moves):
-        v = values[idx]
+        val = values[idx]
         if f in opp_next or (f == opp):
             if lead > 0:
                 p = 0.5 if f == plan_step else 0.2
@@ -655,14 +697,14 @@ def decide(text: str, state_text: str | None) -> tuple[str, dict[str, list[int]]
                 # Behind or level, a collision loses (or draws) for good: an opponent
                 # that searches rams whenever it can, so the cell is as good as lost.
                 p = 0.9
-            v = (1 - p) * v + p * crash
+            val = (1 - p) * val + p * crash
         if lead <= 0 and not opp_sunk and trapped(sea, f, opp, my_shield, opp_shield):
             # Behind or level, a pocket the opponent can close is a ram waiting to happen.
-            v *= TRAP
+            val *= TRAP
         # Equal values: a step onto gold, then any step, before staying put.
-        v += 1e-6 * (grid[f] > 0) + 1e-7 * (f != me)
-        if v > best_val:
-            best_move, best_val = f, v
+        val += 1e-6 * (grid[f] > 0) + 1e-7 * (f != me)
+        if val > best_val:
+            best_move, best_val = f, val
     chosen = search.best_states[moves.index(best_move)]
     if chosen is not None and len(chosen[11]) > 1:
         out["target"] = [chosen[11][1][0]]
