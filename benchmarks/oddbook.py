@@ -39,6 +39,9 @@ sys.path.insert(0, str(ROOT))
 from judge.maps import REEF, GameMap, format_map, validate_text  # noqa: E402
 from judge.mapstyles import _Sea  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from stylebook import write_styled_book  # noqa: E402
+
 SIZES = (9, 11, 13, 15)
 
 
@@ -135,21 +138,17 @@ def generate_odd(rows: int, cols: int, turns: int, seed: int, style: str) -> Gam
 
 def write_book(out: Path, per_style: int, seed: int) -> Path:
     """The maps and book.txt in out; returns the book's path."""
-    rng = random.Random(f"oddbook:{seed}")
-    out.mkdir(parents=True, exist_ok=True)
-    lines = [f"# {per_style} maps of each odd style {', '.join(ODD_STYLES)}; seed {seed}"]
-    for i in range(per_style):
-        for style in ODD_STYLES:
-            rows, cols = rng.choice(SIZES), rng.choice(SIZES)
-            k = 2 * rng.randint(30, 50)
-            mseed = rng.randrange(10**9)
-            gm = generate_odd(rows, cols, k, mseed, style)
-            name = f"{style}-{i:03d}-{rows}x{cols}-k{k}.txt"
-            (out / name).write_text(format_map(gm))
-            lines.append(f"file {name} {k} placement={mseed}")
-    book = out / "book.txt"
-    book.write_text("\n".join(lines) + "\n")
-    return book
+    return write_styled_book(
+        out,
+        per_style,
+        seed,
+        tag="oddbook",
+        styles=tuple(ODD_STYLES),
+        sizes=SIZES,
+        k_halves=(30, 50),
+        generate=generate_odd,
+        title="odd style",
+    )
 
 
 def main() -> int:

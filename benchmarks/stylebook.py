@@ -17,34 +17,66 @@ from __future__ import annotations
 import argparse
 import random
 import sys
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from judge.maps import format_map  # noqa: E402
+from judge.maps import GameMap, format_map  # noqa: E402
 from judge.mapstyles import STYLES, generate_styled  # noqa: E402
 
 SIZES = (5, 7, 9, 11, 13, 15)
 
 
-def write_book(out: Path, per_style: int, seed: int) -> Path:
-    """The maps and book.txt in out; returns the book's path."""
-    rng = random.Random(f"stylebook:{seed}")
+def write_styled_book(
+    out: Path,
+    per_style: int,
+    seed: int,
+    *,
+    tag: str,
+    styles: Sequence[str],
+    sizes: Sequence[int],
+    k_halves: tuple[int, int],
+    generate: Callable[[int, int, int, int, str], GameMap],
+    title: str,
+) -> Path:
+    """``per_style`` maps of each of ``styles`` (interleaved, sides from ``sizes``, K twice
+    a number in ``k_halves``, made by ``generate(rows, cols, k, seed, style)``) written
+    to ``out`` with a ``book.txt`` that plays them in turn; returns the book's path.
+    ``tag`` keys the random stream, so one seed writes the same book every time."""
+    rng = random.Random(f"{tag}:{seed}")
     out.mkdir(parents=True, exist_ok=True)
-    lines = [f"# {per_style} maps of each style {', '.join(STYLES)}; seed {seed}"]
+    lines = [f"# {per_style} maps of each {title} {', '.join(styles)}; seed {seed}"]
     for i in range(per_style):
-        for style in STYLES:
-            rows, cols = rng.choice(SIZES), rng.choice(SIZES)
-            k = 2 * rng.randint(10, 50)
+        for style in styles:
+            rows, cols = rng.choice(sizes), rng.choice(sizes)
+            k = 2 * rng.randint(*k_halves)
             mseed = rng.randrange(10**9)
-            gm = generate_styled(rows, cols, k, seed=mseed, style=style)
+            gm = generate(rows, cols, k, mseed, style)
             name = f"{style}-{i:03d}-{rows}x{cols}-k{k}.txt"
             (out / name).write_text(format_map(gm))
             lines.append(f"file {name} {k} placement={mseed}")
     book = out / "book.txt"
     book.write_text("\n".join(lines) + "\n")
     return book
+
+
+def write_book(out: Path, per_style: int, seed: int) -> Path:
+    """The maps and book.txt in out; returns the book's path."""
+    return write_styled_book(
+        out,
+        per_style,
+        seed,
+        tag="stylebook",
+        styles=STYLES,
+        sizes=SIZES,
+        k_halves=(10, 50),
+        generate=lambda rows, cols, k, mseed, style: generate_styled(
+            rows, cols, k, seed=mseed, style=style
+        ),
+        title="style",
+    )
 
 
 def main() -> int:
