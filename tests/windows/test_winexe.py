@@ -8,11 +8,19 @@ from __future__ import annotations
 
 import os
 import struct
+import time
 from pathlib import Path
 
 import pytest
 
-from judge.sandbox.wine import WineInstall, _prune, crash_words, refusal, windows_target
+from judge.sandbox.wine import (
+    PRUNE_AFTER_S,
+    WineInstall,
+    _prune,
+    crash_words,
+    refusal,
+    windows_target,
+)
 from judge.sandbox.winexe import ExeKind, inspect_bytes, is_windows_name
 
 WINE64 = WineInstall("/usr/lib/wine/wine64", None, "/usr/lib/wine/wineserver64", "wine-8.0")
@@ -159,10 +167,19 @@ def test_missing_dlls_are_named() -> None:
 
 def test_template_cache_prunes_dead_builds_and_other_wine_versions(tmp_path: Path) -> None:
     """Before a new template is built: half-made builds of dead judges and templates of
-    other wine versions go (700 MiB each); a live build and anything else stay."""
+    other wine versions unused for a day go (700 MiB each); a live build, a template
+    another judge used lately, and anything else stay."""
     live = f".build-{os.getpid()}-aa"
-    for name in (".build-999999999-bb", live, "0123456789abcdef", "notes"):
+    for name in (".build-999999999-bb", live, "0123456789abcdef", "fedcba9876543210", "notes"):
         (tmp_path / name).mkdir()
     (tmp_path / ".lock").write_text("")
-    _prune(str(tmp_path))
-    assert sorted(p.name for p in tmp_path.iterdir()) == [live, ".lock", "notes"]
+    now = time.time()
+    os.utime(tmp_path / "0123456789abcdef", (now, now - PRUNE_AFTER_S - 60))
+    os.utime(tmp_path / "fedcba9876543210", (now, now - 60))
+    _prune(str(tmp_path), now=now)
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        live,
+        ".lock",
+        "fedcba9876543210",
+        "notes",
+    ]
