@@ -329,8 +329,9 @@ def run(
     run is the run's too (``services_in_group``: they are in the run's pressure
     group for the run, so its PSI counts them already and only their CPU is
     read).  ``steps``: where the helper's and the program's time and the reading
-    of the waits go.  ``zygote``: the seat's persistent helper, which forks the run's
-    helper process instead of a one-shot helper started here (:mod:`.zygote`)."""
+    of the waits go.  ``zygote``: the seat's persistent helper, which makes the run's
+    helper process (the judge's child) instead of a one-shot helper started here
+    (:mod:`.zygote`)."""
     # stderr's first lines are kept too: what wine writes before the program runs
     raw = RawRun(None, None, 0.0, 0.0, Tail(output_bytes), Tail(output_bytes, head_cap=HEAD_BYTES))
     service_base = tree_times(services) if measure_wait and services else None
@@ -421,7 +422,7 @@ def _start_helper(
     raw: RawRun,
     zygote: Zygote | None = None,
 ) -> tuple[_Proc, int] | None:
-    """Step "helper": start the run's helper with its status pipe: forked by the seat's
+    """Step "helper": start the run's helper with its status pipe: made by the seat's
     zygote when there is one, else a one-shot helper; None (``raw`` says why) when it
     cannot be started."""
     if zygote is not None:
@@ -462,7 +463,7 @@ def _start_helper(
 
 
 def _start_by_zygote(zygote: Zygote, spawn: Spawn, cg: RunCgroup | None) -> tuple[_Proc, int]:
-    """The run's helper process forked by the seat's zygote, with the same pipes a
+    """The run's helper process made by the seat's zygote, with the same pipes a
     one-shot helper gets (its stdout and stderr are the program's)."""
     ns = tuple(range(FIRST_NS_FD, FIRST_NS_FD + len(spawn.ns_fds)))
     words = _run_words(spawn, STATUS_FD, cg, ns)
