@@ -89,9 +89,19 @@ class ZygoteFailed(Exception):
     """The zygote failed after the request was sent: the run is an internal error."""
 
 
+_pidfds: bool | None = None
+
+
 def usable(helper: Helper) -> bool:
-    """Whether runs can go through a zygote: the C helper and pidfds."""
-    return ENABLED and helper.kind == "c" and hasattr(os, "pidfd_open")
+    """Whether runs can go through a zygote: the C helper and pidfds (Linux 5.3)."""
+    global _pidfds
+    if _pidfds is None:
+        try:
+            os.close(os.pidfd_open(os.getpid()))
+            _pidfds = True
+        except (OSError, AttributeError):
+            _pidfds = False
+    return ENABLED and helper.kind == "c" and _pidfds
 
 
 def _ready(fd: int, timeout: float | None) -> bool:
@@ -211,6 +221,8 @@ class Zygote:
         self._sock: socket.socket | None = None
         #: zygotes started so far (the first, and each replacement)
         self.starts = 0
+        #: why this seat's runs no longer try a zygote (it could not make a run's process)
+        self.refused: str | None = None
         with _lock:
             _live.add(self)
 
@@ -247,6 +259,8 @@ class Zygote:
     ) -> ZygoteRun:
         """Ask for one run: ``words`` are a "run" command line's after "run" (with ``-s 3``
         and ``-n 4 ...``), ``fds`` the status pipe, stdout, stderr and namespace fds."""
+        if self.refused is not None:
+            raise ZygoteUnavailable(self.refused)
         payload = b"\0".join(
             [str(len(words)).encode()]
             + [os.fsencode(w) for w in words]
@@ -279,7 +293,11 @@ class Zygote:
                 os.waitpid(pid, 0)
                 raise ZygoteFailed(f"cannot watch the run's helper process: {exc}") from exc
         if word == "error":
-            raise ZygoteFailed(f"the seat's exec helper (zygote) could not start the run: {rest}")
+            # Nothing was started (clone refused: say an old kernel, or a pid namespace's
+            # init as the judge): this run and the seat's next ones start one-shot helpers.
+            self.refused = f"the seat's exec helper (zygote) cannot start runs: {rest}"
+            self.drop()
+            raise ZygoteUnavailable(self.refused)
         self.drop()
         raise ZygoteFailed(
             "the seat's exec helper (zygote) ended or did not answer a run's request"

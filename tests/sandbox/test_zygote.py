@@ -21,6 +21,7 @@ import pytest
 from sandbox_support import FIXTURES, KEEP_STATE
 
 from judge.sandbox import Limits, Sandbox, Seat, TurnRun, Verdict
+from judge.sandbox.helper import Helper
 
 pytestmark = pytest.mark.slow  # real programs: not in the fast subset
 
@@ -162,6 +163,34 @@ def test_a_helper_killed_during_a_run_changes_nothing_for_the_run(sandbox: Sandb
         run = _turn(seat)
         assert run.result.verdict is Verdict.OK, run.result.message
         assert _zygote_pid(seat) not in (None, first)
+
+
+REFUSING = """
+import os, socket
+s = socket.socket(fileno=0)
+while True:
+    data, fds, _, _ = socket.recv_fds(s, 1 << 20, 32)
+    for fd in fds:
+        os.close(fd)
+    if not data:
+        break
+    s.send(b"error 22 clone: Invalid argument")
+"""
+
+
+def test_a_zygote_that_cannot_start_runs_leaves_them_to_one_shot_helpers(
+    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with sandbox as sb, sb.seat("a", FIXTURES, **KEEP_STATE) as seat:
+        z = seat._zygote
+        assert z is not None
+        # a "zygote" whose clone is refused every time (an old kernel, say)
+        monkeypatch.setattr(z, "_helper", Helper("c", (sys.executable, "-c", REFUSING), "test"))
+        for _ in range(2):
+            run = _turn(seat)
+            assert run.result.verdict is Verdict.OK, run.result.message
+        assert z.refused is not None and "clone" in z.refused
+        assert z.pid is None and z.starts == 1  # tried once, then left alone
 
 
 def test_no_helper_outlives_its_seat(sandbox: Sandbox) -> None:
