@@ -45,7 +45,7 @@ from judge.bots import BotSpec  # noqa: E402
 from judge.maps import load_map  # noqa: E402
 from judge.records import ReplayHeader, RoundResult, TurnRecord  # noqa: E402
 from judge.referee import RoundConfig, play_round  # noqa: E402
-from judge.sandbox import Sandbox  # noqa: E402
+from judge.sandbox import Sandbox, zygote  # noqa: E402
 from judge.sandbox.steps import STEPS  # noqa: E402
 
 NATIVE_TARGET = 1.3
@@ -91,10 +91,12 @@ def build(folder: Path, exe: bool) -> dict[str, Path]:
 def cpu_now() -> float:
     """CPU seconds of this process and every child it has waited for (their children too,
     when they waited for them: the exec helper reaps the program), so a turn's CPU is the
-    difference of two readings.  Unlike wall time it hardly moves with the machine's load."""
+    difference of two readings.  Unlike wall time it hardly moves with the machine's load.
+    A seat's persistent exec helper (its zygote) is reaped only when the seat closes, and
+    it reaps the runs: their CPU and its own so far are added (``zygote.cpu_seconds``)."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime + zygote.cpu_seconds()
 
 
 class BareTurn:

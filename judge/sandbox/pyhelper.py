@@ -194,7 +194,7 @@ def _diagnose(cmd: str) -> tuple[int, str] | None:
     return None
 
 
-def _child(o: Opts, errw: int, libc: ctypes.CDLL) -> None:
+def _child(o: Opts, errw: int, readyw: int, libc: ctypes.CDLL) -> None:
     def fail(stage: str, err: int, msg: str) -> None:
         os.write(errw, f"{stage}|{err}|{_clean(msg)}".encode()[:1500])
         os._exit(127)
@@ -233,6 +233,10 @@ def _child(o: Opts, errw: int, libc: ctypes.CDLL) -> None:
             os.chdir(o.dir)
         for res, val in o.rlimits:
             resource.setrlimit(res, (val, val))
+        # Ready: the slow set-up is over (cgroup joins above all); the program's clock
+        # starts now, read here since the helper may be scheduled later (see wrapper.c).
+        os.write(readyw, time.monotonic_ns().to_bytes(8, "little"))
+        os.close(readyw)
         if o.gid >= 0:
             os.setgroups([])
             os.setresgid(o.gid, o.gid, o.gid)
@@ -355,13 +359,26 @@ def run(o: Opts) -> int:
             o.rlimits.append((resource.RLIMIT_NPROC, _count_tasks(os.getuid()) + o.nproc_extra))
         _prctl(libc, PR_SET_CHILD_SUBREAPER, 1)
         errr, errw = os.pipe2(os.O_CLOEXEC)
+        readyr, readyw = os.pipe2(os.O_CLOEXEC)
         start = time.monotonic_ns()
         child = os.fork()
         if child == 0:
             os.close(errr)
-            _child(o, errw, libc)
+            os.close(readyr)
+            _child(o, errw, readyw, libc)
             os._exit(127)
         os.close(errw)
+        os.close(readyw)
+        # The clock starts when the child's set-up is over (or it failed: EOF).
+        ready = b""
+        while len(ready) < 8:
+            chunk = os.read(readyr, 8 - len(ready))
+            if not chunk:
+                break
+            ready += chunk
+        os.close(readyr)
+        ready_ns = int.from_bytes(ready, "little") if len(ready) == 8 else 0
+        start = ready_ns if ready_ns >= start else time.monotonic_ns()
         # First status line: when the program's clock started (see wrapper.c).
         os.write(o.status_fd, f"start_ns={start}\n".encode())
         while True:

@@ -58,6 +58,8 @@ from judge.sandbox.wine import (
     refusal,
     windows_target,
 )
+from judge.sandbox.zygote import Zygote
+from judge.sandbox.zygote import usable as zygote_usable
 
 if TYPE_CHECKING:
     from judge.sandbox.probe import Machine
@@ -128,6 +130,11 @@ class Seat:
         self._emptied = False
         #: the seat's run cgroups, kept between runs (see _run_cgroup)
         self._cg: RunCgroup | None = None
+        #: the seat's persistent exec helper for its judged runs, started at the first one
+        #: (None: runs start a one-shot helper each, e.g. the Python fallback helper)
+        self._zygote: Zygote | None = (
+            Zygote(machine.helper, protect=machine.root) if zygote_usable(machine.helper) else None
+        )
         self._tag = f"{_safe_name(name)}-{secrets.token_hex(3)}"
         self.base = os.path.join(root, f"seat-{self._tag}")
         try:
@@ -709,6 +716,7 @@ class Seat:
                 services=services,
                 services_in_group=lent,
                 steps=steps,
+                zygote=self._zygote,
             )
             finished = True
         finally:
@@ -765,6 +773,8 @@ class Seat:
 
     # ------------------------------------------------------------ closing
     def _teardown(self) -> None:
+        if self._zygote is not None:
+            self._zygote.close()
         if self._wine is not None:
             self._wine.close()
         if self._cg is not None:

@@ -39,6 +39,14 @@ from judge.sandbox.cpuwait import (
 )
 from judge.sandbox.helper import Helper
 from judge.sandbox.steps import StepTimes
+from judge.sandbox.zygote import (
+    FIRST_NS_FD,
+    STATUS_FD,
+    Zygote,
+    ZygoteFailed,
+    ZygoteRun,
+    ZygoteUnavailable,
+)
 
 PAGE = os.sysconf("SC_PAGE_SIZE")
 READ_CHUNK = 1 << 20
@@ -222,13 +230,20 @@ class TreeWatcher:
 
 
 def _command(helper: Helper, spawn: Spawn, status_fd: int, cg: RunCgroup | None) -> list[str]:
-    cmd = list(helper.argv) + ["run", "-s", str(status_fd), "-d", spawn.cwd]
+    return [*helper.argv, "run", *_run_words(spawn, status_fd, cg, spawn.ns_fds)]
+
+
+def _run_words(
+    spawn: Spawn, status_fd: int, cg: RunCgroup | None, ns_fds: tuple[int, ...]
+) -> list[str]:
+    """The helper's "run" options and the program's argv (the words after "run")."""
+    cmd = ["-s", str(status_fd), "-d", spawn.cwd]
     if cg is not None:
         for procs in cg.procs_files:
             cmd += ["-c", procs]
         for procs in cg.child_procs_files:
             cmd += ["-j", procs]
-    for fd in spawn.ns_fds:
+    for fd in ns_fds:
         cmd += ["-n", str(fd)]
     if spawn.uid is not None:
         cmd += ["-u", str(spawn.uid)]
@@ -303,6 +318,7 @@ def run(
     services: tuple[int, ...] = (),
     services_in_group: bool = False,
     steps: StepTimes | None = None,
+    zygote: Zygote | None = None,
 ) -> RawRun:
     """Run once, in named steps: start the helper, watch the run until the helper is
     gone, read its record, read the run's waits.  Never raises for anything the
@@ -313,12 +329,14 @@ def run(
     run is the run's too (``services_in_group``: they are in the run's pressure
     group for the run, so its PSI counts them already and only their CPU is
     read).  ``steps``: where the helper's and the program's time and the reading
-    of the waits go."""
+    of the waits go.  ``zygote``: the seat's persistent helper, which makes the run's
+    helper process (the judge's child) instead of a one-shot helper started here
+    (:mod:`.zygote`)."""
     # stderr's first lines are kept too: what wine writes before the program runs
     raw = RawRun(None, None, 0.0, 0.0, Tail(output_bytes), Tail(output_bytes, head_cap=HEAD_BYTES))
     service_base = tree_times(services) if measure_wait and services else None
     start = time.monotonic()
-    started = _start_helper(helper, spawn, cg, raw)
+    started = _start_helper(helper, spawn, cg, raw, zygote)
     if started is None:
         return raw
     proc, status_r = started
@@ -342,11 +360,79 @@ def run(
     return raw
 
 
+class _OneShot:
+    """A one-shot exec helper, the judge's child: watched through a pidfd where there
+    are pidfds, reaped here."""
+
+    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
+        assert proc.stdout is not None and proc.stderr is not None
+        self.proc = proc
+        self.pid = proc.pid
+        self.stdout_fd = proc.stdout.fileno()
+        self.stderr_fd = proc.stderr.fileno()
+        try:
+            self.pidfd: int | None = os.pidfd_open(proc.pid)
+        except (OSError, AttributeError):
+            self.pidfd = None
+
+    @property
+    def done(self) -> bool:
+        return self.proc.returncode is not None
+
+    def signal(self, sig: int) -> None:
+        try:
+            os.kill(self.pid, sig)
+        except ProcessLookupError:
+            pass
+
+    def exited(self) -> bool:
+        try:
+            return os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:
+            return True
+
+    def wait(self, timeout: float | None) -> bool:
+        try:
+            self.proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
+    def reap(self) -> tuple[int | None, Any]:
+        _, status, rusage = os.wait4(self.pid, 0)
+        self.proc.returncode = os.waitstatus_to_exitcode(status)
+        return status, rusage
+
+    def close(self) -> None:
+        if self.pidfd is not None:
+            os.close(self.pidfd)
+            self.pidfd = None
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        self.proc.stdout.close()
+        self.proc.stderr.close()
+
+
+_Proc = _OneShot | ZygoteRun
+
+
 def _start_helper(
-    helper: Helper, spawn: Spawn, cg: RunCgroup | None, raw: RawRun
-) -> tuple[subprocess.Popen[bytes], int] | None:
-    """Step "helper": start the exec helper with its status pipe; None (``raw`` says why)
-    when it cannot be started."""
+    helper: Helper,
+    spawn: Spawn,
+    cg: RunCgroup | None,
+    raw: RawRun,
+    zygote: Zygote | None = None,
+) -> tuple[_Proc, int] | None:
+    """Step "helper": start the run's helper with its status pipe: made by the seat's
+    zygote when there is one, else a one-shot helper; None (``raw`` says why) when it
+    cannot be started."""
+    if zygote is not None:
+        try:
+            return _start_by_zygote(zygote, spawn, cg)
+        except ZygoteFailed as exc:
+            raw.internal_error = str(exc)
+            return None
+        except ZygoteUnavailable:
+            pass  # nothing was started: this run starts a one-shot helper
     status_r, status_w = os.pipe2(os.O_CLOEXEC)
     cmd = _command(helper, spawn, status_w, cg)
     try:
@@ -373,7 +459,34 @@ def _start_helper(
             fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
         except OSError:
             pass
-    return proc, status_r
+    return _OneShot(proc), status_r
+
+
+def _start_by_zygote(zygote: Zygote, spawn: Spawn, cg: RunCgroup | None) -> tuple[_Proc, int]:
+    """The run's helper process made by the seat's zygote, with the same pipes a
+    one-shot helper gets (its stdout and stderr are the program's)."""
+    ns = tuple(range(FIRST_NS_FD, FIRST_NS_FD + len(spawn.ns_fds)))
+    words = _run_words(spawn, STATUS_FD, cg, ns)
+    status_r, status_w = os.pipe2(os.O_CLOEXEC)
+    out_r, out_w = os.pipe2(os.O_CLOEXEC)
+    err_r, err_w = os.pipe2(os.O_CLOEXEC)
+    mine = [status_r, out_r, err_r]
+    try:
+        for fd in (out_r, err_r):
+            os.set_blocking(fd, False)
+            try:
+                fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+            except OSError:
+                pass
+        run = zygote.spawn(words, spawn.env, [status_w, out_w, err_w, *spawn.ns_fds], out_r, err_r)
+    except BaseException:
+        for fd in mine:
+            os.close(fd)
+        raise
+    finally:
+        for fd in (status_w, out_w, err_w):
+            os.close(fd)
+    return run, status_r
 
 
 def _wait_meter(
@@ -404,7 +517,7 @@ class _Watch:
 
     def __init__(
         self,
-        proc: subprocess.Popen[bytes],
+        proc: _Proc,
         status_r: int,
         raw: RawRun,
         cg: RunCgroup | None,
@@ -435,22 +548,14 @@ class _Watch:
         pipe's contents.  Interrupted (KeyboardInterrupt, a bug): never leave the tree
         behind."""
         proc = self.proc
-        assert proc.stdout is not None and proc.stderr is not None
-        try:
-            pidfd: int | None = os.pidfd_open(proc.pid)
-        except (OSError, AttributeError):
-            pidfd = None
         try:
             try:
-                self._loop(pidfd, helper, kill_uid)
+                self._loop(proc.pidfd, helper, kill_uid)
             except BaseException:
                 _abort(proc, self.cg, helper, kill_uid)
                 raise
             finally:
-                if pidfd is not None:
-                    os.close(pidfd)
-                proc.stdout.close()
-                proc.stderr.close()
+                proc.close()
             _read_available(self.status_r, self.status_buf)
         finally:
             os.close(self.status_r)
@@ -458,8 +563,7 @@ class _Watch:
 
     def _loop(self, pidfd: int | None, helper: Helper, kill_uid: tuple[int, int] | None) -> None:
         proc, raw, cg, watcher = self.proc, self.raw, self.cg, self.watcher
-        assert proc.stdout is not None and proc.stderr is not None
-        sinks = {proc.stdout.fileno(): raw.stdout, proc.stderr.fileno(): raw.stderr}
+        sinks = {proc.stdout_fd: raw.stdout, proc.stderr_fd: raw.stderr}
         poller = select.poll()
         for fd in sinks:
             poller.register(fd, select.POLLIN)
@@ -501,13 +605,7 @@ class _Watch:
                             deadline = self.prog_start + time_s
             now = time.monotonic()
             if not exited and pidfd is None:
-                try:
-                    exited = (
-                        os.waitid(os.P_PID, proc.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
-                        is not None
-                    )
-                except ChildProcessError:
-                    exited = True
+                exited = proc.exited()
             if exited:
                 break
             if kill_sent is None:
@@ -516,7 +614,7 @@ class _Watch:
                     raw.internal_error = (
                         f"the exec helper did not start the program within {START_GRACE_S:g} s"
                     )
-                    kill_sent = _terminate(proc.pid)
+                    kill_sent = _terminate(proc)
                     continue
                 if (
                     deadline is not None
@@ -534,25 +632,24 @@ class _Watch:
                         raw.procs_at_kill = (
                             None if current is None else current - 1
                         )  # minus the helper
-                    kill_sent = _terminate(proc.pid)
+                    kill_sent = _terminate(proc)
                 elif watcher is not None and now >= next_mem:
                     if watcher.sample() > self.memory_bytes:
                         raw.mem_killed = True
-                        kill_sent = _terminate(proc.pid)
+                        kill_sent = _terminate(proc)
                     next_mem = now + self.poll_s
                 elif cg is not None and cg.memory and now >= next_cg:
                     if (cg.oom_kills() or 0) > 0:
-                        kill_sent = _terminate(proc.pid)
+                        kill_sent = _terminate(proc)
                     next_cg = now + CGROUP_CHECK_S
             elif now >= kill_sent + KILL_GRACE_S:
                 raw.internal_error = (
                     f"the exec helper did not finish within {KILL_GRACE_S:g} s of "
                     "being told to kill the program; killed it and swept"
                 )
-                _force_kill(proc.pid, cg, helper, kill_uid)
+                _force_kill(proc, cg, helper, kill_uid)
                 break
-        _, self.status, self.rusage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(self.status)
+        self.status, self.rusage = proc.reap()
         end = time.monotonic()
         raw.wall_s = end - (self.prog_start if self.prog_start is not None else start)
         for fd in list(open_fds):
@@ -663,22 +760,16 @@ def _describe_status(status: int | None) -> str:
     return f"exit code {os.WEXITSTATUS(status)}"
 
 
-def _terminate(pid: int) -> float:
+def _terminate(proc: _Proc) -> float:
     """Ask the helper to kill the whole tree (it is root-owned; bots cannot intercept)."""
-    try:
-        os.kill(pid, signal.SIGTERM)
-    except ProcessLookupError:
-        pass
+    proc.signal(signal.SIGTERM)
     return time.monotonic()
 
 
 def _force_kill(
-    pid: int, cg: RunCgroup | None, helper: Helper, kill_uid: tuple[int, int] | None
+    proc: _Proc, cg: RunCgroup | None, helper: Helper, kill_uid: tuple[int, int] | None
 ) -> None:
-    try:
-        os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
+    proc.signal(signal.SIGKILL)
     if cg is not None:
         cg.kill_all()
     if kill_uid is not None:
@@ -686,19 +777,17 @@ def _force_kill(
 
 
 def _abort(
-    proc: subprocess.Popen[bytes],
+    proc: _Proc,
     cg: RunCgroup | None,
     helper: Helper,
     kill_uid: tuple[int, int] | None,
 ) -> None:
-    if proc.returncode is not None:
+    if proc.done:
         return
-    _terminate(proc.pid)
-    try:
-        proc.wait(KILL_GRACE_S)
-    except subprocess.TimeoutExpired:
-        _force_kill(proc.pid, cg, helper, kill_uid)
-        proc.wait()
+    _terminate(proc)
+    if not proc.wait(KILL_GRACE_S):
+        _force_kill(proc, cg, helper, kill_uid)
+        proc.wait(None)
 
 
 def sweep_uid(helper: Helper, uid: int, gid: int) -> None:

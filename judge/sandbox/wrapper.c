@@ -24,6 +24,7 @@
  *            own folder) and wait; the judge opens /proc/PID/ns/... and later
  *            runs setns() into them, which costs far less than a fresh
  *            network namespace per run.
+ *   zygote   a seat-long helper that forks one "run" per request (see below).
  *   killuid  kill every process of one uid, atomically, as that uid.
  *   version  print the protocol version.
  *
@@ -779,12 +780,212 @@ static int holder_main(int argc, char **argv) {
     return 0;
 }
 
+/* The options of "run" (argv[0] the helper, argv[1] "run"): exits 2 when they are bad. */
+static void parse_run(int argc, char **argv, struct opts *o) {
+    memset(o, 0, sizeof *o);
+    o->status_fd = -1; o->uid = -1; o->gid = -1; o->nproc_extra = -1; o->cpu = -1;
+    int i = 2;
+    for (; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) { i++; break; }
+        if (!strcmp(a, "-o")) { o->oom_protect = 1; continue; }
+        if (!strcmp(a, "-C")) { o->check = 1; continue; }
+        if (!strcmp(a, "-t")) { o->tree_only = 1; continue; }
+        if (i + 1 >= argc) usage(a);
+        const char *v = argv[++i];
+        if (!strcmp(a, "-s")) o->status_fd = (int)parse_long(v, "-s");
+        else if (!strcmp(a, "-c")) { if (o->ncg >= MAX_LIST) usage("too many -c"); o->cgroups[o->ncg++] = v; }
+        else if (!strcmp(a, "-j")) { if (o->nccg >= MAX_LIST) usage("too many -j"); o->child_cgroups[o->nccg++] = v; }
+        else if (!strcmp(a, "-n")) { if (o->nns >= MAX_LIST) usage("too many -n"); o->nsfds[o->nns++] = (int)parse_long(v, "-n"); }
+        else if (!strcmp(a, "-d")) o->dir = v;
+        else if (!strcmp(a, "-u")) o->uid = parse_long(v, "-u");
+        else if (!strcmp(a, "-g")) o->gid = parse_long(v, "-g");
+        else if (!strcmp(a, "-N")) o->nproc_extra = parse_long(v, "-N");
+        else if (!strcmp(a, "-P")) {
+            long n = parse_long(v, "-P");
+            if (n < -20 || n > 19) usage("-P NICE out of range");
+            o->set_nice = 1;
+            o->prog_nice = (int)n;
+        }
+        else if (!strcmp(a, "-a")) {
+            long c = parse_long(v, "-a");
+            if (c < 0 || c >= CPU_SETSIZE) usage("-a CORE out of range");
+            o->cpu = (int)c;
+        }
+        else if (!strcmp(a, "-A")) { if (o->nargcheck >= MAX_LIST) usage("too many -A"); o->argcheck[o->nargcheck++] = (int)parse_long(v, "-A"); }
+        else if (!strcmp(a, "-r")) {
+            char name[32];
+            const char *eq = strchr(v, '=');
+            if (!eq || (size_t)(eq - v) >= sizeof name || o->nrl >= MAX_LIST) usage("-r NAME=VALUE");
+            memcpy(name, v, (size_t)(eq - v));
+            name[eq - v] = 0;
+            int res = rlimit_by_name(name);
+            if (res < 0) usage("unknown rlimit");
+            o->rls[o->nrl].res = res;
+            o->rls[o->nrl].val = !strcmp(eq + 1, "inf") ? RLIM_INFINITY : (rlim_t)strtoull(eq + 1, NULL, 10);
+            o->nrl++;
+        } else usage(a);
+    }
+    if (i >= argc) usage("no command after --");
+    o->argv = argv + i;
+    int nargs = argc - i;
+    for (int k = 0; k < o->nargcheck; k++)
+        if (o->argcheck[k] <= 0 || o->argcheck[k] >= nargs) usage("-A index out of range");
+    if ((o->uid == 0) || (o->gid == 0)) usage("refusing to run a program as root");
+}
+
+/* --------------------------------------------------------------- zygote */
+
+/*
+ * zygote: a seat's exec helper that lives as long as the seat (the judge's
+ * choice when it can: no exec of this helper and no Popen in the judge per run).
+ * It waits on fd 0, one end of a SOCK_SEQPACKET socket pair, for requests:
+ *
+ *   the words of a "run" command line after "run" (the same options: -s 3 and
+ *   -n 4, 5, ... name the fds below), each NUL-terminated, preceded by their
+ *   count, then the program's environment, one NUL-terminated VAR=value each;
+ *   with SCM_RIGHTS: the status pipe, stdout, stderr, then the namespace fds.
+ *
+ * For each it makes, with clone(CLONE_PARENT), a process that is the judge's
+ * child, not its own, and becomes exactly what "wrapper run" would be (the fds
+ * moved to 0 = /dev/null, 1, 2, 3 = status, 4... = namespaces, nothing else
+ * open, the request's environment, the zygote's priority and OOM score undone),
+ * so everything a one-shot helper does per run is still done per run, in a
+ * fresh process, and the judge watches, signals and reaps it as its own child,
+ * as it does a one-shot helper: its death signal (PR_SET_PDEATHSIG) is on the
+ * judge, and the zygote's death does not touch a run going on.  The reply is
+ * "start PID", or "error ERRNO message".  At EOF (the seat closed, or the judge
+ * died and the kernel closed its end) the zygote exits.
+ */
+
+#define Z_MAX_FDS (3 + MAX_LIST)
+static char zbuf[1 << 20];
+/* The zygote's own priority and OOM score before -o changed them: each run's process
+ * gets them back, so it starts as a one-shot helper started by the judge would. */
+static int z_nice;
+static char z_oom[16] = "";
+
+static void z_reply(int ctl, const char *text) {
+    while (send(ctl, text, strlen(text), MSG_NOSIGNAL) < 0 && errno == EINTR) {}
+}
+
+/* In the forked process: become "wrapper run" for this request.  Never returns. */
+static void z_become_run(char *data, size_t len, const int *fds, int nfds, int devnull) {
+    char *words[4096 + 2];
+    char *p = data, *end = data + len;
+    long nwords = strtol(p, NULL, 10);
+    p += strlen(p) + 1;
+    if (nwords <= 0 || nwords > 4096) _exit(2);
+    int argc = 0;
+    words[argc++] = "wrapper";
+    words[argc++] = "run";
+    for (long k = 0; k < nwords; k++) {
+        if (p >= end) _exit(2);
+        words[argc++] = p;
+        p += strlen(p) + 1;
+    }
+    words[argc] = NULL;
+    static char *env[4096 + 1];
+    int nenv = 0;
+    while (p < end && nenv < 4096) {
+        env[nenv++] = p;
+        p += strlen(p) + 1;
+    }
+    env[nenv] = NULL;
+    /* Out of the way first, then into place: 0 /dev/null, 1 stdout, 2 stderr, 3 status, 4... */
+    int high[Z_MAX_FDS];
+    for (int k = 0; k < nfds; k++)
+        if ((high[k] = fcntl(fds[k], F_DUPFD, 64)) < 0) _exit(2);
+    if (dup2(devnull, 0) < 0 || dup2(high[1], 1) < 0 || dup2(high[2], 2) < 0 || dup2(high[0], 3) < 0)
+        _exit(2);
+    for (int k = 3; k < nfds; k++)
+        if (dup2(high[k], k + 1) < 0) _exit(2);
+    if (syscall(SYS_close_range, (unsigned)nfds + 1, ~0U, 0) != 0)
+        for (int fd = nfds + 1; fd < 65536; fd++) close(fd);
+    environ = env;
+    if (z_oom[0]) {
+        write_file("/proc/self/oom_score_adj", z_oom);
+        setpriority(PRIO_PROCESS, 0, z_nice);
+    }
+    struct opts o;
+    parse_run(argc, words, &o);
+    _exit(run_main(&o));
+}
+
+static int zygote_main(int argc, char **argv) {
+    int ctl = 0;
+    setsid();  /* the judge's terminal signals do not reach it; its EOF does */
+    if (argc > 2 && !strcmp(argv[2], "-o")) {
+        /* As the one-shot helper does for its run (best effort, root): never the OOM
+         * killer's pick, and prompt to start a run on a busy machine. */
+        int fd = open("/proc/self/oom_score_adj", O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            ssize_t n = read(fd, z_oom, sizeof z_oom - 1);
+            close(fd);
+            z_oom[n > 0 ? n : 0] = 0;
+        }
+        errno = 0;
+        z_nice = getpriority(PRIO_PROCESS, 0);
+        if (errno != 0) z_oom[0] = 0;
+        if (z_oom[0]) {
+            write_file("/proc/self/oom_score_adj", "-1000");
+            setpriority(PRIO_PROCESS, 0, -15);
+        }
+    }
+    int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+    if (devnull < 0) return 1;
+    for (;;) {
+        union { struct cmsghdr h; char buf[CMSG_SPACE(sizeof(int) * Z_MAX_FDS)]; } c;
+        struct iovec iov = { zbuf, sizeof zbuf - 1 };
+        struct msghdr m;
+        memset(&m, 0, sizeof m);
+        m.msg_iov = &iov;
+        m.msg_iovlen = 1;
+        m.msg_control = c.buf;
+        m.msg_controllen = sizeof c.buf;
+        ssize_t got = recvmsg(ctl, &m, MSG_CMSG_CLOEXEC);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return 0;  /* the seat closed, or the judge is gone */
+        int fds[Z_MAX_FDS], nfds = 0;
+        for (struct cmsghdr *h = CMSG_FIRSTHDR(&m); h; h = CMSG_NXTHDR(&m, h)) {
+            if (h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS) continue;
+            int cnt = (int)((h->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+            for (int k = 0; k < cnt; k++) {
+                int fd;
+                memcpy(&fd, CMSG_DATA(h) + k * sizeof(int), sizeof fd);
+                if (nfds < Z_MAX_FDS) fds[nfds++] = fd;
+                else close(fd);
+            }
+        }
+        char msg[600];
+        if ((m.msg_flags & (MSG_TRUNC | MSG_CTRUNC)) || nfds < 3) {
+            snprintf(msg, sizeof msg, "error %d bad request (%d fds)", EINVAL, nfds);
+            z_reply(ctl, msg);
+        } else {
+            zbuf[got] = 0;
+            /* Like fork(), but the new process is the judge's child (a raw clone: this
+             * process is single-threaded and holds no lock of the C library). */
+            long pid = syscall(SYS_clone, (unsigned long)(CLONE_PARENT | SIGCHLD), NULL, NULL, NULL, 0);
+            if (pid == 0) z_become_run(zbuf, (size_t)got, fds, nfds, devnull);
+            if (pid < 0) {
+                int e = errno;
+                snprintf(msg, sizeof msg, "error %d clone: %s", e, strerror(e));
+            } else {
+                snprintf(msg, sizeof msg, "start %ld", pid);
+            }
+            z_reply(ctl, msg);
+        }
+        for (int k = 0; k < nfds; k++) close(fds[k]);
+    }
+}
+
 /* --------------------------------------------------------------- main */
 
 int main(int argc, char **argv) {
     if (argc < 2) usage("no mode");
     if (!strcmp(argv[1], "version")) { puts(PROTOCOL); return 0; }
     if (!strcmp(argv[1], "holder")) return holder_main(argc, argv);
+    if (!strcmp(argv[1], "zygote")) return zygote_main(argc, argv);
     if (!strcmp(argv[1], "killuid")) {
         if (argc != 4) usage("killuid UID GID");
         long uid = parse_long(argv[2], "uid"), gid = parse_long(argv[3], "gid");
@@ -801,55 +1002,6 @@ int main(int argc, char **argv) {
     if (strcmp(argv[1], "run") != 0) usage(argv[1]);
 
     struct opts o;
-    memset(&o, 0, sizeof o);
-    o.status_fd = -1; o.uid = -1; o.gid = -1; o.nproc_extra = -1; o.cpu = -1;
-    int i = 2;
-    for (; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--")) { i++; break; }
-        if (!strcmp(a, "-o")) { o.oom_protect = 1; continue; }
-        if (!strcmp(a, "-C")) { o.check = 1; continue; }
-        if (!strcmp(a, "-t")) { o.tree_only = 1; continue; }
-        if (i + 1 >= argc) usage(a);
-        const char *v = argv[++i];
-        if (!strcmp(a, "-s")) o.status_fd = (int)parse_long(v, "-s");
-        else if (!strcmp(a, "-c")) { if (o.ncg >= MAX_LIST) usage("too many -c"); o.cgroups[o.ncg++] = v; }
-        else if (!strcmp(a, "-j")) { if (o.nccg >= MAX_LIST) usage("too many -j"); o.child_cgroups[o.nccg++] = v; }
-        else if (!strcmp(a, "-n")) { if (o.nns >= MAX_LIST) usage("too many -n"); o.nsfds[o.nns++] = (int)parse_long(v, "-n"); }
-        else if (!strcmp(a, "-d")) o.dir = v;
-        else if (!strcmp(a, "-u")) o.uid = parse_long(v, "-u");
-        else if (!strcmp(a, "-g")) o.gid = parse_long(v, "-g");
-        else if (!strcmp(a, "-N")) o.nproc_extra = parse_long(v, "-N");
-        else if (!strcmp(a, "-P")) {
-            long n = parse_long(v, "-P");
-            if (n < -20 || n > 19) usage("-P NICE out of range");
-            o.set_nice = 1;
-            o.prog_nice = (int)n;
-        }
-        else if (!strcmp(a, "-a")) {
-            long c = parse_long(v, "-a");
-            if (c < 0 || c >= CPU_SETSIZE) usage("-a CORE out of range");
-            o.cpu = (int)c;
-        }
-        else if (!strcmp(a, "-A")) { if (o.nargcheck >= MAX_LIST) usage("too many -A"); o.argcheck[o.nargcheck++] = (int)parse_long(v, "-A"); }
-        else if (!strcmp(a, "-r")) {
-            char name[32];
-            const char *eq = strchr(v, '=');
-            if (!eq || (size_t)(eq - v) >= sizeof name || o.nrl >= MAX_LIST) usage("-r NAME=VALUE");
-            memcpy(name, v, (size_t)(eq - v));
-            name[eq - v] = 0;
-            int res = rlimit_by_name(name);
-            if (res < 0) usage("unknown rlimit");
-            o.rls[o.nrl].res = res;
-            o.rls[o.nrl].val = !strcmp(eq + 1, "inf") ? RLIM_INFINITY : (rlim_t)strtoull(eq + 1, NULL, 10);
-            o.nrl++;
-        } else usage(a);
-    }
-    if (i >= argc) usage("no command after --");
-    o.argv = argv + i;
-    int nargs = argc - i;
-    for (int k = 0; k < o.nargcheck; k++)
-        if (o.argcheck[k] <= 0 || o.argcheck[k] >= nargs) usage("-A index out of range");
-    if ((o.uid == 0) || (o.gid == 0)) usage("refusing to run a program as root");
+    parse_run(argc, argv, &o);
     return run_main(&o);
 }

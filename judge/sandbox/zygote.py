@@ -1,0 +1,331 @@
+"""A seat's persistent exec helper (the "zygote"): one C helper for the seat's life.
+
+Why: a one-shot run costs a ``Popen`` of the helper (the judge's Python: fork,
+exec, pipes) and the exec and start-up of the static helper (CONTRIBUTING.md,
+"The cost of a turn").  The zygote is the same C helper (``wrapper zygote``),
+started once, at the seat's first judged run; for each run it makes a process
+(``clone(CLONE_PARENT)``: the judge's child, not the zygote's) that becomes
+exactly what ``wrapper run`` would be (fresh process, the run's fds, the run's
+environment) and does today's work: joins the run's groups, forks the program,
+its set-up, the clock read after it, the exec, the reaping and the record.  The
+judge watches, signals and reaps that process as it does a one-shot helper.
+Only the exec of the helper and the judge's ``Popen`` are gone.
+
+Which path a run takes: the seat's judged runs go through its zygote when the
+helper is the C one and this Python has ``pidfd_open`` (:func:`usable`);
+everything else (the Python fallback helper, command checks, wine's server and
+probes) starts a one-shot helper, as does a judged run whose zygote cannot be
+started at all (:data:`ENABLED` False: every run).
+
+Failures: a zygote found dead before a request is sent is replaced and the
+request sent again (nothing ran yet).  One that dies once a request is sent,
+or does not answer, is dropped and the run ends in an internal error (IE), as
+when a one-shot helper cannot be started; the seat's next run starts a new one.
+A zygote that dies during a run changes nothing for it: the run's process is
+the judge's child.  The zygote ends at EOF on its socket: when the seat closes
+it, or when the judge dies and the kernel closes it.
+
+Threads: ``PR_SET_PDEATHSIG`` fires when the *thread* that made a process ends.
+The runs' processes are children of the zygote's parent thread, and their
+death signal (as a one-shot helper's) must only come with the judge's end, so
+every zygote is started by one thread that lives as long as the judge
+(:class:`_Starter`).
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import select
+import signal
+import socket
+import subprocess
+import threading
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+from judge.sandbox.helper import Helper
+
+#: the zygote's fds in the run's process: 0 /dev/null, 1 stdout, 2 stderr, 3 status,
+#: 4... the seat's namespaces
+STATUS_FD = 3
+FIRST_NS_FD = 4
+#: how long the zygote may take to answer a request
+ANSWER_S = 10.0
+#: how long a zygote may take to exit once its socket is closed
+CLOSE_S = 2.0
+#: set False to make every run start a one-shot helper (benchmarks, bisecting)
+ENABLED = True
+
+_lock = threading.Lock()
+_live: weakref.WeakSet[Zygote] = weakref.WeakSet()
+
+
+def cpu_seconds() -> float:
+    """CPU the live zygotes of this process have used so far: ``getrusage`` of this
+    process counts a zygote only once it is closed and reaped (the runs' processes are
+    the judge's children: counted as a one-shot helper is).  A benchmark adds it."""
+    with _lock:
+        zygotes = list(_live)
+    total = 0.0
+    for z in zygotes:
+        pid = z.pid
+        if pid is None:
+            continue
+        try:
+            with open(f"/proc/{pid}/schedstat", "rb") as f:
+                total += int(f.read().split()[0]) / 1e9
+        except (OSError, ValueError, IndexError):
+            pass
+    return total
+
+
+class ZygoteUnavailable(Exception):
+    """The zygote could not be started or reached; nothing of the run was started."""
+
+
+class ZygoteFailed(Exception):
+    """The zygote failed after the request was sent: the run is an internal error."""
+
+
+_pidfds: bool | None = None
+
+
+def usable(helper: Helper) -> bool:
+    """Whether runs can go through a zygote: the C helper and pidfds (Linux 5.3)."""
+    global _pidfds
+    if _pidfds is None:
+        try:
+            os.close(os.pidfd_open(os.getpid()))
+            _pidfds = True
+        except (OSError, AttributeError):
+            _pidfds = False
+    return ENABLED and helper.kind == "c" and _pidfds
+
+
+def _ready(fd: int, timeout: float | None) -> bool:
+    """Whether ``fd`` is readable (or hung up) within ``timeout`` seconds."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    return bool(poller.poll(None if timeout is None else max(0, int(timeout * 1000))))
+
+
+class _Starter:
+    """The one thread that starts every zygote of this process, and lives as long as it
+    (a daemon thread, idle between starts): see the module's "Threads"."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._queue: queue.SimpleQueue[tuple[Callable[[], Any], list[Any], threading.Event]]
+        self._queue = queue.SimpleQueue()
+        self._thread: threading.Thread | None = None
+        self._pid = 0
+
+    def call(self, fn: Callable[[], Any]) -> Any:
+        """``fn()`` run on the starter thread; its result, or what it raised."""
+        with self._lock:
+            if self._thread is None or self._pid != os.getpid() or not self._thread.is_alive():
+                self._queue = queue.SimpleQueue()
+                self._thread = threading.Thread(
+                    target=self._serve, args=(self._queue,), name="zygote-starter", daemon=True
+                )
+                self._thread.start()
+                self._pid = os.getpid()
+            q = self._queue
+        box: list[Any] = []
+        done = threading.Event()
+        q.put((fn, box, done))
+        done.wait()
+        if isinstance(box[0], BaseException):
+            raise box[0]
+        return box[0]
+
+    @staticmethod
+    def _serve(
+        q: queue.SimpleQueue[tuple[Callable[[], Any], list[Any], threading.Event]],
+    ) -> None:
+        while True:
+            fn, box, done = q.get()
+            try:
+                box.append(fn())
+            except BaseException as exc:  # handed to the caller
+                box.append(exc)
+            done.set()
+
+
+_starter = _Starter()
+
+
+class ZygoteRun:
+    """One run's process, made by the zygote as the judge's own child: watched through
+    a pidfd, signalled and reaped here, as a one-shot helper is."""
+
+    def __init__(self, pid: int, out_r: int, err_r: int) -> None:
+        self.pid = pid
+        self.pidfd: int | None = os.pidfd_open(pid)  # our child, not reaped: no reuse race
+        self.stdout_fd = out_r
+        self.stderr_fd = err_r
+        self.done = False
+
+    def signal(self, sig: int) -> None:
+        if self.done:
+            return
+        try:
+            os.kill(self.pid, sig)
+        except ProcessLookupError:
+            pass
+
+    def exited(self) -> bool:
+        try:
+            return os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:
+            return True
+
+    def wait(self, timeout: float | None) -> bool:
+        """Wait until the process is gone (True) or ``timeout`` passed (False)."""
+        if self.done:
+            return True
+        if self.pidfd is None or not _ready(self.pidfd, timeout):
+            return False
+        self.reap()
+        return True
+
+    def reap(self) -> tuple[int | None, Any]:
+        _, status, rusage = os.wait4(self.pid, 0)
+        self.done = True
+        return status, rusage
+
+    def close(self) -> None:
+        for fd in (self.pidfd, self.stdout_fd, self.stderr_fd):
+            if fd is not None and fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self.pidfd = None
+        self.stdout_fd = self.stderr_fd = -1
+
+
+class Zygote:
+    """A seat's persistent exec helper.  Not thread-safe: one run at a time (the seat's)."""
+
+    def __init__(self, helper: Helper, protect: bool = False) -> None:
+        if helper.kind != "c":
+            raise ValueError("only the C exec helper can be a zygote")
+        self._helper = helper
+        #: root: the zygote is kept from the OOM killer and runs at a high priority, as
+        #: a one-shot helper does for its run (each run's process starts without them)
+        self._protect = protect
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._sock: socket.socket | None = None
+        #: zygotes started so far (the first, and each replacement)
+        self.starts = 0
+        #: why this seat's runs no longer try a zygote (it could not make a run's process)
+        self.refused: str | None = None
+        with _lock:
+            _live.add(self)
+
+    @property
+    def pid(self) -> int | None:
+        """The running zygote's pid (None: none started, or it was dropped)."""
+        return self._proc.pid if self._proc is not None else None
+
+    def _start(self) -> None:
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        argv = [*self._helper.argv, "zygote", *(["-o"] if self._protect else [])]
+        try:
+            self._proc = _starter.call(
+                lambda: subprocess.Popen(
+                    argv,
+                    stdin=child.fileno(),
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    cwd="/",
+                    env={},
+                    close_fds=True,
+                )
+            )
+        except OSError as exc:
+            parent.close()
+            raise ZygoteUnavailable(f"cannot start the exec helper's zygote: {exc}") from exc
+        finally:
+            child.close()
+        self._sock = parent
+        self.starts += 1
+
+    def spawn(
+        self, words: list[str], env: dict[str, str], fds: list[int], out_r: int, err_r: int
+    ) -> ZygoteRun:
+        """Ask for one run: ``words`` are a "run" command line's after "run" (with ``-s 3``
+        and ``-n 4 ...``), ``fds`` the status pipe, stdout, stderr and namespace fds."""
+        if self.refused is not None:
+            raise ZygoteUnavailable(self.refused)
+        payload = b"\0".join(
+            [str(len(words)).encode()]
+            + [os.fsencode(w) for w in words]
+            + [os.fsencode(f"{k}={v}") for k, v in env.items()]
+        )
+        payload += b"\0"
+        for attempt in (0, 1):
+            if self._proc is None or self._proc.poll() is not None:
+                self.drop()
+                self._start()
+            assert self._sock is not None
+            try:
+                socket.send_fds(self._sock, [payload], fds)
+                break
+            except OSError as exc:
+                # Dead before it read the request (EPIPE, ECONNRESET): nothing ran.
+                self.drop()
+                if attempt:
+                    raise ZygoteUnavailable(
+                        f"the exec helper's zygote is unreachable: {exc}"
+                    ) from exc
+        msg = self._receive(ANSWER_S)
+        word, _, rest = (msg or "").partition(" ")
+        if word == "start":
+            pid = int(rest)
+            try:
+                return ZygoteRun(pid, out_r, err_r)
+            except OSError as exc:  # no pidfd (out of fds): the run cannot be watched
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                raise ZygoteFailed(f"cannot watch the run's helper process: {exc}") from exc
+        if word == "error":
+            # Nothing was started (clone refused: say an old kernel, or a pid namespace's
+            # init as the judge): this run and the seat's next ones start one-shot helpers.
+            self.refused = f"the seat's exec helper (zygote) cannot start runs: {rest}"
+            self.drop()
+            raise ZygoteUnavailable(self.refused)
+        self.drop()
+        raise ZygoteFailed(
+            "the seat's exec helper (zygote) ended or did not answer a run's request"
+        )
+
+    def _receive(self, timeout: float) -> str | None:
+        sock = self._sock
+        if sock is None:
+            return None
+        try:
+            if not _ready(sock.fileno(), timeout):
+                return None
+            data = sock.recv(4096)
+        except OSError:
+            return None
+        return data.decode("ascii", "replace") if data else None
+
+    def drop(self) -> None:
+        """End the zygote (its socket closed: it exits at EOF; killed if it does not)."""
+        sock, self._sock = self._sock, None
+        proc, self._proc = self._proc, None
+        if sock is not None:
+            sock.close()
+        if proc is not None:
+            try:
+                proc.wait(CLOSE_S)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+    close = drop
