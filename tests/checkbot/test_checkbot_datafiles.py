@@ -221,7 +221,9 @@ def make_bot(root: Path, kind: str, right: bool) -> Path:
 
 def check(folder: Path, capsys: Any) -> tuple[int, dict[str, Any]]:
     code = main(["check-bot", str(folder), "--json"])
-    return code, json.loads(capsys.readouterr().out)
+    said = capsys.readouterr()
+    assert said.out, f"check-bot printed no report (exit {code}): {said.err}"
+    return code, json.loads(said.out)
 
 
 def data_findings(report: dict[str, Any]) -> list[dict[str, Any]]:

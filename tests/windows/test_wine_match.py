@@ -175,7 +175,7 @@ def test_tournament_with_an_exe_team_matches_the_native_one(exes: Exes, tmp_path
         ("exe", exes.greedy / "greedy.exe"),
         ("native", exes.greedy_native / "greedy"),
     ):
-        cfg = config_dict(2, bots=[str(bot), "random"], turns=6, time_limit=float(TIME_LIMIT))
+        cfg = config_dict(2, bots=[str(bot), "random"], turns=4, time_limit=float(TIME_LIMIT))
         path = write_config(tmp_path / kind, cfg)
         out = tmp_path / kind / "out"
         assert main(["tournament", str(path), "--out", str(out), "--jobs", "2", "--quiet"]) == 0
