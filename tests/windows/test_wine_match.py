@@ -162,13 +162,6 @@ def test_a_sandbox_without_wine_refuses_an_exe_naming_it(exes: Exes) -> None:
             seat.check([str(seat.program_dir / "hostile32.exe")])
 
 
-def test_check_bot_passes_an_exe(exes: Exes, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["check-bot", str(exes.greedy / "greedy.exe"), "--json"])
-    report = json.loads(capsys.readouterr().out)
-    assert code == 0 and report["passed"] is True and report["errors"] == 0
-    assert all(s["verdict"] == "OK" for s in report["situations"])
-
-
 def test_tournament_with_an_exe_team_matches_the_native_one(exes: Exes, tmp_path: Path) -> None:
     standings = []
     for kind, bot in (
