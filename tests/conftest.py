@@ -21,8 +21,10 @@ readers-writer lock on a file both processes share (it holds the lock
 exclusively, every other test holds it shared).  Tests that share an expensive
 set-up run in one process (``xdist_group``, set below by folder): the Windows
 tests (the .exe files built once, the wine prefix), the tests of the shared
-Dask cluster, the browser; the tests whose bots need most of every core (tests/tournament's
-fairness and determinism tests, group ``heavy``) run one after the other.
+Dask cluster, the browser, and the modules whose module-scoped fixture plays
+or runs much (the hostile programs, a tournament, a league); the tests whose
+bots need most of every core (tests/tournament's fairness and determinism
+tests, group ``heavy``) run one after the other.
 """
 
 from __future__ import annotations
@@ -63,6 +65,12 @@ _GROUPS = (
     ("tests/views/test_html_browser.py", "browser"),  # Chromium
     ("tests/web/test_serve.py", "browser"),
     ("tests/web/test_play.py", "browser"),
+    # A module-scoped fixture that plays or runs much, made once only if its module's tests
+    # stay in one process (split, each process made it again):
+    ("tests/sandbox/test_sandbox_hostile.py", "hostile"),  # every hostile program, run once
+    ("tests/tournament/test_tournament_e2e.py", "e2e"),  # the 3-team tournament
+    ("tests/views/test_index_pages_browser.py", "index-pages"),  # a league, a tournament
+    ("tests/bots/test_starter_kits.py", "kits"),  # the C++ and Pascal kits built
 )
 
 

@@ -221,7 +221,9 @@ def make_bot(root: Path, kind: str, right: bool) -> Path:
 
 def check(folder: Path, capsys: Any) -> tuple[int, dict[str, Any]]:
     code = main(["check-bot", str(folder), "--json"])
-    return code, json.loads(capsys.readouterr().out)
+    said = capsys.readouterr()
+    assert said.out, f"check-bot printed no report (exit {code}): {said.err}"
+    return code, json.loads(said.out)
 
 
 def data_findings(report: dict[str, Any]) -> list[dict[str, Any]]:
@@ -259,5 +261,9 @@ def test_the_hints_way_to_open_a_data_file_works_and_passes(
 ) -> None:
     code, report = check(make_bot(tmp_path, kind, right=True), capsys)
     assert code == 0, report["summary"]
+    # A bot that passes, in every situation (for c_exe: bots/greedy_c as a Windows program
+    # under wine, what tests/windows once checked on its own).
+    assert report["passed"] is True and report["errors"] == 0
+    assert all(s["verdict"] == "OK" for s in report["situations"]), report["situations"]
     assert data_findings(report) == []
     assert not any(f["tag"] == "no_file_trace" for s in report["situations"] for f in s["findings"])

@@ -188,19 +188,25 @@ class DaskProcs:
             with contextlib.suppress(Exception):
                 self.client.close(timeout=5)
             self.client = None
-        for proc in reversed(self.procs):
-            if proc.poll() is None:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(proc.pid, signal.SIGTERM)
-        deadline = time.monotonic() + 15
-        for proc in self.procs:
-            try:
-                proc.wait(timeout=max(0.1, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                self.kill(proc)
-            # A killed worker cannot close its sandbox: remove what it left (root's seats).
-            for left in glob.glob(f"/var/lib/ocean-judge/sandbox-{proc.pid}-*"):
-                shutil.rmtree(left, ignore_errors=True)
+        # The workers first, while their scheduler is there: a worker told to stop at the
+        # same time as its scheduler tries to reach it again for its --death-timeout (60 s).
+        # One whose scheduler is already gone gets a few seconds, then SIGKILL.
+        workers = [p for p in self.procs if p in self.workers.values()]
+        others = [p for p in self.procs if p not in workers]
+        for group in (workers, others):
+            for proc in group:
+                if proc.poll() is None:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.killpg(proc.pid, signal.SIGTERM)
+            deadline = time.monotonic() + 5
+            for proc in group:
+                try:
+                    proc.wait(timeout=max(0.1, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    self.kill(proc)
+                # A killed worker cannot close its sandbox: remove what it left (root's seats).
+                for left in glob.glob(f"/var/lib/ocean-judge/sandbox-{proc.pid}-*"):
+                    shutil.rmtree(left, ignore_errors=True)
         self.procs.clear()
         shutil.rmtree(self.tmp, ignore_errors=True)
 

@@ -3,7 +3,8 @@ processes on 127.0.0.1 (tests/cluster/dask_procs.py), compared with the same run
 machine; a worker killed mid-round, the judge killed and resumed, the scheduler lost, a
 worker that is not root, and two bots with the same files shipped once.
 
-Small maps, K = 4 and cheap bots keep these to seconds; they are marked ``slow``.
+Small maps, K = 2 (4 where a bot must still be playing when a worker goes or joins) and
+cheap bots keep these to seconds; they are marked ``slow``.
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ from judge.tournament.config import load_config
 from judge.tournament.play import Runner
 from judge.views.evalreport import EvalProgress
 from judge.views.tournament import RunView
-from tests.cluster.dask_procs import DaskProcs
+from tests.cluster.dask_procs import NOBODY, DaskProcs
 
 pytestmark = [pytest.mark.slow, pytest.mark.root("workers as root and as uid 65534")]
 
@@ -69,10 +70,12 @@ def _bots(folder: Path) -> Path:
     return folder
 
 
-def _config(folder: Path, bots: list[str], name: str = "judge.yaml") -> Path:
+def _config(folder: Path, bots: list[str], name: str = "judge.yaml", turns: int = 4) -> Path:
+    """K = 4 by default: the slow and sleepy bots' rounds last long enough for a worker to
+    be killed, or to join, while one is played; the comparisons with a local run take 2."""
     data = {
         "seed": 2026,
-        "turns": 4,
+        "turns": turns,
         "time_limit": 2.0,
         "memory_limit_mb": 256,
         "jobs": 2,
@@ -88,11 +91,17 @@ def _config(folder: Path, bots: list[str], name: str = "judge.yaml") -> Path:
 
 
 def _sleepy_config(tmp_path: Path, work: Path) -> Path:
-    """sleepy (greedy's moves, 1.2 s a turn: rounds of 5 s or so) against random."""
+    """sleepy (greedy's moves) against random.  On a root worker, where each seat has a uid
+    of its own, sleepy sleeps 1.2 s a turn: rounds of 5 s or so, during which a worker joins
+    or goes.  As uid 65534 (nobody: a worker that is not root, its rounds played with
+    --unsandboxed) it plays at once: those rounds only need to be played."""
     shutil.copytree(work / "bots", tmp_path / "bots")
     sleepy = tmp_path / "bots" / "sleepy"
     shutil.copytree(tmp_path / "bots" / "slow", sleepy)
-    (sleepy / "slow.py").write_text((sleepy / "slow.py").read_text().replace("0.1", "1.2"))
+    slow = (sleepy / "slow.py").read_text()
+    assert "time.sleep(0.1)\n" in slow
+    sleep = f"time.sleep(0 if os.getuid() == {NOBODY} else 1.2)\n"
+    (sleepy / "slow.py").write_text(slow.replace("time.sleep(0.1)\n", sleep))
     return _config(tmp_path, ["sleepy", "random"])
 
 
@@ -140,7 +149,7 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def test_a_tournament_on_the_cluster_matches_the_local_one_and_ships_each_bundle_once(
     cluster: DaskProcs, work: Path
 ) -> None:
-    cfg_path = _config(work, ["twin_a", "random", "twin_b", "greedy"])
+    cfg_path = _config(work, ["twin_a", "random", "twin_b", "greedy"], turns=2)
     venues: list[Venue] = []
 
     @contextlib.contextmanager
@@ -195,7 +204,7 @@ def test_a_tournament_on_the_cluster_matches_the_local_one_and_ships_each_bundle
 def test_an_evaluation_on_the_cluster_matches_the_local_one(cluster: DaskProcs, work: Path) -> None:
     def request(build: bool) -> EvalRequest:
         bots = [resolve_bot(str(work / "bots" / b), build=build) for b in ("twin_a", "random")]
-        return EvalRequest(bots, ["twin_a", "random"], 40, parse_sizes("5,7"), [4], 11, 2)
+        return EvalRequest(bots, ["twin_a", "random"], 16, parse_sizes("5,7"), [2], 11, 2)
 
     with Sandbox() as sandbox:
         local = evaluate(request(True), sandbox, work / "eval-local")
@@ -207,19 +216,31 @@ def test_an_evaluation_on_the_cluster_matches_the_local_one(cluster: DaskProcs, 
             Console(file=screen, width=200), req, PairTracker(), True, session.status
         ) as progress:
             remote = evaluate(req, None, work / "eval-cluster", on_done=progress.done, executor=ex)
-    assert remote.rounds_played == 40
+    assert remote.rounds_played == 16
     # the progress bar: rounds played, the workers and the pace
-    assert re.search(r"40/40 .*2 workers, 2 threads, \d+\.\d rounds/min", screen.getvalue())
+    assert re.search(r"16/16 .*2 workers, 2 threads, \d+\.\d rounds/min", screen.getvalue())
     for key in ("result", "pairs", "by_seat", "by_size", "end_reasons", "mirrored_maps"):
         assert getattr(remote, key) == getattr(local, key), key
     assert [replace(r, replay=None) for r in remote.rounds] == [
         replace(r, replay=None) for r in local.rounds
     ]
-    assert len(list((work / "eval-cluster").glob("round-*/replay.jsonl"))) == 40
+    assert len(list((work / "eval-cluster").glob("round-*/replay.jsonl"))) == 16
 
 
-def _judge(*args: str) -> list[str]:
-    return [sys.executable, "-m", "judge", "tournament", *args, "--quiet"]
+def _judge(*args: str, connect_s: float | None = None) -> list[str]:
+    """``judge tournament ... --quiet``; with ``connect_s``, a judge whose Dask client tries
+    that long (not judge/cluster/session.py's 20 s) to reach a lost scheduler again before it
+    gives up: the test of a lost scheduler does not wait 20 s for the message."""
+    if connect_s is None:
+        return [sys.executable, "-m", "judge", "tournament", *args, "--quiet"]
+    code = (
+        "import sys\n"
+        "import judge.cluster.session as session\n"
+        f"session.CONNECT_TIMEOUT_S = {connect_s!r}\n"
+        "from judge.cli import main\n"
+        "sys.exit(main(sys.argv[1:]))"
+    )
+    return [sys.executable, "-c", code, "tournament", *args, "--quiet"]
 
 
 def _wait(what: str, check: Any, timeout: float = 120) -> None:
@@ -290,7 +311,7 @@ def test_workers_killed_the_judge_killed_and_the_scheduler_lost(tmp_path: Path, 
         # and worker, and --resume finishes the tournament.
         out = tmp_path / "lost-scheduler"
         judge = subprocess.Popen(
-            _judge(str(cfg_path), "--out", str(out), "--cluster", address),
+            _judge(str(cfg_path), "--out", str(out), "--cluster", address, connect_s=8.0),
             stderr=subprocess.PIPE,
             text=True,
         )
@@ -481,7 +502,7 @@ def test_a_league_on_the_cluster_matches_the_local_one(cluster: DaskProcs, work:
                 "seed": 5,
                 "bots_dir": str(work / "bots"),
                 "sizes": "5",
-                "turns": [4],
+                "turns": [2],
                 "pairs": 4,
                 "batch": 2,
                 "bots": [{"name": n, "bot": n} for n in ("twin_a", "random", "greedy")],

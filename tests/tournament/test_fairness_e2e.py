@@ -1,10 +1,11 @@
 """Issue 16 end to end: bots that use most of their time limit get OK at any --jobs.
 
-Teams whose programs need 60 % of the limit in CPU every turn (0.3 s of 0.5 s;
-1.2 s of the contest's 2 s once, with two teams): before issue 16 the default
---jobs ran four busy programs on two cores and most runs were TLE.  Now every
-run holds a core of its own, so every recorded run is OK, at the default
-settings and with --jobs 4 (more rounds in flight than cores).  ``judge match`` in a process limited to
+Two teams (three rounds: more than the default --jobs, one round per core, so rounds
+queue) whose programs need 60 % of the limit in CPU every turn (0.3 s of 0.5 s; 1.2 s
+of the contest's 2 s once): before issue 16 the default --jobs ran four busy programs
+on two cores and most runs were TLE.  Now every run holds a core of its own, so every
+recorded run is OK, at the default settings and with --jobs 4 (more rounds in flight
+than cores).  ``judge match`` in a process limited to
 one core runs the two seats one after the other (at once, each would need
 twice its CPU time and be TLE) and says so in its header.
 """
@@ -38,7 +39,7 @@ def _verdicts(out: Path) -> list[str]:
 
 
 def _tournament(
-    tmp: Path, cpu_s: float, limit: float, jobs: int | None, quiet: bool = True, teams: int = 3
+    tmp: Path, cpu_s: float, limit: float, jobs: int | None, quiet: bool = True, teams: int = 2
 ) -> list[str]:
     bots = [str(make_burner(tmp / f"bot{i}", cpu_s)) for i in range(teams)]
     data = config_dict(teams, bots=bots, turns=2, time_limit=limit)
@@ -69,8 +70,8 @@ def test_cpu_heavy_bots_get_only_ok_fast(
 @pytest.mark.xdist_group("heavy")
 def test_bots_needing_1_2_s_of_the_contests_2_s_get_only_ok(tmp_path: Path) -> None:
     # The contest's limit: two teams (3 rounds) are enough for more rounds in flight
-    # (--jobs 4) than cores; the three-team forms above and below run the same at 0.5 s.
-    verdicts = _tournament(tmp_path, 1.2, 2.0, 4, teams=2)
+    # (--jobs 4) than cores; the forms above and below run the same at 0.5 s.
+    verdicts = _tournament(tmp_path, 1.2, 2.0, 4)
     assert set(verdicts) == {"OK"}, {v: verdicts.count(v) for v in set(verdicts)}
 
 

@@ -51,7 +51,7 @@ def points_by_the_rules(gold: list[int]) -> list[int]:
 def three(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """The contest's 3-team tournament, played once uninterrupted with --jobs 2."""
     root = tmp_path_factory.mktemp("three")
-    cfg_path = write_config(root, config_dict(3, bots=THREE_BOTS, turns=6, time_limit=TIME_LIMIT))
+    cfg_path = write_config(root, config_dict(3, bots=THREE_BOTS, turns=4, time_limit=TIME_LIMIT))
     out = root / "whole"
     assert main(["tournament", str(cfg_path), "--out", str(out), "--jobs", "2", "--quiet"]) == 0
     return {
@@ -110,7 +110,7 @@ def test_three_teams_end_to_end(three: dict[str, Any]) -> None:
 
 def test_five_teams_end_to_end(tmp_path: Path) -> None:
     cfg_path = write_config(
-        tmp_path, config_dict(5, bots=FIVE_BOTS, turns=4, time_limit=TIME_LIMIT)
+        tmp_path, config_dict(5, bots=FIVE_BOTS, turns=2, time_limit=TIME_LIMIT)
     )
     out = tmp_path / "t"
     assert main(["tournament", str(cfg_path), "--out", str(out), "--jobs", "2", "--quiet"]) == 0

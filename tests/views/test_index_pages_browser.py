@@ -65,7 +65,7 @@ def league(tmp_path_factory: pytest.TempPathFactory) -> Path:
             seed: 7
             output: out
             sizes: [5]
-            turns: [10]
+            turns: [4]
             pairs: 3
             bots:
               - {name: "Đội Hải Âu (greedy) <b>x</b>", bot: greedy}
@@ -166,6 +166,7 @@ def tournament(tmp_path_factory: pytest.TempPathFactory) -> Path:
             """\
             seed: 5
             time_limit: 0.5
+            turns: 8
             output: out
             organiser_map: {generate: {rows: 5, cols: 5, turns: 8, seed: 9}}
             teams:

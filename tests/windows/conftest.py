@@ -16,6 +16,7 @@ import os
 import shutil
 import subprocess
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -62,6 +63,13 @@ def _build(cmd: list[str]) -> None:
     assert proc.returncode == 0, f"{' '.join(cmd)} failed:\n{proc.stderr}"
 
 
+def _build_all(cmds: list[list[str]]) -> None:
+    """The builds side by side, one a core: they are independent (a few seconds each)."""
+    with ThreadPoolExecutor(max_workers=max(1, len(os.sched_getaffinity(0)))) as pool:
+        for done in [pool.submit(_build, cmd) for cmd in cmds]:
+            done.result()
+
+
 @pytest.fixture(scope="session")
 def exes(tmp_path_factory: pytest.TempPathFactory) -> Exes:
     for tool, package in TOOLS.items():
@@ -78,20 +86,35 @@ def exes(tmp_path_factory: pytest.TempPathFactory) -> Exes:
     greedy = ROOT / "bots" / "greedy_c" / "greedy.c"
     hostile = FIXTURES / "hostile.c"
     mingw, mingwxx = "x86_64-w64-mingw32-gcc", "x86_64-w64-mingw32-g++"
-    _build([mingw, "-O1", "-o", str(folders["hostile"] / "hostile.exe"), str(hostile)])
-    _build([mingw, "-O2", "-std=c99", "-o", str(folders["greedy"] / "greedy.exe"), str(greedy)])
-    _build(["cc", "-O2", "-std=c99", "-o", str(folders["greedy_native"] / "greedy"), str(greedy)])
-    _build(
-        [mingwxx, "-std=c++17", "-O2", "-static", "-o", str(folders["cpp"] / "bot.exe"), str(kit)]
-    )
-    _build(["g++", "-std=c++17", "-O2", "-o", str(folders["cpp_native"] / "bot"), str(kit)])
-    _build([mingwxx, "-std=c++17", "-O2", "-o", str(folders["dynamic"] / "bot.exe"), str(kit)])
-    _build(
-        ["i686-w64-mingw32-gcc", "-O1", "-o", str(folders["pe32"] / "hostile32.exe"), str(hostile)]
-    )
     counting = ROOT / "tests" / "fixtures" / "counting" / "counting.c"
-    _build([mingw, "-O2", "-o", str(folders["counting"] / "counting.exe"), str(counting)])
-    _build(["cc", "-O2", "-o", str(folders["counting_native"] / "counting"), str(counting)])
+    _build_all(
+        [
+            # the static C++ kit first: the longest build
+            [
+                mingwxx,
+                "-std=c++17",
+                "-O2",
+                "-static",
+                "-o",
+                str(folders["cpp"] / "bot.exe"),
+                str(kit),
+            ],
+            [mingwxx, "-std=c++17", "-O2", "-o", str(folders["dynamic"] / "bot.exe"), str(kit)],
+            ["g++", "-std=c++17", "-O2", "-o", str(folders["cpp_native"] / "bot"), str(kit)],
+            [mingw, "-O1", "-o", str(folders["hostile"] / "hostile.exe"), str(hostile)],
+            [mingw, "-O2", "-std=c99", "-o", str(folders["greedy"] / "greedy.exe"), str(greedy)],
+            ["cc", "-O2", "-std=c99", "-o", str(folders["greedy_native"] / "greedy"), str(greedy)],
+            [
+                "i686-w64-mingw32-gcc",
+                "-O1",
+                "-o",
+                str(folders["pe32"] / "hostile32.exe"),
+                str(hostile),
+            ],
+            [mingw, "-O2", "-o", str(folders["counting"] / "counting.exe"), str(counting)],
+            ["cc", "-O2", "-o", str(folders["counting_native"] / "counting"), str(counting)],
+        ]
+    )
     (folders["not_pe"] / "fake.exe").write_text(
         "#include <stdio.h>\nint main(void) { return 0; }\n"
     )
