@@ -47,6 +47,36 @@ class Helper:
         return self.kind == "c"
 
 
+class HelperProcess:
+    """One run's helper process as the judge holds it: its own child, started one-shot
+    (``supervise``) or made by the seat's zygote (``zygote``).  Both are signalled by
+    pid and polled without being reaped, here; how each is waited for, reaped and
+    closed is its own."""
+
+    pid: int
+
+    @property
+    def done(self) -> bool:
+        """Reaped already: its pid may be another process's now."""
+        raise NotImplementedError
+
+    def signal(self, sig: int) -> None:
+        """Send ``sig``, unless it is reaped or gone."""
+        if self.done:
+            return
+        try:
+            os.kill(self.pid, sig)
+        except ProcessLookupError:
+            pass
+
+    def exited(self) -> bool:
+        """Whether it has ended (left unreaped, so its pid stays its own)."""
+        try:
+            return os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
+        except ChildProcessError:
+            return True
+
+
 def _find_cc() -> str | None:
     for name in ("cc", "gcc", "clang"):
         found = shutil.which(name)

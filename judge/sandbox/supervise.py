@@ -37,7 +37,7 @@ from judge.sandbox.cpuwait import (
     tree_times,
     wait_grace_s,
 )
-from judge.sandbox.helper import Helper
+from judge.sandbox.helper import Helper, HelperProcess
 from judge.sandbox.steps import StepTimes
 from judge.sandbox.zygote import (
     FIRST_NS_FD,
@@ -360,7 +360,7 @@ def run(
     return raw
 
 
-class _OneShot:
+class _OneShot(HelperProcess):
     """A one-shot exec helper, the judge's child: watched through a pidfd where there
     are pidfds, reaped here."""
 
@@ -378,18 +378,6 @@ class _OneShot:
     @property
     def done(self) -> bool:
         return self.proc.returncode is not None
-
-    def signal(self, sig: int) -> None:
-        try:
-            os.kill(self.pid, sig)
-        except ProcessLookupError:
-            pass
-
-    def exited(self) -> bool:
-        try:
-            return os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-        except ChildProcessError:
-            return True
 
     def wait(self, timeout: float | None) -> bool:
         try:
@@ -454,12 +442,18 @@ def _start_helper(
     os.close(status_w)
     assert proc.stdout is not None and proc.stderr is not None
     for fd in (proc.stdout.fileno(), proc.stderr.fileno()):
-        os.set_blocking(fd, False)
-        try:
-            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
-        except OSError:
-            pass
+        _ready_output(fd)
     return _OneShot(proc), status_r
+
+
+def _ready_output(fd: int) -> None:
+    """The judge's end of a run's stdout or stderr pipe: read without blocking, with a
+    large buffer (where the system allows one) so a chatty program is rarely held up."""
+    os.set_blocking(fd, False)
+    try:
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+    except OSError:
+        pass
 
 
 def _start_by_zygote(zygote: Zygote, spawn: Spawn, cg: RunCgroup | None) -> tuple[_Proc, int]:
@@ -473,11 +467,7 @@ def _start_by_zygote(zygote: Zygote, spawn: Spawn, cg: RunCgroup | None) -> tupl
     mine = [status_r, out_r, err_r]
     try:
         for fd in (out_r, err_r):
-            os.set_blocking(fd, False)
-            try:
-                fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
-            except OSError:
-                pass
+            _ready_output(fd)
         run = zygote.spawn(words, spawn.env, [status_w, out_w, err_w, *spawn.ns_fds], out_r, err_r)
     except BaseException:
         for fd in mine:

@@ -45,7 +45,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from judge.sandbox.helper import Helper
+from judge.sandbox.helper import Helper, HelperProcess
 
 #: the zygote's fds in the run's process: 0 /dev/null, 1 stdout, 2 stderr, 3 status,
 #: 4... the seat's namespaces
@@ -157,7 +157,7 @@ class _Starter:
 _starter = _Starter()
 
 
-class ZygoteRun:
+class ZygoteRun(HelperProcess):
     """One run's process, made by the zygote as the judge's own child: watched through
     a pidfd, signalled and reaped here, as a one-shot helper is."""
 
@@ -166,21 +166,11 @@ class ZygoteRun:
         self.pidfd: int | None = os.pidfd_open(pid)  # our child, not reaped: no reuse race
         self.stdout_fd = out_r
         self.stderr_fd = err_r
-        self.done = False
+        self._reaped = False
 
-    def signal(self, sig: int) -> None:
-        if self.done:
-            return
-        try:
-            os.kill(self.pid, sig)
-        except ProcessLookupError:
-            pass
-
-    def exited(self) -> bool:
-        try:
-            return os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None
-        except ChildProcessError:
-            return True
+    @property
+    def done(self) -> bool:
+        return self._reaped
 
     def wait(self, timeout: float | None) -> bool:
         """Wait until the process is gone (True) or ``timeout`` passed (False)."""
@@ -193,7 +183,7 @@ class ZygoteRun:
 
     def reap(self) -> tuple[int | None, Any]:
         _, status, rusage = os.wait4(self.pid, 0)
-        self.done = True
+        self._reaped = True
         return status, rusage
 
     def close(self) -> None:
