@@ -426,7 +426,6 @@ def ensure_template(install: WineInstall, cache: str | None = None) -> Template:
     final = os.path.join(root, key)
     done = Template(os.path.join(final, "prefix"), os.path.join(final, "wineserver"))
     if os.path.isdir(final):
-        _mark_used(final)
         return done
     lock_fd = os.open(os.path.join(root, ".lock"), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
     try:
@@ -479,7 +478,8 @@ def _prune(root: str, now: float | None = None) -> None:
 
 
 def _mark_used(final: str) -> None:
-    """The template's folder's time is its last use (for :func:`_prune`)."""
+    """The template's folder's time is the last time a seat was made from it (for
+    :func:`_prune`): marked at each seat, so a judge running for days keeps it too."""
     try:
         os.utime(final)
     except OSError:  # a normal user on root's template: root's judges mark it
@@ -676,6 +676,7 @@ class WineSeat:
     # ---------------------------------------------------------- set-up
     def _make_prefix(self) -> None:
         template = self.support.template()
+        _mark_used(os.path.dirname(template.prefix))  # a judge of another version keeps it
         if os.path.lexists(self.prefix):
             remove_tree(self.prefix)
         link_tree(template.prefix, self.prefix, symlinks=not self._view)

@@ -7,10 +7,13 @@ are 60 % of wine's system.reg and are left out of the template.
 
 from __future__ import annotations
 
+import os
+import time
 from pathlib import Path
 
-from judge.sandbox import Sandbox
-from judge.sandbox.wine import TRIMMED_KEYS, trim_registry
+from judge.sandbox import Limits, Sandbox, Verdict
+from judge.sandbox.wine import PRUNE_AFTER_S, TRIMMED_KEYS, trim_registry
+from tests.windows.conftest import Exes
 
 REG = """WINE REGISTRY Version 2
 ;; All keys relative to REGISTRY\\\\Machine
@@ -71,3 +74,18 @@ def test_the_template_registry_has_no_com_keys_and_keeps_the_system_keys(
     # what wine's loader and the C runtimes read at start-up is still there
     for key in ("Control\\\\Nls", "Control\\\\Session Manager", "Time Zones"):
         assert key in text
+
+
+def test_a_seat_made_from_the_template_marks_it_used(wine_sandbox: Sandbox, exes: Exes) -> None:
+    """Another judge version prunes a template unused for a day: every seat made from
+    it counts as a use, so a judge that runs for days keeps its template."""
+    folder = Path(wine_sandbox.wine.template().prefix).parent
+    old = time.time() - PRUNE_AFTER_S - 60
+    os.utime(folder, (old, old))
+    with wine_sandbox.seat("marks", exes.greedy) as seat:
+        assert seat.program_dir is not None
+        run = seat.run_turn(
+            [str(seat.program_dir / "greedy.exe")], {"MAP.INP": b"x"}, [], Limits(time_s=10.0)
+        )
+        assert run.result.verdict in (Verdict.OK, Verdict.RE), run.result.message
+    assert time.time() - folder.stat().st_mtime < 600
