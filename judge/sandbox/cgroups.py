@@ -351,6 +351,16 @@ class RunCgroup:
             return False
         return True
 
+    def rebase_psi(self) -> bool:
+        """Count the group's CPU pressure from now on (False: it cannot be read)."""
+        psi = self.psi_dir
+        if psi is not None:
+            try:
+                self.psi_base = read_psi_totals(psi)
+            except (OSError, ValueError, IndexError, CgroupError):
+                return False
+        return not self._destroyed
+
     def members(self) -> list[int]:
         """Pids still inside any of the groups."""
         out: set[int] = set()
@@ -461,12 +471,21 @@ class CgroupBackend:
             raise
 
     def reuse(
-        self, run: RunCgroup, memory_bytes: int, max_procs: int, core: int | None = None
+        self,
+        run: RunCgroup,
+        memory_bytes: int,
+        max_procs: int,
+        core: int | None = None,
+        restarted: bool = False,
     ) -> bool:
         """Ready a seat's empty group from its last run for the next (see the module doc):
         counters restarted, the limits and core written where they changed.  False: it
-        cannot be reused (the caller removes it and makes a fresh one)."""
-        if not run.restart():
+        cannot be reused (the caller removes it and makes a fresh one).
+
+        ``restarted``: the counters were restarted already, before the seat's armed run
+        joined the group (:class:`~judge.sandbox.zygote.Armed`, idle since): only the
+        CPU pressure is counted again from now, so its set-up is not the run's waiting."""
+        if not (run.rebase_psi() if restarted else run.restart()):
             return False
         try:
             old = run.settings

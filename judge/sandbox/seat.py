@@ -58,7 +58,8 @@ from judge.sandbox.wine import (
     refusal,
     windows_target,
 )
-from judge.sandbox.zygote import Zygote
+from judge.sandbox.zygote import Armed, Zygote, ZygoteUnavailable
+from judge.sandbox.zygote import arming as zygote_arm
 from judge.sandbox.zygote import usable as zygote_usable
 
 if TYPE_CHECKING:
@@ -599,6 +600,9 @@ class Seat:
             )
         with steps.timed("verdict"):
             result = self._verdict(argv, raw, cg, limits, biggest, windows, discarded)
+        if not windows:
+            with steps.timed("helper"):
+                self._arm_next(argv, limits, core)
         return TurnRun(result, outs, tuple(discarded))
 
     def _verdict(
@@ -688,10 +692,14 @@ class Seat:
         run, so the group's PSI counts exactly the time neither could run; elsewhere
         the server's own waiting is added (:class:`~judge.sandbox.cpuwait.ServiceMeter`).
         """
+        spawn = self._spawn(argv, limits, cpu=core)
+        armed = self._take_armed(spawn, windows)
         try:
             with steps.timed("cgroup"):
-                cg = self._run_cgroup(limits, core)
+                cg, armed = self._run_cgroup(limits, core, armed)
         except CgroupError as exc:
+            if armed is not None:
+                armed.call_off()
             return str(exc)
         services: tuple[int, ...] = ()
         lent = False
@@ -705,7 +713,7 @@ class Seat:
         try:
             raw = supervise.run(
                 self._m.helper,
-                self._spawn(argv, limits, cpu=core),
+                spawn,
                 time_s=limits.time_s,
                 memory_bytes=limits.memory_bytes,
                 output_bytes=limits.output_bytes,
@@ -717,9 +725,12 @@ class Seat:
                 services_in_group=lent,
                 steps=steps,
                 zygote=self._zygote,
+                armed=armed,
             )
             finished = True
         finally:
+            if armed is not None and not armed.done:  # the run never got to its start
+                armed.call_off()
             # The seat's groups are kept when the run left them empty; its wineserver may
             # then stay in the pressure group: the refresh after the run ends it, and the
             # next run counts the group's pressure from its own start.  Groups about to be
@@ -735,20 +746,68 @@ class Seat:
             raw.survivors = stragglers
         return raw, cg
 
-    def _run_cgroup(self, limits: Limits, core: int | None) -> RunCgroup | None:
-        """Step "cgroup": the seat's groups, ready for a run (None: no cgroups here).
+    def _take_armed(self, spawn: supervise.Spawn, windows: bool) -> Armed | None:
+        """The run armed for this one after the seat's last run, if it is this run (the
+        same command, limits and groups; only the core may differ): see :meth:`_arm_next`."""
+        if self._zygote is None:
+            return None
+        if windows or self.wrapper or spawn.nproc_extra is not None:
+            self._zygote.call_off()
+            return None
+        return self._zygote.take_armed(supervise.arm_key(spawn, self._cg))
+
+    def _run_cgroup(
+        self, limits: Limits, core: int | None, armed: Armed | None = None
+    ) -> tuple[RunCgroup | None, Armed | None]:
+        """Step "cgroup": the seat's groups, ready for a run (None: no cgroups here), and
+        the armed run still usable in them.
 
         The last run's groups when they can be reused (:meth:`CgroupBackend.reuse`:
-        counters restarted, changed limits and core written), else fresh ones."""
+        counters restarted, changed limits and core written; with an armed run inside,
+        the counters were restarted before it joined), else fresh ones."""
         backend = self._m.cgroup
         if backend is None:
-            return None
+            return None, armed
         cg, self._cg = self._cg, None
         if cg is not None:
-            if backend.reuse(cg, limits.memory_bytes, limits.max_procs, core):
-                return cg
+            if backend.reuse(
+                cg, limits.memory_bytes, limits.max_procs, core, restarted=armed is not None
+            ):
+                return cg, armed
+            if armed is not None:
+                armed.call_off()
+                armed = None
+                if backend.reuse(cg, limits.memory_bytes, limits.max_procs, core):
+                    return cg, None
             cg.destroy()
-        return backend.create(self._tag, limits.memory_bytes, limits.max_procs, core)
+        if armed is not None:  # armed in no groups, and there are groups now
+            armed.call_off()
+        return backend.create(self._tag, limits.memory_bytes, limits.max_procs, core), None
+
+    def _arm_next(self, argv: list[str], limits: Limits, core: int | None) -> None:
+        """Arm the seat's next run now, after this one (:class:`~.zygote.Armed`): its
+        helper joins the groups and forks, and the child does its whole set-up while the
+        referee and the other seat work, so the next run starts with a go.  Only where
+        nothing of this run is left: its groups kept (empty), its counters restarted
+        before the armed run joins them (:meth:`CgroupBackend.reuse`).  A next run that
+        is not this one (another command or limits) calls it off and starts as usual."""
+        zygote = self._zygote
+        if zygote is None or self.wrapper or zygote.refused is not None or not zygote_arm():
+            return
+        backend, cg = self._m.cgroup, self._cg
+        if backend is not None and (
+            cg is None or not backend.reuse(cg, limits.memory_bytes, limits.max_procs, core)
+        ):
+            return
+        spawn = self._spawn(argv, limits, cpu=core)
+        if spawn.nproc_extra is not None:
+            # A normal user's seat counts its uid's tasks when the helper starts: at
+            # the run, not a turn earlier.
+            return
+        try:
+            supervise.arm(zygote, spawn, cg)
+        except (ZygoteUnavailable, OSError):
+            pass
 
     def _release_cgroup(self, cg: RunCgroup, keep: bool, discarded: list[str]) -> list[int]:
         """Step "cgroup", after the run: groups left empty by a run that was watched to its

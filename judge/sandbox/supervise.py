@@ -15,6 +15,7 @@ machine or a busy judge never turns into a TLE.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import fcntl
 import os
@@ -42,6 +43,7 @@ from judge.sandbox.steps import StepTimes
 from judge.sandbox.zygote import (
     FIRST_NS_FD,
     STATUS_FD,
+    Armed,
     Zygote,
     ZygoteFailed,
     ZygoteRun,
@@ -319,6 +321,7 @@ def run(
     services_in_group: bool = False,
     steps: StepTimes | None = None,
     zygote: Zygote | None = None,
+    armed: Armed | None = None,
 ) -> RawRun:
     """Run once, in named steps: start the helper, watch the run until the helper is
     gone, read its record, read the run's waits.  Never raises for anything the
@@ -331,12 +334,13 @@ def run(
     read).  ``steps``: where the helper's and the program's time and the reading
     of the waits go.  ``zygote``: the seat's persistent helper, which makes the run's
     helper process (the judge's child) instead of a one-shot helper started here
-    (:mod:`.zygote`)."""
+    (:mod:`.zygote`); ``armed``: the seat's run armed ahead of this one, to start with
+    its go (:func:`arm`)."""
     # stderr's first lines are kept too: what wine writes before the program runs
     raw = RawRun(None, None, 0.0, 0.0, Tail(output_bytes), Tail(output_bytes, head_cap=HEAD_BYTES))
     service_base = tree_times(services) if measure_wait and services else None
     start = time.monotonic()
-    started = _start_helper(helper, spawn, cg, raw, zygote)
+    started = _start_helper(helper, spawn, cg, raw, zygote, armed)
     if started is None:
         return raw
     proc, status_r = started
@@ -409,10 +413,16 @@ def _start_helper(
     cg: RunCgroup | None,
     raw: RawRun,
     zygote: Zygote | None = None,
+    armed: Armed | None = None,
 ) -> tuple[_Proc, int] | None:
-    """Step "helper": start the run's helper with its status pipe: made by the seat's
-    zygote when there is one, else a one-shot helper; None (``raw`` says why) when it
-    cannot be started."""
+    """Step "helper": start the run's helper with its status pipe: the run armed ahead
+    of its turn when there is one (its go), else made by the seat's zygote when there
+    is one, else a one-shot helper; None (``raw`` says why) when it cannot be started."""
+    if armed is not None:
+        try:
+            return armed.go(spawn.cpu), armed.status_r
+        except (ZygoteUnavailable, ZygoteFailed):
+            pass  # called off, nothing ran: the run is made now, as any other
     if zygote is not None:
         try:
             return _start_by_zygote(zygote, spawn, cg)
@@ -454,6 +464,42 @@ def _ready_output(fd: int) -> None:
         fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
     except OSError:
         pass
+
+
+def arm_key(spawn: Spawn, cg: RunCgroup | None) -> object:
+    """What a run must match to use the run armed for it: everything the helper is told
+    but the core (given at the go), and the same groups."""
+    return (
+        dataclasses.replace(spawn, cpu=None),
+        None if cg is None else (tuple(cg.procs_files), tuple(cg.child_procs_files)),
+    )
+
+
+def arm(zygote: Zygote, spawn: Spawn, cg: RunCgroup | None) -> None:
+    """Arm the seat's next run with the zygote (:class:`~.zygote.Armed`): the run as
+    ``spawn`` says but its core, which comes with the go.  ZygoteUnavailable: not armed."""
+    ns = tuple(range(FIRST_NS_FD, FIRST_NS_FD + len(spawn.ns_fds)))
+    go_fd = FIRST_NS_FD + len(spawn.ns_fds)
+    unpinned = dataclasses.replace(spawn, cpu=None)
+    words = _run_words(unpinned, STATUS_FD, cg, ns)
+    words[words.index("--") : words.index("--")] = ["-W", str(go_fd)]
+    status_r, status_w = os.pipe2(os.O_CLOEXEC)
+    out_r, out_w = os.pipe2(os.O_CLOEXEC)
+    err_r, err_w = os.pipe2(os.O_CLOEXEC)
+    go_r, go_w = os.pipe2(os.O_CLOEXEC)
+    try:
+        for fd in (out_r, err_r):
+            _ready_output(fd)
+        zygote.arm(
+            arm_key(spawn, cg),
+            words,
+            spawn.env,
+            [status_w, out_w, err_w, *spawn.ns_fds, go_r],
+            (status_r, out_r, err_r, go_w),
+        )
+    finally:
+        for fd in (status_w, out_w, err_w, go_r):
+            os.close(fd)
 
 
 def _start_by_zygote(zygote: Zygote, spawn: Spawn, cg: RunCgroup | None) -> tuple[_Proc, int]:

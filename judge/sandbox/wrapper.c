@@ -19,6 +19,11 @@
  *            program's clock starts when the child says its set-up is done
  *            (just before the uid drop and the exec), so the judge's own
  *            work, cgroup joins above all, is never on the program's time.
+ *            With -W FD the run is armed ahead of its turn (through the
+ *            zygote): the child does all of the set-up above but the core,
+ *            then waits on FD for the judge's go, a line naming the core
+ *            ("-1": none), pins itself there and carries on; EOF on FD calls
+ *            the run off (the child exits, and so does the helper).
  *   holder   create a seat's namespaces once (network, IPC, UTS and a mount
  *            namespace whose root shows only system folders and the seat's
  *            own folder) and wait; the judge opens /proc/PID/ns/... and later
@@ -88,6 +93,7 @@ struct opts {
     int cpu;                     /* >= 0: the one core the run may use */
     int set_nice, prog_nice;     /* set_nice: the program's nice value (root: below 0) */
     int ready_fd;                /* the child's end of the ready socket */
+    int go_fd;                   /* -W: armed ahead of its run; the core comes here */
     char **argv;
 };
 
@@ -270,6 +276,16 @@ static int diagnose(const char *cmd, char *msg, size_t msglen, int *err_out) {
     return 0;
 }
 
+/* The program and all it starts inherit the core (-1: not pinned). */
+static void pin_core(int cpu) {
+    if (cpu < 0) return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0)
+        child_fail("affinity", errno, "sched_setaffinity(core %d): %s", cpu, strerror(errno));
+}
+
 static void child_main(const struct opts *o) {
     sigset_t none;
     sigemptyset(&none);
@@ -279,6 +295,9 @@ static void child_main(const struct opts *o) {
     signal(SIGINT, SIG_DFL);
     signal(SIGHUP, SIG_DFL);
     signal(SIGCHLD, SIG_DFL);
+    /* Armed, it may wait long for its go: it must not outlive its helper (set again,
+     * below, after the credentials change, which clears it). */
+    if (o->go_fd >= 0) prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 
     if (o->oom_protect) {
         write_file("/proc/self/oom_score_adj", "0");
@@ -294,14 +313,7 @@ static void child_main(const struct opts *o) {
         if (write_file(o->child_cgroups[i], pidtxt) != 0)
             child_fail("cgroup", errno, "cannot join %s: %s", o->child_cgroups[i], strerror(errno));
     }
-    if (o->cpu >= 0) {
-        /* The program and all it starts inherit the core. */
-        cpu_set_t set;
-        CPU_ZERO(&set);
-        CPU_SET(o->cpu, &set);
-        if (sched_setaffinity(0, sizeof set, &set) != 0)
-            child_fail("affinity", errno, "sched_setaffinity(core %d): %s", o->cpu, strerror(errno));
-    }
+    if (o->go_fd < 0) pin_core(o->cpu);
     if (setsid() < 0) child_fail("setsid", errno, "setsid: %s", strerror(errno));
     if (o->set_nice) {
         /* A new session is a new autogroup, which the scheduler weighs as one task at
@@ -319,6 +331,24 @@ static void child_main(const struct opts *o) {
         struct rlimit r = { o->rls[i].val, o->rls[i].val };
         if (setrlimit(o->rls[i].res, &r) != 0)
             child_fail("rlimit", errno, "setrlimit(%d): %s", o->rls[i].res, strerror(errno));
+    }
+    if (o->go_fd >= 0) {
+        /* Armed ahead of the run: everything above is done; wait for the judge's go,
+         * which names the run's core ("-1": none).  EOF: the run was called off. */
+        char go[32];
+        size_t got = 0;
+        for (;;) {
+            ssize_t n = read(o->go_fd, go + got, sizeof go - 1 - got);
+            if (n < 0 && errno == EINTR) continue;
+            if (n <= 0) _exit(0);
+            got += (size_t)n;
+            if (memchr(go, '\n', got) || got >= sizeof go - 1) break;
+        }
+        go[got] = 0;
+        close(o->go_fd);
+        long c = strtol(go, NULL, 10);
+        if (c >= CPU_SETSIZE) _exit(0);
+        pin_core(c >= 0 ? (int)c : -1);
     }
     /* Ready: the slow set-up is over (a cgroup v1 join waits for an RCU grace period,
      * about 10 ms on a machine that moved no task for a while); the program's clock
@@ -476,6 +506,7 @@ static int run_main(struct opts *o) {
     if (status_fd < 0) usage("-s STATUS_FD is required");
     fcntl(status_fd, F_SETFD, FD_CLOEXEC);
     for (int i = 0; i < o->nns; i++) fcntl(o->nsfds[i], F_SETFD, FD_CLOEXEC);
+    if (o->go_fd >= 0) fcntl(o->go_fd, F_SETFD, FD_CLOEXEC);
 
     /* Signals the loop waits for; blocked so sigtimedwait() sees them without races. */
     sigset_t wait_set;
@@ -558,6 +589,7 @@ static int run_main(struct opts *o) {
     }
     close(ep[1]);
     close(rs[1]);
+    if (o->go_fd >= 0) close(o->go_fd);   /* the child's alone: the judge's go fails once it is gone */
     {
         /* The clock starts when the child's set-up is over (or it failed: EOF). */
         long long ready_ns = 0;
@@ -784,6 +816,7 @@ static int holder_main(int argc, char **argv) {
 static void parse_run(int argc, char **argv, struct opts *o) {
     memset(o, 0, sizeof *o);
     o->status_fd = -1; o->uid = -1; o->gid = -1; o->nproc_extra = -1; o->cpu = -1;
+    o->go_fd = -1;
     int i = 2;
     for (; i < argc; i++) {
         const char *a = argv[i];
@@ -798,6 +831,7 @@ static void parse_run(int argc, char **argv, struct opts *o) {
         else if (!strcmp(a, "-j")) { if (o->nccg >= MAX_LIST) usage("too many -j"); o->child_cgroups[o->nccg++] = v; }
         else if (!strcmp(a, "-n")) { if (o->nns >= MAX_LIST) usage("too many -n"); o->nsfds[o->nns++] = (int)parse_long(v, "-n"); }
         else if (!strcmp(a, "-d")) o->dir = v;
+        else if (!strcmp(a, "-W")) o->go_fd = (int)parse_long(v, "-W");
         else if (!strcmp(a, "-u")) o->uid = parse_long(v, "-u");
         else if (!strcmp(a, "-g")) o->gid = parse_long(v, "-g");
         else if (!strcmp(a, "-N")) o->nproc_extra = parse_long(v, "-N");

@@ -57,6 +57,8 @@ ANSWER_S = 10.0
 CLOSE_S = 2.0
 #: set False to make every run start a one-shot helper (benchmarks, bisecting)
 ENABLED = True
+#: set False to start every run on its turn, none armed ahead (benchmarks, bisecting)
+ARM = True
 
 _lock = threading.Lock()
 _live: weakref.WeakSet[Zygote] = weakref.WeakSet()
@@ -102,6 +104,11 @@ def usable(helper: Helper) -> bool:
         except (OSError, AttributeError):
             _pidfds = False
     return ENABLED and helper.kind == "c" and _pidfds
+
+
+def arming() -> bool:
+    """Whether a seat arms its next run after each (:data:`ARM`)."""
+    return ARM
 
 
 def _ready(fd: int, timeout: float | None) -> bool:
@@ -213,6 +220,11 @@ class Zygote:
         self.starts = 0
         #: why this seat's runs no longer try a zygote (it could not make a run's process)
         self.refused: str | None = None
+        #: the seat's next run, armed ahead of its turn (its request sent, not answered)
+        self._armed: Armed | None = None
+        #: armed runs used, and called off, so far
+        self.armed_used = 0
+        self.armed_called_off = 0
         with _lock:
             _live.add(self)
 
@@ -249,6 +261,47 @@ class Zygote:
     ) -> ZygoteRun:
         """Ask for one run: ``words`` are a "run" command line's after "run" (with ``-s 3``
         and ``-n 4 ...``), ``fds`` the status pipe, stdout, stderr and namespace fds."""
+        self.call_off()
+        self._request(words, env, fds)
+        return self._answer(out_r, err_r)
+
+    def arm(
+        self,
+        key: object,
+        words: list[str],
+        env: dict[str, str],
+        fds: list[int],
+        pipes: tuple[int, int, int, int],
+    ) -> None:
+        """Ask for the seat's next run ahead of its turn, without waiting for the answer:
+        ``words`` carry ``-W FD`` (the last of ``fds``, the read end of the go pipe) and no
+        core.  ``pipes``: the judge's ends, status, stdout, stderr and go, handed over to
+        the armed run (closed here if the request cannot be sent).  ``key``: what the
+        next run must match to use it (:meth:`take_armed`)."""
+        self.call_off()
+        try:
+            self._request(words, env, fds)
+        except BaseException:
+            for fd in pipes:
+                os.close(fd)
+            raise
+        self._armed = Armed(self, key, *pipes)
+
+    def take_armed(self, key: object) -> Armed | None:
+        """The armed run, if it was armed for ``key``; any other is called off."""
+        armed, self._armed = self._armed, None
+        if armed is not None and armed.key != key:
+            armed.call_off()
+            return None
+        return armed
+
+    def call_off(self) -> None:
+        """Call the armed run off, if there is one (its processes end; nothing ran)."""
+        armed, self._armed = self._armed, None
+        if armed is not None:
+            armed.call_off()
+
+    def _request(self, words: list[str], env: dict[str, str], fds: list[int]) -> None:
         if self.refused is not None:
             raise ZygoteUnavailable(self.refused)
         payload = b"\0".join(
@@ -272,6 +325,9 @@ class Zygote:
                     raise ZygoteUnavailable(
                         f"the exec helper's zygote is unreachable: {exc}"
                     ) from exc
+
+    def _answer(self, out_r: int, err_r: int) -> ZygoteRun:
+        """The zygote's answer to the request sent last: the run's process, watched."""
         msg = self._receive(ANSWER_S)
         word, _, rest = (msg or "").partition(" ")
         if word == "start":
@@ -307,6 +363,7 @@ class Zygote:
 
     def drop(self) -> None:
         """End the zygote (its socket closed: it exits at EOF; killed if it does not)."""
+        self.call_off()
         sock, self._sock = self._sock, None
         proc, self._proc = self._proc, None
         if sock is not None:
@@ -319,3 +376,82 @@ class Zygote:
                 proc.wait()
 
     close = drop
+
+
+class Armed:
+    """The seat's next run, made ahead of its turn (:meth:`Zygote.arm`).
+
+    Its helper process has joined the run's groups and forked; the child has done
+    all of its set-up (groups, session, namespaces, folder, limits) but the core, and
+    waits for the go: so a turn's run starts with one write instead of a process
+    made, five cgroup joins and a fork (CONTRIBUTING.md, "The cost of a turn").
+    Nothing of the program has run, nor has the clock started: the child's ready
+    message, after the go, starts it, as in any run.  Called off (the next run is
+    not the one it was armed for, the seat closes, the zygote is replaced), it ends
+    without a trace: its child exits at EOF on the go pipe and the helper with it."""
+
+    def __init__(
+        self, zygote: Zygote, key: object, status_r: int, out_r: int, err_r: int, go_w: int
+    ) -> None:
+        self.key = key
+        self._zygote = zygote
+        self.status_r, self._out_r, self._err_r, self._go_w = status_r, out_r, err_r, go_w
+        #: started or called off: its fds are no longer this object's
+        self.done = False
+
+    def go(self, core: int | None) -> ZygoteRun:
+        """Start the run on ``core``; its process, watched.  ZygoteUnavailable: it could
+        not be started (called off: nothing ran), ZygoteFailed: the zygote failed."""
+        if self.done:
+            raise ZygoteUnavailable("the armed run was started or called off already")
+        self.done = True
+        try:
+            run = self._zygote._answer(self._out_r, self._err_r)
+        except BaseException:
+            self._close(self.status_r, self._out_r, self._err_r, self._go_w)
+            self._zygote.armed_called_off += 1
+            raise
+        try:
+            os.write(self._go_w, b"%d\n" % (-1 if core is None else core))
+        except OSError as exc:  # the armed child is gone (EPIPE): nothing ran
+            self._end(run)
+            self._close(self.status_r)
+            self._zygote.armed_called_off += 1
+            raise ZygoteUnavailable(f"the armed run ended before its go: {exc}") from exc
+        finally:
+            self._close(self._go_w)
+        self._zygote.armed_used += 1
+        return run
+
+    def call_off(self) -> None:
+        """End it without running anything (the child exits at EOF on the go pipe)."""
+        if self.done:
+            return
+        self.done = True
+        self._close(self._go_w)
+        self._zygote.armed_called_off += 1
+        try:
+            run = self._zygote._answer(self._out_r, self._err_r)
+        except (ZygoteUnavailable, ZygoteFailed):
+            run = None
+        if run is not None:
+            self._end(run)
+        else:
+            self._close(self._out_r, self._err_r)
+        self._close(self.status_r)
+
+    @staticmethod
+    def _end(run: ZygoteRun) -> None:
+        """Wait for the called-off run's helper to exit (killed if it does not), reap it."""
+        if not run.wait(CLOSE_S):
+            run.signal(signal.SIGKILL)
+            run.wait(None)
+        run.close()
+
+    @staticmethod
+    def _close(*fds: int) -> None:
+        for fd in fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
