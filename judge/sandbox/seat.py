@@ -600,9 +600,6 @@ class Seat:
             )
         with steps.timed("verdict"):
             result = self._verdict(argv, raw, cg, limits, biggest, windows, discarded)
-        if not windows:
-            with steps.timed("helper"):
-                self._arm_next(argv, limits, core)
         return TurnRun(result, outs, tuple(discarded))
 
     def _verdict(
@@ -744,6 +741,11 @@ class Seat:
                     stragglers = self._release_cgroup(cg, keep, discarded)
         if stragglers:
             raw.survivors = stragglers
+        elif not windows:
+            # As soon as the run is over and its counters read: while this seat's
+            # outputs are read and judged, the referee works and the other seat runs.
+            with steps.timed("helper"):
+                self._arm_next(spawn, limits, core)
         return raw, cg
 
     def _take_armed(self, spawn: supervise.Spawn, windows: bool) -> Armed | None:
@@ -784,7 +786,7 @@ class Seat:
             armed.call_off()
         return backend.create(self._tag, limits.memory_bytes, limits.max_procs, core), None
 
-    def _arm_next(self, argv: list[str], limits: Limits, core: int | None) -> None:
+    def _arm_next(self, spawn: supervise.Spawn, limits: Limits, core: int | None) -> None:
         """Arm the seat's next run now, after this one (:class:`~.zygote.Armed`): its
         helper joins the groups and forks, and the child does its whole set-up while the
         referee and the other seat work, so the next run starts with a go.  Only where
@@ -794,15 +796,14 @@ class Seat:
         zygote = self._zygote
         if zygote is None or self.wrapper or zygote.refused is not None or not zygote_arm():
             return
+        if spawn.nproc_extra is not None:
+            # A normal user's seat counts its uid's tasks when the helper starts: at
+            # the run, not a turn earlier.
+            return
         backend, cg = self._m.cgroup, self._cg
         if backend is not None and (
             cg is None or not backend.reuse(cg, limits.memory_bytes, limits.max_procs, core)
         ):
-            return
-        spawn = self._spawn(argv, limits, cpu=core)
-        if spawn.nproc_extra is not None:
-            # A normal user's seat counts its uid's tasks when the helper starts: at
-            # the run, not a turn earlier.
             return
         try:
             supervise.arm(zygote, spawn, cg)
