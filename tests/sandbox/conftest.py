@@ -19,6 +19,17 @@ def sandbox() -> Iterator[Sandbox]:
         yield sb
 
 
+@pytest.fixture
+def zygote_sandbox(tmp_path: Path) -> Sandbox:
+    """A sandbox of the test's own whose judged runs go through the seats' zygotes (the C
+    helper); the test is skipped where there is only the Python helper."""
+    sb = Sandbox(tmp_path / "seats")
+    if sb.machine.helper.kind != "c":
+        sb.close()
+        pytest.skip("no C helper here: every run starts a one-shot helper")
+    return sb
+
+
 @pytest.fixture(scope="session")
 def cbin(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The C fixtures built with the system compiler (skips C variants when there is none)."""

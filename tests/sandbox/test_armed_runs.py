@@ -2,7 +2,8 @@
 
 The armed run's helper has joined the groups and forked; its child has done its
 whole set-up but the core and waits for the go.  These tests pin what must not
-change for the program (what it gets, its clock, its memory, its core), that a
+change for the program (its clock, its memory; what it gets and its core are
+compared with a one-shot helper's in test_zygote.py), that a
 run that is not the armed one calls it off without a trace, and that nothing
 armed outlives its seat.  Every other judged run of tests/sandbox after a seat's
 first goes through an armed run too.
@@ -10,14 +11,11 @@ first goes through an armed run too.
 
 from __future__ import annotations
 
-import json
 import time
-from pathlib import Path
 
 import psutil
 import pytest
 from sandbox_support import FIXTURES, KEEP_STATE
-from test_zygote import STATE
 
 from judge.sandbox import Limits, Sandbox, Seat, TurnRun, Verdict
 
@@ -60,43 +58,8 @@ def _armed_helpers(seat: Seat, want: int = 1) -> list[psutil.Process]:
         time.sleep(0.01)
 
 
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Sandbox:
-    sb = Sandbox(tmp_path / "seats")
-    if sb.machine.helper.kind != "c":
-        sb.close()
-        pytest.skip("no C helper here: every run starts a one-shot helper")
-    return sb
-
-
-def test_an_armed_run_gives_the_program_what_a_one_shot_helper_gives(
-    sandbox: Sandbox, tmp_path: Path
-) -> None:
-    prog = tmp_path / "prog"
-    prog.mkdir()
-    (prog / "state.py").write_text(STATE)
-    (prog / "state.py").chmod(0o755)
-    with sandbox as sb, sb.seat("a", prog) as seat:
-        first = _turn(seat, "state.py")
-        armed = _turn(seat, "state.py")
-        assert _counts(seat) == (1, 0)  # the second run was the one armed after the first
-        zygote, seat._zygote = seat._zygote, None  # this seat's next run: one-shot
-        try:
-            one_shot = _turn(seat, "state.py")
-        finally:
-            seat._zygote = zygote
-        runs = (first, armed, one_shot)
-        for r in runs:
-            assert r.result.verdict is Verdict.OK, r.result.message
-        states = [json.loads(r.outputs["MOVE.OUT"] or b"{}") for r in runs]
-        for s in states:
-            assert len(s.pop("cores")) == 1  # pinned to one core, given with the go
-        assert states[1] == states[2] == states[0]
-        assert states[1]["fds"] == [0, 1, 2, 3]  # the go pipe is not left open
-
-
-def test_the_clock_starts_at_the_go_not_when_the_run_was_armed(sandbox: Sandbox) -> None:
-    with sandbox as sb, sb.seat("a", FIXTURES, **KEEP_STATE) as seat:
+def test_the_clock_starts_at_the_go_not_when_the_run_was_armed(zygote_sandbox: Sandbox) -> None:
+    with zygote_sandbox as sb, sb.seat("a", FIXTURES, **KEEP_STATE) as seat:
         assert _turn(seat, "ok.py").result.verdict is Verdict.OK
         time.sleep(0.6)  # armed long before its turn
         run = _turn(seat, "ok.py")
@@ -114,8 +77,8 @@ def test_the_clock_starts_at_the_go_not_when_the_run_was_armed(sandbox: Sandbox)
         assert _counts(seat)[0] == 2
 
 
-def test_an_armed_run_counts_the_programs_memory(sandbox: Sandbox) -> None:
-    with sandbox as sb, sb.seat("a", FIXTURES, **KEEP_STATE) as seat:
+def test_an_armed_run_counts_the_programs_memory(zygote_sandbox: Sandbox) -> None:
+    with zygote_sandbox as sb, sb.seat("a", FIXTURES, **KEEP_STATE) as seat:
         limits = Limits(time_s=10, memory_bytes=128 * 2**20)
         assert _turn(seat, "memhog.py", "8", limits=limits).result.verdict is Verdict.OK
         ok = _turn(seat, "memhog.py", "64", limits=limits)  # armed for "8": called off
@@ -129,9 +92,9 @@ def test_an_armed_run_counts_the_programs_memory(sandbox: Sandbox) -> None:
 
 
 def test_a_run_that_is_not_the_armed_one_calls_it_off_without_a_trace(
-    sandbox: Sandbox,
+    zygote_sandbox: Sandbox,
 ) -> None:
-    with sandbox as sb, sb.seat("a", FIXTURES, **KEEP_STATE) as seat:
+    with zygote_sandbox as sb, sb.seat("a", FIXTURES, **KEEP_STATE) as seat:
         assert _turn(seat, "ok.py").result.verdict is Verdict.OK
         before = _armed_helpers(seat)
         assert len(before) == 1  # armed after the run: its helper, waiting
@@ -146,8 +109,8 @@ def test_a_run_that_is_not_the_armed_one_calls_it_off_without_a_trace(
         assert len(_armed_helpers(seat)) == 1
 
 
-def test_nothing_armed_outlives_its_seat(sandbox: Sandbox) -> None:
-    with sandbox as sb:
+def test_nothing_armed_outlives_its_seat(zygote_sandbox: Sandbox) -> None:
+    with zygote_sandbox as sb:
         with sb.seat("a", FIXTURES, **KEEP_STATE) as seat:
             assert _turn(seat, "ok.py").result.verdict is Verdict.OK
             armed = _armed_helpers(seat)

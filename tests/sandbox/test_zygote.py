@@ -52,17 +52,8 @@ def _zygote_pid(seat: Seat) -> int | None:
     return None if z is None else z.pid
 
 
-@pytest.fixture
-def sandbox(tmp_path: Path) -> Sandbox:
-    sb = Sandbox(tmp_path / "seats")
-    if sb.machine.helper.kind != "c":
-        sb.close()
-        pytest.skip("no C helper here: every run starts a one-shot helper")
-    return sb
-
-
-def test_the_helper_lives_as_long_as_the_seat(sandbox: Sandbox) -> None:
-    with sandbox as sb, sb.seat("a", FIXTURES, **KEEP_STATE) as seat:
+def test_the_helper_lives_as_long_as_the_seat(zygote_sandbox: Sandbox) -> None:
+    with zygote_sandbox as sb, sb.seat("a", FIXTURES, **KEEP_STATE) as seat:
         assert _zygote_pid(seat) is None  # started lazily, by the first judged run
         pids = set()
         for _ in range(4):
@@ -102,34 +93,40 @@ with open("MOVE.OUT", "w") as f:
 
 
 def test_a_program_started_through_the_zygote_gets_what_a_one_shot_helper_gives(
-    sandbox: Sandbox, tmp_path: Path
+    zygote_sandbox: Sandbox, tmp_path: Path
 ) -> None:
     """Priority, OOM score, cores, signals, fds, environment, ids, limits, groups and
-    namespaces: the same, though the zygote itself runs at a high priority as root."""
+    namespaces: the same, though the zygote itself runs at a high priority as root; and
+    the same again for the run armed after the first (its core given with the go)."""
     prog = tmp_path / "prog"
     prog.mkdir()
     (prog / "state.py").write_text(STATE)
     (prog / "state.py").chmod(0o755)
-    with sandbox as sb, sb.seat("a", prog) as seat:
+    with zygote_sandbox as sb, sb.seat("a", prog) as seat:
         through = _turn(seat, "state.py")
-        assert through.result.verdict is Verdict.OK, through.result.message
         assert _zygote_pid(seat) is not None
+        armed = _turn(seat, "state.py")
         zygote, seat._zygote = seat._zygote, None  # this seat's next run: one-shot
         try:
             one_shot = _turn(seat, "state.py")
         finally:
             seat._zygote = zygote
-        assert one_shot.result.verdict is Verdict.OK, one_shot.result.message
-        got, want = (json.loads(r.outputs["MOVE.OUT"] or b"{}") for r in (through, one_shot))
+        assert zygote is not None and zygote.armed_used == 1  # the second run was armed
+        for run in (through, armed, one_shot):
+            assert run.result.verdict is Verdict.OK, run.result.message
+        got, got_armed, want = (
+            json.loads(r.outputs["MOVE.OUT"] or b"{}") for r in (through, armed, one_shot)
+        )
         # Each run is pinned to the one core it was lent; which core that is depends on
         # what else on the machine holds cores at that moment (the core leases).
-        assert len(got.pop("cores")) == 1 and len(want.pop("cores")) == 1
-        assert got == want
+        for state in (got, got_armed, want):
+            assert len(state.pop("cores")) == 1
+        assert got == want == got_armed
         assert got["oom"] == "0" and got["fds"] == [0, 1, 2, 3]
 
 
-def test_a_killed_helper_is_replaced_and_the_run_judged_right(sandbox: Sandbox) -> None:
-    with sandbox as sb, sb.seat("a", FIXTURES, **KEEP_STATE) as seat:
+def test_a_killed_helper_is_replaced_and_the_run_judged_right(zygote_sandbox: Sandbox) -> None:
+    with zygote_sandbox as sb, sb.seat("a", FIXTURES, **KEEP_STATE) as seat:
         assert _turn(seat).result.verdict is Verdict.OK
         first = _zygote_pid(seat)
         assert first is not None
@@ -145,10 +142,10 @@ def test_a_killed_helper_is_replaced_and_the_run_judged_right(sandbox: Sandbox) 
         assert _zygote_pid(seat) == second
 
 
-def test_a_helper_killed_during_a_run_changes_nothing_for_the_run(sandbox: Sandbox) -> None:
+def test_a_helper_killed_during_a_run_changes_nothing_for_the_run(zygote_sandbox: Sandbox) -> None:
     """The run's process is the judge's child, not the zygote's: the run goes on, is
     watched and judged as if nothing happened; the next run starts a new zygote."""
-    with sandbox as sb, sb.seat("a", FIXTURES, **KEEP_STATE) as seat:
+    with zygote_sandbox as sb, sb.seat("a", FIXTURES, **KEEP_STATE) as seat:
         assert _turn(seat).result.verdict is Verdict.OK
         first = _zygote_pid(seat)
         assert first is not None
@@ -182,9 +179,9 @@ while True:
 
 
 def test_a_zygote_that_cannot_start_runs_leaves_them_to_one_shot_helpers(
-    sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+    zygote_sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with sandbox as sb, sb.seat("a", FIXTURES, **KEEP_STATE) as seat:
+    with zygote_sandbox as sb, sb.seat("a", FIXTURES, **KEEP_STATE) as seat:
         z = seat._zygote
         assert z is not None
         # a "zygote" whose clone is refused every time (an old kernel, say)
@@ -196,8 +193,8 @@ def test_a_zygote_that_cannot_start_runs_leaves_them_to_one_shot_helpers(
         assert z.pid is None and z.starts == 1  # tried once, then left alone
 
 
-def test_no_helper_outlives_its_seat(sandbox: Sandbox) -> None:
-    with sandbox as sb:
+def test_no_helper_outlives_its_seat(zygote_sandbox: Sandbox) -> None:
+    with zygote_sandbox as sb:
         with sb.seat("a", FIXTURES, **KEEP_STATE) as seat:
             assert _turn(seat).result.verdict is Verdict.OK
             pid = _zygote_pid(seat)
