@@ -85,6 +85,56 @@ def _group(item: pytest.Item) -> str:
     return str(mark.args[0]) if mark is not None and mark.args else ""
 
 
+def _groups(item: pytest.Item) -> str:
+    """Every xdist_group of the item, as pytest-xdist names its work unit."""
+    names = {
+        str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+        for m in item.iter_markers("xdist_group")
+    }
+    return "_".join(sorted(names))
+
+
+class _GroupIds:
+    """A plugin of its own (registered in pytest_configure): this module's
+    pytest_collection_modifyitems runs before pytest-xdist's, this one after."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        _name_groups_in_node_ids(config, items)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(_GroupIds(), "ocean-xdist-group-ids")
+
+
+def _name_groups_in_node_ids(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``--dist loadgroup`` an item's group must show in its node id (``...@group``):
+    that is all xdist's scheduler sees.  pytest-xdist 3.8 sets ``item._nodeid``, which
+    pytest 9.2 no longer reads (the id is ``item._id``): every group was silently split
+    between the processes, each making the group's set-up again.  Set the id here where
+    xdist's did not show, and refuse to run with a group that still does not."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    for item in items:
+        group = _groups(item)
+        if not group or item.nodeid.endswith(f"@{group}"):
+            continue
+        named = f"{item.nodeid}@{group}"
+        if hasattr(item, "_id"):  # pytest >= 9.2
+            from _pytest.nodeid import NodeId
+
+            item._id = NodeId.parse(named)
+        else:
+            item._nodeid = named
+        if item.nodeid != named:
+            raise pytest.UsageError(
+                f"cannot put {named} in its xdist group: this pytest keeps node ids "
+                "elsewhere (tests/conftest.py)"
+            )
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     root = Path(str(config.rootpath))
