@@ -78,6 +78,11 @@ _GROUPS = (
 #: the cluster tests that start a cluster of their own (a minute or more each when busy).
 _FIRST = ("heavy", "cluster", "wine", "browser")
 _LONG = "tests/cluster/test_cluster.py"
+#: The ``alone`` tests in one group, handed out last: one after the other, when the other
+#: process has little or nothing left, instead of each making it stop, mid-way, until the
+#: test it is running ends (an ``alone`` test of a grouped folder joins this group instead:
+#: tests/windows' builds its own hostile.exe).
+_ALONE = "alone"
 
 
 def _group(item: pytest.Item) -> str:
@@ -140,18 +145,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     root = Path(str(config.rootpath))
     for item in items:
         where = Path(str(item.path)).relative_to(root).as_posix()
+        alone = item.get_closest_marker("alone") is not None
         for prefix, group in _GROUPS:
-            if where.startswith(prefix):
+            if where.startswith(prefix) and not alone:  # the alone ones: group alone
                 item.add_marker(pytest.mark.xdist_group(group))
         if where == _LONG and "cluster" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("cluster"))  # one scheduler, two workers
+        if alone and not _group(item):
+            item.add_marker(pytest.mark.xdist_group(_ALONE))
     if "PYTEST_XDIST_WORKER" in os.environ:  # the same order in both processes
         rank = {name: i for i, name in enumerate(_FIRST)}
 
-        def key(item: pytest.Item) -> int:
+        def key(item: pytest.Item) -> tuple[int, bool]:
+            alone = item.get_closest_marker("alone") is not None  # last in its group too
             if _group(item) in rank:
-                return rank[_group(item)]
-            return len(rank) + (0 if item.nodeid.startswith(_LONG) else 1)
+                return rank[_group(item)], alone
+            if _group(item) == _ALONE:
+                return len(rank) + 2, alone
+            return len(rank) + (0 if item.nodeid.startswith(_LONG) else 1), alone
 
         items.sort(key=key)
     if os.geteuid() == 0:
