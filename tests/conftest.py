@@ -78,6 +78,11 @@ _GROUPS = (
 #: the cluster tests that start a cluster of their own (a minute or more each when busy).
 _FIRST = ("heavy", "cluster", "wine", "browser")
 _LONG = "tests/cluster/test_cluster.py"
+#: The ``alone`` tests in one group, handed out last: one after the other, when the other
+#: process has little or nothing left, instead of each making it stop, mid-way, until the
+#: test it is running ends (an ``alone`` test of a grouped folder joins this group instead:
+#: tests/windows' builds its own hostile.exe).
+_ALONE = "alone"
 
 
 def _group(item: pytest.Item) -> str:
@@ -85,23 +90,79 @@ def _group(item: pytest.Item) -> str:
     return str(mark.args[0]) if mark is not None and mark.args else ""
 
 
+def _groups(item: pytest.Item) -> str:
+    """Every xdist_group of the item, as pytest-xdist names its work unit."""
+    names = {
+        str(m.args[0] if m.args else m.kwargs.get("name", "default"))
+        for m in item.iter_markers("xdist_group")
+    }
+    return "_".join(sorted(names))
+
+
+class _GroupIds:
+    """A plugin of its own (registered in pytest_configure): this module's
+    pytest_collection_modifyitems runs before pytest-xdist's, this one after."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        _name_groups_in_node_ids(config, items)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.pluginmanager.register(_GroupIds(), "ocean-xdist-group-ids")
+
+
+def _name_groups_in_node_ids(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Under ``--dist loadgroup`` an item's group must show in its node id (``...@group``):
+    that is all xdist's scheduler sees.  pytest-xdist 3.8 sets ``item._nodeid``, which
+    pytest 9.2 no longer reads (the id is ``item._id``): every group was silently split
+    between the processes, each making the group's set-up again.  Set the id here where
+    xdist's did not show, and refuse to run with a group that still does not."""
+    if not getattr(config.option, "loadgroup", False):
+        return
+    for item in items:
+        group = _groups(item)
+        if not group or item.nodeid.endswith(f"@{group}"):
+            continue
+        named = f"{item.nodeid}@{group}"
+        if hasattr(item, "_id"):  # pytest >= 9.2
+            from _pytest.nodeid import NodeId
+
+            item._id = NodeId.parse(named)
+        else:
+            item._nodeid = named
+        if item.nodeid != named:
+            raise pytest.UsageError(
+                f"cannot put {named} in its xdist group: this pytest keeps node ids "
+                "elsewhere (tests/conftest.py)"
+            )
+
+
 @pytest.hookimpl(tryfirst=True)  # before xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     root = Path(str(config.rootpath))
     for item in items:
         where = Path(str(item.path)).relative_to(root).as_posix()
+        alone = item.get_closest_marker("alone") is not None
         for prefix, group in _GROUPS:
-            if where.startswith(prefix):
+            if where.startswith(prefix) and not alone:  # the alone ones: group alone
                 item.add_marker(pytest.mark.xdist_group(group))
         if where == _LONG and "cluster" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("cluster"))  # one scheduler, two workers
+        if alone and not _group(item):
+            item.add_marker(pytest.mark.xdist_group(_ALONE))
     if "PYTEST_XDIST_WORKER" in os.environ:  # the same order in both processes
         rank = {name: i for i, name in enumerate(_FIRST)}
 
-        def key(item: pytest.Item) -> int:
+        def key(item: pytest.Item) -> tuple[int, bool]:
+            alone = item.get_closest_marker("alone") is not None  # last in its group too
             if _group(item) in rank:
-                return rank[_group(item)]
-            return len(rank) + (0 if item.nodeid.startswith(_LONG) else 1)
+                return rank[_group(item)], alone
+            if _group(item) == _ALONE:
+                return len(rank) + 2, alone
+            return len(rank) + (0 if item.nodeid.startswith(_LONG) else 1), alone
 
         items.sort(key=key)
     if os.geteuid() == 0:

@@ -1,11 +1,13 @@
 """Issue 16 end to end: bots that use most of their time limit get OK at any --jobs.
 
 Two teams (three rounds: more than the default --jobs, one round per core, so rounds
-queue) whose programs need 60 % of the limit in CPU every turn (0.3 s of 0.5 s; 1.2 s
-of the contest's 2 s once): before issue 16 the default --jobs ran four busy programs
-on two cores and most runs were TLE.  Now every run holds a core of its own, so every
-recorded run is OK, at the default settings and with --jobs 4 (more rounds in flight
-than cores).  ``judge match`` in a process limited to
+queue) whose programs need 60 % of the limit in CPU every turn (0.3 s of 0.5 s): before
+issue 16 the default --jobs ran four busy programs on two cores and most runs were TLE.
+Now every run holds a core of its own, so every recorded run is OK, at the default
+settings and with --jobs 4 (more rounds in flight than cores).  The contest's own scale
+(1.2 s of 2 s) is benchmarks/fairness.py's default; nothing in the judge depends on the
+limit's size, and the 0.5 s form is the stricter one (a program's start-up, the same at
+any limit, is a larger share of it).  ``judge match`` in a process limited to
 one core runs the two seats one after the other (at once, each would need
 twice its CPU time and be TLE) and says so in its header.
 """
@@ -65,14 +67,6 @@ def test_cpu_heavy_bots_get_only_ok_fast(
     # The header says how many programs run at once (the cores, whatever --jobs says).
     n = len(plan_cores(None, *usable_cores()).bots)
     assert f"programs: at most {n} at once, one per core" in capsys.readouterr().out
-
-
-@pytest.mark.xdist_group("heavy")
-def test_bots_needing_1_2_s_of_the_contests_2_s_get_only_ok(tmp_path: Path) -> None:
-    # The contest's limit: two teams (3 rounds) are enough for more rounds in flight
-    # (--jobs 4) than cores; the forms above and below run the same at 0.5 s.
-    verdicts = _tournament(tmp_path, 1.2, 2.0, 4)
-    assert set(verdicts) == {"OK"}, {v: verdicts.count(v) for v in set(verdicts)}
 
 
 @pytest.mark.xdist_group("heavy")

@@ -122,6 +122,20 @@ def exes(tmp_path_factory: pytest.TempPathFactory) -> Exes:
 
 
 @pytest.fixture(scope="session")
+def hostile_exe(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding hostile.exe alone: for the ``alone`` test, which runs in group
+    ``alone`` (tests/conftest.py), maybe in the process that did not build :func:`exes`."""
+    tool = "x86_64-w64-mingw32-gcc"
+    if shutil.which(tool) is None:
+        _missing(f"{tool} is not installed (Debian package {TOOLS[tool]})")
+    if find_wine() is None:
+        _missing("wine is not installed (Debian package wine)")
+    folder = tmp_path_factory.mktemp("hostile-exe")
+    _build([tool, "-O1", "-o", str(folder / "hostile.exe"), str(FIXTURES / "hostile.c")])
+    return folder
+
+
+@pytest.fixture(scope="session")
 def wine_sandbox(exes: Exes) -> Iterator[Sandbox]:
     """One sandbox for the session: every protection the machine allows, wine ready."""
     with Sandbox() as sb:

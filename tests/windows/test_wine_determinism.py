@@ -49,7 +49,7 @@ def test_an_exe_finds_nothing_of_its_earlier_runs_in_wine(
 def _round(out: Path, sb: Sandbox, exes: Exes) -> list[dict[str, Any]]:
     exe = BotSpec("exe", "exe", exes.counting, ("counting.exe", "0", "reg"))
     native = BotSpec("native", "native", exes.counting_native, ("./counting",))
-    cfg = RoundConfig(game_map=load_map(ROOT / "maps" / "m1.txt"), map_label="m1", seed=5, turns=8)
+    cfg = RoundConfig(game_map=load_map(ROOT / "maps" / "m1.txt"), map_label="m1", seed=5, turns=4)
     play_round(cfg, [exe, native], ["exe", "native"], sb, out)
     return game_trace(out / "replay.jsonl")
 

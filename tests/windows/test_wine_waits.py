@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 import pytest
 
@@ -32,9 +33,9 @@ def _unexplained(run: TurnRun) -> float:
 
 
 @pytest.mark.alone  # an outside hog on a core
-def test_the_servers_waiting_is_counted_as_the_runs(exes: Exes) -> None:
+def test_the_servers_waiting_is_counted_as_the_runs(hostile_exe: Path) -> None:
     core = max(os.sched_getaffinity(0))
-    with Sandbox(cores=f"{core}-{core}") as sb, sb.seat("waits", exes.hostile) as seat:
+    with Sandbox(cores=f"{core}-{core}") as sb, sb.seat("waits", hostile_exe) as seat:
         assert seat.program_dir is not None
         argv = [str(seat.program_dir / "hostile.exe"), "server", CALLS]
         roomy = Limits(time_s=20.0)
