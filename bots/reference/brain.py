@@ -88,7 +88,8 @@ WIDTH1 = 16          # beam of the first pass (one search from the boat)
 BRANCH = 6           # children per node (plus shields / treasure)
 GAMMA = 0.975        # discount per turn: earlier gold is safer gold
 RHO = 0.25           # share of a denied cell counted as the opponent's loss when gold
-RHO_MAX = 1.0        # is plentiful ... and when every cell will be taken by someone
+RHO_MAX = 0.6        # is plentiful ... and when every cell will be taken by someone (1.0
+                     # chased the opponent's cells and left our own to a search-based planner)
 RATE = 1.0           # gold a boat collects per turn, roughly (for the above)
 LAM = 0.97           # a cell the opponent could reach first survives a turn with this
 MU = 0.9             # denial weight per turn the opponent would arrive after us
