@@ -18,7 +18,10 @@ One run, in order:
    (made for its first run, emptied and reused after each: :mod:`.cgroups`),
    becomes a child subreaper, forks; the child enters the seat's namespaces,
    chdirs, sets rlimits, drops to the seat's uid, sets no_new_privs and execs
-   the program with an empty stdin and a minimal environment;
+   the program with an empty stdin and a minimal environment (the seat's
+   zygote makes that helper; after a run it makes the next one at once, which
+   does all of this but the core and the exec and waits for the next run's go:
+   :class:`.zygote.Armed`);
 3. the judge drains stdout/stderr (keeping tails), waits for the helper, which
    exits only when every descendant has exited, and at the time limit (or when
    polled memory goes over) tells it to kill them all;
