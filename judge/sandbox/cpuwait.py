@@ -89,14 +89,30 @@ def _group_cpu_us(group_dir: str) -> int | None:
 
 
 def read_psi_totals(group_dir: str) -> dict[str, int]:
-    """A group's CPU pressure totals and CPU time so far, in µs (``some``, ``full``,
-    ``usage_usec``): the base a reused group's next run counts from (OSError: unreadable)."""
+    """A group's CPU pressure totals, CPU time and I/O stall so far, in µs (``some``,
+    ``full``, ``usage_usec``, ``io_some``): the base a reused group's next run counts
+    from (OSError: unreadable)."""
     with open(os.path.join(group_dir, "cpu.pressure"), encoding="ascii") as f:
         totals = _keyed_totals(f.read())
     cpu = _group_cpu_us(group_dir)
     if cpu is not None:
         totals["usage_usec"] = cpu
+    io = io_stall_us(group_dir)
+    if io is not None:
+        totals["io_some"] = io
     return totals
+
+
+def io_stall_us(group_dir: str) -> int | None:
+    """How long, in µs, some task of the group was stalled on I/O so far (its
+    ``io.pressure`` "some" total; None: not readable).  Not waiting for a CPU, and
+    not given back: said in a time-out's message, so that a program kept off its
+    time by the machine's disk is told apart from one that slept."""
+    try:
+        with open(os.path.join(group_dir, "io.pressure"), encoding="ascii") as f:
+            return _keyed_totals(f.read()).get("some")
+    except OSError:
+        return None
 
 
 class PsiMeter:

@@ -35,6 +35,7 @@ from judge.sandbox.cpuwait import (
     TreeMeter,
     WaitMeter,
     children,
+    io_stall_us,
     tree_times,
     wait_grace_s,
 )
@@ -146,6 +147,8 @@ class RawRun:
     survivors: list[int] = field(default_factory=list)
     #: seconds the run was runnable but kept off its core by something else (None: not measured)
     wait_s: float | None = None
+    #: seconds some process of the run was stalled on I/O (its group's PSI; None: not read)
+    io_stall_s: float | None = None
     wait_source: str = ""
     #: still running at the limit, and given its waiting back as extra time
     extended: bool = False
@@ -735,6 +738,10 @@ def _read_waits(
         service_meter.read_service()
         raw.service_cpu_s = service_meter.service_cpu_s
     if cg is not None:
+        psi = cg.psi_dir
+        io = None if psi is None else io_stall_us(psi)
+        if io is not None:
+            raw.io_stall_s = max(0, io - cg.psi_base.get("io_some", 0)) * 1e-6
         raw.cg_peak = cg.peak_memory()
         kills = cg.oom_kills()
         raw.cg_oom_kills = kills or 0

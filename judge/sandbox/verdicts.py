@@ -209,7 +209,8 @@ def time_spent(raw: RawRun) -> str:
     """Where a run's wall time went, so a time-out explains itself: the program's CPU,
     the waiting for a CPU the judge counted (and gave back), and the rest, in which
     the program neither ran nor was kept waiting (it slept, or waited for a file or
-    for its wineserver, whose own CPU for it is said)."""
+    for its wineserver, whose own CPU for it is said; how long it was stalled on the
+    disk, where the run's group says it, is said too: the machine's doing or its own)."""
     wait = raw.wait_s or 0.0
     rest = max(0.0, raw.wall_s - raw.cpu_s - wait)
     counted = (
@@ -218,6 +219,8 @@ def time_spent(raw: RawRun) -> str:
     served = ""
     if raw.service_cpu_s:
         served = f", {raw.service_cpu_s:.2f} s of it while the seat's wineserver worked for it"
+    if raw.io_stall_s is not None and raw.io_stall_s >= 0.005:
+        served += f", {min(raw.io_stall_s, rest):.2f} s of it stalled on the disk"
     return f"{raw.cpu_s:.2f} s CPU, {counted}, {rest:.2f} s neither: sleeping or blocked{served}"
 
 

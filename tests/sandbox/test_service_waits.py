@@ -8,10 +8,12 @@ added twice.  The Windows tests check it with a real wineserver.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 import judge.sandbox.cpuwait as cpuwait
-from judge.sandbox.cpuwait import ServiceMeter
+from judge.sandbox.cpuwait import ServiceMeter, io_stall_us, read_psi_totals
 from judge.sandbox.supervise import RawRun, Tail
 from judge.sandbox.verdicts import time_spent
 
@@ -72,3 +74,23 @@ def test_a_time_out_says_where_the_time_went() -> None:
     assert time_spent(raw) == (
         "1.51 s CPU, waiting not measured, 0.49 s neither: sleeping or blocked"
     )
+    raw.io_stall_s = 0.29  # the run's group says how long it was stalled on the disk
+    assert time_spent(raw) == (
+        "1.51 s CPU, waiting not measured, 0.49 s neither: sleeping or blocked, "
+        "0.29 s of it stalled on the disk"
+    )
+    raw.io_stall_s = 0.001  # a trace of it is not worth saying
+    assert time_spent(raw).endswith("0.49 s neither: sleeping or blocked")
+
+
+def test_a_groups_disk_stall_is_read_from_its_io_pressure(tmp_path: Path) -> None:
+    (tmp_path / "io.pressure").write_text(
+        "some avg10=0.00 avg60=0.00 avg300=0.00 total=290123\n"
+        "full avg10=0.00 avg60=0.00 avg300=0.00 total=280000\n"
+    )
+    (tmp_path / "cpu.pressure").write_text("some avg10=0.00 avg60=0.00 avg300=0.00 total=7\n")
+    assert io_stall_us(str(tmp_path)) == 290123
+    assert read_psi_totals(str(tmp_path))["io_some"] == 290123
+    (tmp_path / "io.pressure").unlink()  # no I/O pressure here: said by its absence
+    assert io_stall_us(str(tmp_path)) is None
+    assert "io_some" not in read_psi_totals(str(tmp_path))
