@@ -741,22 +741,38 @@ class Seat:
                     stragglers = self._release_cgroup(cg, keep, discarded)
         if stragglers:
             raw.survivors = stragglers
-        elif not windows:
+        elif self._armable(spawn, windows):
             # As soon as the run is over and its counters read: while this seat's
             # outputs are read and judged, the referee works and the other seat runs.
             with steps.timed("helper"):
                 self._arm_next(spawn, limits, core)
         return raw, cg
 
+    def _armable(self, spawn: supervise.Spawn, windows: bool) -> bool:
+        """Whether a run like ``spawn`` is armed ahead of its turn: not a Windows run (its
+        wineserver is made afresh after each), nor check-bot's wrapped runs, nor a normal
+        user's seat's (its process cap counts the uid's tasks when the helper starts: at
+        the run, not a turn earlier); only through a zygote that makes runs."""
+        zygote = self._zygote
+        return (
+            zygote is not None
+            and zygote.refused is None
+            and zygote_arm()
+            and not windows
+            and not self.wrapper
+            and spawn.nproc_extra is None
+        )
+
     def _take_armed(self, spawn: supervise.Spawn, windows: bool) -> Armed | None:
         """The run armed for this one after the seat's last run, if it is this run (the
         same command, limits and groups; only the core may differ): see :meth:`_arm_next`."""
-        if self._zygote is None:
+        zygote = self._zygote
+        if zygote is None:
             return None
-        if windows or self.wrapper or spawn.nproc_extra is not None:
-            self._zygote.call_off()
+        if not self._armable(spawn, windows):
+            zygote.call_off()
             return None
-        return self._zygote.take_armed(supervise.arm_key(spawn, self._cg))
+        return zygote.take_armed(supervise.arm_key(spawn, self._cg))
 
     def _run_cgroup(
         self, limits: Limits, core: int | None, armed: Armed | None = None
@@ -771,19 +787,15 @@ class Seat:
         if backend is None:
             return None, armed
         cg, self._cg = self._cg, None
-        if cg is not None:
-            if backend.reuse(
-                cg, limits.memory_bytes, limits.max_procs, core, restarted=armed is not None
-            ):
+        if cg is not None and armed is not None:
+            if backend.reuse(cg, limits.memory_bytes, limits.max_procs, core, restarted=True):
                 return cg, armed
-            if armed is not None:
-                armed.call_off()
-                armed = None
-                if backend.reuse(cg, limits.memory_bytes, limits.max_procs, core):
-                    return cg, None
-            cg.destroy()
-        if armed is not None:  # armed in no groups, and there are groups now
+        if armed is not None:  # not usable in these groups, or armed in none
             armed.call_off()
+        if cg is not None:
+            if backend.reuse(cg, limits.memory_bytes, limits.max_procs, core):
+                return cg, None
+            cg.destroy()
         return backend.create(self._tag, limits.memory_bytes, limits.max_procs, core), None
 
     def _arm_next(self, spawn: supervise.Spawn, limits: Limits, core: int | None) -> None:
@@ -794,12 +806,7 @@ class Seat:
         before the armed run joins them (:meth:`CgroupBackend.reuse`).  A next run that
         is not this one (another command or limits) calls it off and starts as usual."""
         zygote = self._zygote
-        if zygote is None or self.wrapper or zygote.refused is not None or not zygote_arm():
-            return
-        if spawn.nproc_extra is not None:
-            # A normal user's seat counts its uid's tasks when the helper starts: at
-            # the run, not a turn earlier.
-            return
+        assert zygote is not None  # _armable
         backend, cg = self._m.cgroup, self._cg
         if backend is not None and (
             cg is None or not backend.reuse(cg, limits.memory_bytes, limits.max_procs, core)

@@ -239,9 +239,14 @@ def _command(helper: Helper, spawn: Spawn, status_fd: int, cg: RunCgroup | None)
 
 
 def _run_words(
-    spawn: Spawn, status_fd: int, cg: RunCgroup | None, ns_fds: tuple[int, ...]
+    spawn: Spawn,
+    status_fd: int,
+    cg: RunCgroup | None,
+    ns_fds: tuple[int, ...],
+    go_fd: int | None = None,
 ) -> list[str]:
-    """The helper's "run" options and the program's argv (the words after "run")."""
+    """The helper's "run" options and the program's argv (the words after "run");
+    ``go_fd``: the run is armed, and waits for its go (and core) on that fd."""
     cmd = ["-s", str(status_fd), "-d", spawn.cwd]
     if cg is not None:
         for procs in cg.procs_files:
@@ -272,6 +277,8 @@ def _run_words(
         cmd += ["-a", str(spawn.cpu)]
     if spawn.nice is not None:
         cmd += ["-P", str(spawn.nice)]
+    if go_fd is not None:
+        cmd += ["-W", str(go_fd)]
     cmd.append("--")
     cmd += spawn.argv
     return cmd
@@ -481,51 +488,63 @@ def arm_key(spawn: Spawn, cg: RunCgroup | None) -> object:
 def arm(zygote: Zygote, spawn: Spawn, cg: RunCgroup | None) -> None:
     """Arm the seat's next run with the zygote (:class:`~.zygote.Armed`): the run as
     ``spawn`` says but its core, which comes with the go.  ZygoteUnavailable: not armed."""
-    ns = tuple(range(FIRST_NS_FD, FIRST_NS_FD + len(spawn.ns_fds)))
-    go_fd = FIRST_NS_FD + len(spawn.ns_fds)
-    unpinned = dataclasses.replace(spawn, cpu=None)
-    words = _run_words(unpinned, STATUS_FD, cg, ns)
-    words[words.index("--") : words.index("--")] = ["-W", str(go_fd)]
-    status_r, status_w = os.pipe2(os.O_CLOEXEC)
-    out_r, out_w = os.pipe2(os.O_CLOEXEC)
-    err_r, err_w = os.pipe2(os.O_CLOEXEC)
+    go_fd = FIRST_NS_FD + len(spawn.ns_fds)  # after the namespaces' fds
+    words = _zygote_words(dataclasses.replace(spawn, cpu=None), cg, go_fd)
+    (status_r, out_r, err_r), theirs = _run_pipes()
     go_r, go_w = os.pipe2(os.O_CLOEXEC)
     try:
-        for fd in (out_r, err_r):
-            _ready_output(fd)
         zygote.arm(
             arm_key(spawn, cg),
             words,
             spawn.env,
-            [status_w, out_w, err_w, *spawn.ns_fds, go_r],
+            [*theirs, *spawn.ns_fds, go_r],
             (status_r, out_r, err_r, go_w),
         )
     finally:
-        for fd in (status_w, out_w, err_w, go_r):
+        for fd in (*theirs, go_r):
             os.close(fd)
 
 
 def _start_by_zygote(zygote: Zygote, spawn: Spawn, cg: RunCgroup | None) -> tuple[_Proc, int]:
     """The run's helper process made by the seat's zygote, with the same pipes a
     one-shot helper gets (its stdout and stderr are the program's)."""
-    ns = tuple(range(FIRST_NS_FD, FIRST_NS_FD + len(spawn.ns_fds)))
-    words = _run_words(spawn, STATUS_FD, cg, ns)
-    status_r, status_w = os.pipe2(os.O_CLOEXEC)
-    out_r, out_w = os.pipe2(os.O_CLOEXEC)
-    err_r, err_w = os.pipe2(os.O_CLOEXEC)
-    mine = [status_r, out_r, err_r]
+    words = _zygote_words(spawn, cg)
+    mine, theirs = _run_pipes()
+    status_r, out_r, err_r = mine
     try:
-        for fd in (out_r, err_r):
-            _ready_output(fd)
-        run = zygote.spawn(words, spawn.env, [status_w, out_w, err_w, *spawn.ns_fds], out_r, err_r)
+        run = zygote.spawn(words, spawn.env, [*theirs, *spawn.ns_fds], out_r, err_r)
     except BaseException:
         for fd in mine:
             os.close(fd)
         raise
     finally:
-        for fd in (status_w, out_w, err_w):
+        for fd in theirs:
             os.close(fd)
     return run, status_r
+
+
+def _zygote_words(spawn: Spawn, cg: RunCgroup | None, go_fd: int | None = None) -> list[str]:
+    """A "run" request's words for the zygote, which hands the run its fds in order:
+    the status pipe as STATUS_FD, then the namespaces' from FIRST_NS_FD (then the go
+    pipe's, ``go_fd``, for an armed run)."""
+    ns = tuple(range(FIRST_NS_FD, FIRST_NS_FD + len(spawn.ns_fds)))
+    return _run_words(spawn, STATUS_FD, cg, ns, go_fd)
+
+
+def _run_pipes() -> tuple[tuple[int, int, int], tuple[int, int, int]]:
+    """A run's status, stdout and stderr pipes: the judge's read ends (the outputs
+    ready to be drained) and the run's write ends."""
+    status_r, status_w = os.pipe2(os.O_CLOEXEC)
+    out_r, out_w = os.pipe2(os.O_CLOEXEC)
+    err_r, err_w = os.pipe2(os.O_CLOEXEC)
+    try:
+        for fd in (out_r, err_r):
+            _ready_output(fd)
+    except BaseException:
+        for fd in (status_r, status_w, out_r, out_w, err_r, err_w):
+            os.close(fd)
+        raise
+    return (status_r, out_r, err_r), (status_w, out_w, err_w)
 
 
 def _wait_meter(
