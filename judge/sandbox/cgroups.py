@@ -33,6 +33,7 @@ from __future__ import annotations
 import os
 import secrets
 import signal
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -185,6 +186,48 @@ def _kill_procs_file(procs: str) -> int:
     return len(pids)
 
 
+class CounterFiles:
+    """A group's counter files, each opened once and read again with ``pread`` at offset
+    0: a cgroup file's text is made afresh at every read from its start, and a run reads
+    about a dozen of them, where an open, a read and a close cost three times one
+    ``pread`` (issue 35).  Thread-safe (the run's watch reads its pressure while the seat
+    waits), and closed with the group: no read ever goes to an fd number closed and
+    given to another file since."""
+
+    #: larger than any counter file; a cgroup.procs that fills it is read whole
+    CHUNK = 4096
+
+    def __init__(self) -> None:
+        self._fds: dict[str, int] = {}
+        self._lock = threading.Lock()
+        self._closed = False
+
+    def read(self, path: str) -> str:
+        """The file's text now (OSError: cannot be opened or read)."""
+        with self._lock:
+            fd = self._fds.get(path)
+            if fd is None:
+                if self._closed:
+                    return _read(path)
+                fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+                self._fds[path] = fd
+            data = os.pread(fd, self.CHUNK, 0)
+        if len(data) >= self.CHUNK:
+            return _read(path)
+        return data.decode("ascii", errors="replace")
+
+    def close(self) -> None:
+        """Close every file (a later read opens the file for that read alone)."""
+        with self._lock:
+            self._closed = True
+            fds, self._fds = list(self._fds.values()), {}
+        for fd in fds:
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+
 @dataclass
 class RunCgroup:
     """The groups of one run (one per hierarchy).  Not thread-shared: one run, one owner."""
@@ -206,6 +249,8 @@ class RunCgroup:
     last: dict[str, int] = field(default_factory=dict, repr=False)
     #: cpu.pressure's and cpu.stat's totals (µs) when this run started (:class:`PsiMeter`)
     psi_base: dict[str, int] = field(default_factory=dict, repr=False)
+    #: the counter files, kept open while the group lives (every run of a seat reads them)
+    files: CounterFiles = field(default_factory=CounterFiles, repr=False, compare=False)
 
     @property
     def procs_files(self) -> list[str]:
@@ -249,7 +294,7 @@ class RunCgroup:
         name = "memory.max_usage_in_bytes" if self.version == 1 else "memory.peak"
         peak: int | None
         try:
-            peak = int(_read(os.path.join(d, name)).split()[0])
+            peak = int(self.files.read(os.path.join(d, name)).split()[0])
         except (OSError, ValueError, IndexError):
             peak = self.current_memory()
         return None if peak is None else max(0, peak - self.base.get("usage", 0))
@@ -261,7 +306,7 @@ class RunCgroup:
             return None
         name = "memory.usage_in_bytes" if self.version == 1 else "memory.current"
         try:
-            return int(_read(os.path.join(d, name)).split()[0])
+            return int(self.files.read(os.path.join(d, name)).split()[0])
         except (OSError, ValueError, IndexError):
             return None
 
@@ -273,7 +318,7 @@ class RunCgroup:
             return 0
         name = "memory.oom_control" if self.version == 1 else "memory.events"
         try:
-            values = _keyed(_read(os.path.join(d, name)))
+            values = _keyed(self.files.read(os.path.join(d, name)))
         except OSError:
             return None
         if "oom_kill" not in values:
@@ -288,7 +333,7 @@ class RunCgroup:
         if self.version != 1 or not self.memory or d is None:
             return 0
         try:
-            total = int(_read(os.path.join(d, "memory.failcnt")).split()[0])
+            total = int(self.files.read(os.path.join(d, "memory.failcnt")).split()[0])
         except (OSError, ValueError, IndexError):
             return 0
         self.last["failcnt"] = total
@@ -300,7 +345,7 @@ class RunCgroup:
         if not self.pids or d is None:
             return 0
         try:
-            total = _keyed(_read(os.path.join(d, "pids.events"))).get("max", 0)
+            total = _keyed(self.files.read(os.path.join(d, "pids.events"))).get("max", 0)
         except OSError:
             return 0
         self.last["pids_max"] = total
@@ -312,7 +357,7 @@ class RunCgroup:
         if not self.pids or d is None:
             return None
         try:
-            return int(_read(os.path.join(d, "pids.current")).split()[0])
+            return int(self.files.read(os.path.join(d, "pids.current")).split()[0])
         except (OSError, ValueError, IndexError):
             return None
 
@@ -338,7 +383,7 @@ class RunCgroup:
                 if self.version != 1:
                     return False
                 _write(os.path.join(d, "memory.max_usage_in_bytes"), "0")
-                usage = int(_read(os.path.join(d, "memory.usage_in_bytes")).split()[0])
+                usage = int(self.files.read(os.path.join(d, "memory.usage_in_bytes")).split()[0])
                 if "oom_kill" not in self.last:  # old kernel: the failure counter counts
                     self.memory_failures()
                 self.base = {**self.last, "usage": usage}
@@ -346,7 +391,7 @@ class RunCgroup:
                 self.base = dict(self.last)
             psi = self.psi_dir
             if psi is not None:
-                self.psi_base = read_psi_totals(psi)
+                self.psi_base = read_psi_totals(psi, self.files.read)
         except (OSError, ValueError, IndexError, CgroupError):
             return False
         return True
@@ -356,7 +401,7 @@ class RunCgroup:
         psi = self.psi_dir
         if psi is not None:
             try:
-                self.psi_base = read_psi_totals(psi)
+                self.psi_base = read_psi_totals(psi, self.files.read)
             except (OSError, ValueError, IndexError, CgroupError):
                 return False
         return not self._destroyed
@@ -366,7 +411,7 @@ class RunCgroup:
         out: set[int] = set()
         for d in self.dirs.values():
             try:
-                out.update(int(x) for x in _read(os.path.join(d, "cgroup.procs")).split())
+                out.update(int(x) for x in self.files.read(os.path.join(d, "cgroup.procs")).split())
             except (OSError, ValueError):
                 pass
         return sorted(out)
@@ -391,6 +436,7 @@ class RunCgroup:
         normally (True, []), as the helper exits only when its whole tree has."""
         if self._destroyed:
             return True, []
+        self.files.close()
         ok = True
         stragglers: list[int] = []
         for d in self.dirs.values():

@@ -29,7 +29,19 @@ Two sources, best first:
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Protocol
+
+#: How a counter file is read: its path -> its text (OSError: unreadable).  A seat's
+#: reused groups read theirs through :class:`~judge.sandbox.cgroups.CounterFiles`.
+TextReader = Callable[[str], str]
+
+
+def read_text(path: str) -> str:
+    """A counter file's text, opened for this one reading."""
+    with open(path, encoding="ascii", errors="replace") as f:
+        return f.read()
+
 
 NS = 1e-9
 US = 1e-6
@@ -76,41 +88,38 @@ def psi_usable(group_dir: str) -> bool:
         return False
 
 
-def _group_cpu_us(group_dir: str) -> int | None:
+def _group_cpu_us(group_dir: str, read: TextReader = read_text) -> int | None:
     try:
-        with open(os.path.join(group_dir, "cpu.stat"), encoding="ascii") as f:
-            for line in f:
-                key, _, value = line.partition(" ")
-                if key == "usage_usec":
-                    return int(value)
+        for line in read(os.path.join(group_dir, "cpu.stat")).splitlines():
+            key, _, value = line.partition(" ")
+            if key == "usage_usec":
+                return int(value)
     except (OSError, ValueError):
         pass
     return None
 
 
-def read_psi_totals(group_dir: str) -> dict[str, int]:
+def read_psi_totals(group_dir: str, read: TextReader = read_text) -> dict[str, int]:
     """A group's CPU pressure totals, CPU time and I/O stall so far, in µs (``some``,
     ``full``, ``usage_usec``, ``io_some``): the base a reused group's next run counts
     from (OSError: unreadable)."""
-    with open(os.path.join(group_dir, "cpu.pressure"), encoding="ascii") as f:
-        totals = _keyed_totals(f.read())
-    cpu = _group_cpu_us(group_dir)
+    totals = _keyed_totals(read(os.path.join(group_dir, "cpu.pressure")))
+    cpu = _group_cpu_us(group_dir, read)
     if cpu is not None:
         totals["usage_usec"] = cpu
-    io = io_stall_us(group_dir)
+    io = io_stall_us(group_dir, read)
     if io is not None:
         totals["io_some"] = io
     return totals
 
 
-def io_stall_us(group_dir: str) -> int | None:
+def io_stall_us(group_dir: str, read: TextReader = read_text) -> int | None:
     """How long, in µs, some task of the group was stalled on I/O so far (its
     ``io.pressure`` "some" total; None: not readable).  Not waiting for a CPU, and
     not given back: said in a time-out's message, so that a program kept off its
     time by the machine's disk is told apart from one that slept."""
     try:
-        with open(os.path.join(group_dir, "io.pressure"), encoding="ascii") as f:
-            return _keyed_totals(f.read()).get("some")
+        return _keyed_totals(read(os.path.join(group_dir, "io.pressure"))).get("some")
     except OSError:
         return None
 
@@ -122,20 +131,22 @@ class PsiMeter:
 
     after_exit = True
 
-    def __init__(self, group_dir: str, base: dict[str, int] | None = None) -> None:
+    def __init__(
+        self, group_dir: str, base: dict[str, int] | None = None, read: TextReader = read_text
+    ) -> None:
         self.dir = group_dir
         self.base = dict(base or {})
+        self._read = read
         self.source = "cgroup CPU pressure (PSI) of the run's group"
         #: the group's CPU time at the last read (None: not known)
         self.cpu_s: float | None = None
 
     def read(self, elapsed_s: float) -> float | None:
         try:
-            with open(os.path.join(self.dir, "cpu.pressure"), encoding="ascii") as f:
-                totals = _keyed_totals(f.read())
+            totals = _keyed_totals(self._read(os.path.join(self.dir, "cpu.pressure")))
         except OSError:
             return None
-        cpu_us = _group_cpu_us(self.dir)
+        cpu_us = _group_cpu_us(self.dir, self._read)
         self.cpu_s = None if cpu_us is None else (cpu_us - self.base.get("usage_usec", 0)) * US
         if "full" in totals:
             return (totals["full"] - self.base.get("full", 0)) * US

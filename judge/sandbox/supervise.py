@@ -558,7 +558,7 @@ def _wait_meter(
     schedstat; plus its services' waiting, when it has any."""
     psi = cg.psi_dir if cg is not None else None
     meter: WaitMeter = (
-        PsiMeter(psi, cg.psi_base if cg is not None else None) if psi else TreeMeter(pid)
+        PsiMeter(psi, cg.psi_base, cg.files.read) if psi and cg is not None else TreeMeter(pid)
     )
     if service_base is None:
         return meter, None
@@ -758,7 +758,7 @@ def _read_waits(
         raw.service_cpu_s = service_meter.service_cpu_s
     if cg is not None:
         psi = cg.psi_dir
-        io = None if psi is None else io_stall_us(psi)
+        io = None if psi is None else io_stall_us(psi, cg.files.read)
         if io is not None:
             raw.io_stall_s = max(0, io - cg.psi_base.get("io_some", 0)) * 1e-6
         raw.cg_peak = cg.peak_memory()
