@@ -374,7 +374,9 @@ class Seat:
         wine = self._wine
         assert wine is not None
         try:
-            wine.refresh(self._m.helper, self._server_spawn(core), self._server_cgroup, discarded)
+            wine.refresh(
+                self._m.helper, self._server_spawn(core), self._server_cgroup, discarded, core
+            )
         except (OSError, SandboxError) as exc:
             wine.stop()  # made afresh, and proven, before the next run
             discarded.append(f"wine: could not be made afresh after this run: {exc}")

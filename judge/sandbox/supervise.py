@@ -234,8 +234,10 @@ class TreeWatcher:
         return total
 
 
-def _command(helper: Helper, spawn: Spawn, status_fd: int, cg: RunCgroup | None) -> list[str]:
-    return [*helper.argv, "run", *_run_words(spawn, status_fd, cg, spawn.ns_fds)]
+def _command(
+    helper: Helper, spawn: Spawn, status_fd: int, cg: RunCgroup | None, go_fd: int | None = None
+) -> list[str]:
+    return [*helper.argv, "run", *_run_words(spawn, status_fd, cg, spawn.ns_fds, go_fd)]
 
 
 def _run_words(

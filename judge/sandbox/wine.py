@@ -623,6 +623,8 @@ class WineSeat:
         self._tmpdir = tmpdir
         self._view = view
         self._server: _Server | None = None
+        #: the next server, armed (:meth:`_arm`), or None
+        self._next: _Server | None = None
         self._top: _Snapshot | None = None
         self._run_snap: _Snapshot | None = None
         self._needs_reset = False
@@ -704,23 +706,71 @@ class WineSeat:
         helper: Helper,
         spawn_for: Callable[[list[str]], Spawn],
         make_cgroup: Callable[[], RunCgroup | None],
+        core: int | None = None,
     ) -> None:
-        """Start the seat's wineserver and wait until it accepts programs."""
+        """Start the seat's wineserver (the one armed after the last start, if there is
+        one) and wait until it accepts programs; then arm the next one."""
         spawn = spawn_for([self.server_exe, "-f", "-p"])
-        self._server = _Server.start(helper, spawn, make_cgroup(), self.log)
+        server = self._take_armed(core)
+        if server is None:
+            server = _Server.start(helper, spawn, make_cgroup(), self._spare_log())
+        self._server = server
         deadline = time.monotonic() + SERVER_START_S
         while (found := self._socket_path()) is None:
-            if not self._server.alive():
+            if not server.alive():
                 raise SandboxError(
-                    f"wine's server for this seat exited at start: {self._server.log_tail()}"
+                    f"wine's server for this seat exited at start: {server.log_tail()}"
                 )
             if time.monotonic() > deadline:
                 raise SandboxError(
                     f"wine's server for this seat did not start within {SERVER_START_S:g} s: "
-                    f"{self._server.log_tail()}"
+                    f"{server.log_tail()}"
                 )
             time.sleep(0.002)
         self._wait_accepting(found, deadline)
+        self._arm(helper, spawn, make_cgroup)
+
+    def _arm(
+        self, helper: Helper, spawn: Spawn, make_cgroup: Callable[[], RunCgroup | None]
+    ) -> None:
+        """The next server's helper started now, idle until its :meth:`_take_armed`: it
+        joins its groups and readies the server's process while the seat's next program
+        runs, not after it.  A cgroup v1 join waits for an RCU grace period (about 10 ms
+        here) when no task moved for a while, which is the case at the end of a run: that
+        wait was half of the refresh after every run (issue 35).  Not armed: nothing lost,
+        the next start makes its server then; nor for a normal user's seat, whose process
+        cap counts the uid's tasks when the helper starts (the old server's among them)."""
+        if spawn.nproc_extra is not None:
+            self._next = None
+            return
+        try:
+            self._next = _Server.start(helper, spawn, make_cgroup(), self._spare_log(), armed=True)
+        except (OSError, SandboxError):
+            self._next = None
+
+    def _take_armed(self, core: int | None) -> _Server | None:
+        """The armed server, started now on ``core`` (None: none armed, or its helper is gone)."""
+        server, self._next = self._next, None
+        if server is None:
+            return None
+        try:
+            server.go(core)
+        except OSError:
+            server.stop()
+            return None
+        return server
+
+    def _discard_armed(self) -> None:
+        if self._next is not None:
+            self._next.stop()
+            self._next = None
+
+    def _spare_log(self) -> str:
+        """A log file no live server writes (the armed one starts while another runs)."""
+        live = {s.log for s in (self._server, self._next) if s is not None}
+        return next(
+            log for log in (self.log, self.log + ".next", self.log + ".2") if log not in live
+        )
 
     def refresh(
         self,
@@ -728,6 +778,7 @@ class WineSeat:
         spawn_for: Callable[[list[str]], Spawn],
         make_cgroup: Callable[[], RunCgroup | None],
         report: list[str],
+        core: int | None = None,
     ) -> None:
         """After every run: a new server on the template's registry (issue 32).
 
@@ -735,14 +786,17 @@ class WineSeat:
         permanent named objects), not only in files; a fresh server, loading the
         registry files as the template has them, keeps a Windows program to what a
         native one may carry between runs: its keep file.  The old server is killed,
-        not stopped, so it writes nothing back.
+        not stopped, so it writes nothing back.  The new one is the server armed at the
+        last start (a process that has not run a single instruction of wine yet), on
+        ``core``.
         """
-        self.stop()
+        self._stop_current()
         if self._needs_reset:
             report.append("wine: the program changed the seat's wine folder; it was made afresh")
+            self._discard_armed()  # readied for the prefix as it was
         self.reset_if_needed()
         self._restore_registry()
-        self.start(helper, spawn_for, make_cgroup)
+        self.start(helper, spawn_for, make_cgroup, core)
         self.snapshot()
 
     def _restore_registry(self) -> None:
@@ -956,6 +1010,11 @@ class WineSeat:
 
     # ---------------------------------------------------------- closing
     def stop(self) -> None:
+        """Stop the server, and discard the armed one (a restart makes both afresh)."""
+        self._stop_current()
+        self._discard_armed()
+
+    def _stop_current(self) -> None:
         if self._server is not None:
             self._server.stop()
             self._server = None
@@ -1050,13 +1109,19 @@ class _Server:
         self._started = threading.Event()
         self._error: BaseException | None = None
         self._thread: threading.Thread | None = None
+        #: an armed server's go pipe (-1: started, or not armed)
+        self._go_w = -1
 
     @classmethod
-    def start(cls, helper: Helper, spawn: Spawn, cg: RunCgroup | None, log: str) -> _Server:
+    def start(
+        cls, helper: Helper, spawn: Spawn, cg: RunCgroup | None, log: str, armed: bool = False
+    ) -> _Server:
+        """The helper started (the server with it, unless ``armed``: then the helper joins
+        the groups and readies the server's process, which waits for :meth:`go`)."""
         s = cls()
         s.cg, s.log = cg, log
         s._thread = threading.Thread(
-            target=s._own, args=(helper, spawn), name="wineserver-owner", daemon=True
+            target=s._own, args=(helper, spawn, armed), name="wineserver-owner", daemon=True
         )
         s._thread.start()
         s._started.wait()
@@ -1065,31 +1130,47 @@ class _Server:
             raise SandboxError(f"cannot start wine's server for this seat: {s._error}")
         return s
 
-    def _own(self, helper: Helper, spawn: Spawn) -> None:
+    def _own(self, helper: Helper, spawn: Spawn, armed: bool) -> None:
+        go_r = -1
         try:
             status_r, status_w = os.pipe2(os.O_CLOEXEC)
             self._status_r = status_r
+            if armed:
+                go_r, self._go_w = os.pipe2(os.O_CLOEXEC)
             log_fd = os.open(self.log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600)
             try:
                 self.proc = subprocess.Popen(
-                    _command(helper, spawn, status_w, self.cg),
+                    _command(helper, spawn, status_w, self.cg, go_r if armed else None),
                     stdin=subprocess.DEVNULL,
                     stdout=log_fd,
                     stderr=log_fd,
                     env=spawn.env,
-                    pass_fds=(status_w, *spawn.ns_fds),
+                    pass_fds=(status_w, *spawn.ns_fds, *((go_r,) if armed else ())),
                     cwd="/",
                     close_fds=True,
                 )
             finally:
                 os.close(status_w)
                 os.close(log_fd)
+                if go_r >= 0:
+                    os.close(go_r)
         except BaseException as exc:  # reported to the starting thread
             self._error = exc
             self._started.set()
             return
         self._started.set()
         self.proc.wait()
+
+    def go(self, core: int | None) -> None:
+        """An armed server's start, on ``core`` (None: not pinned).  OSError: its helper is
+        gone (the caller stops it and starts another)."""
+        fd, self._go_w = self._go_w, -1
+        if fd < 0:
+            raise OSError("this wineserver was not armed, or was started already")
+        try:
+            os.write(fd, f"{-1 if core is None else core}\n".encode())
+        finally:
+            os.close(fd)
 
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
@@ -1104,6 +1185,9 @@ class _Server:
 
     def stop(self) -> None:
         """End the server and everything of the seat's uid (the helper kills them all)."""
+        if self._go_w >= 0:  # armed, never started: it ends at EOF on its go pipe
+            os.close(self._go_w)
+            self._go_w = -1
         proc = self.proc
         if proc is not None and proc.poll() is None:
             try:

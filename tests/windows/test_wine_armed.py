@@ -1,0 +1,99 @@
+"""The next run's wineserver is armed while a run goes on (issue 35).
+
+After each .exe run the seat's server is made afresh (issue 32).  The new
+server's helper is started one run ahead: it joins its groups and readies the
+server's process, which waits, still root and without a single instruction of
+wine run, for its go at the refresh after the next run.  Checked here: the
+server a refresh starts is the one armed before, and it was idle until then;
+an armed server that died is replaced and the run goes on; nothing armed
+outlives its seat.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+import pytest
+
+from judge.sandbox import Limits, Sandbox, Verdict
+from judge.sandbox.cpuwait import children
+from tests.windows.conftest import Exes
+
+pytestmark = pytest.mark.slow
+
+
+def _comm(pid: int) -> str:
+    try:
+        with open(f"/proc/{pid}/comm", encoding="utf-8") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
+
+
+def _children_soon(pid: int, within: float = 5.0) -> list[int]:
+    """The helper's child, once it has forked it (it joins its groups first)."""
+    deadline = time.monotonic() + within
+    while not (found := children(pid)) and time.monotonic() < deadline:
+        time.sleep(0.005)
+    return found
+
+
+def _gone(pids: list[int], within: float = 5.0) -> bool:
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if not any(os.path.exists(f"/proc/{pid}") for pid in pids):
+            return True
+        time.sleep(0.01)
+    return False
+
+
+def test_each_refresh_starts_the_server_armed_a_run_before(
+    wine_sandbox: Sandbox, exes: Exes
+) -> None:
+    helpers: list[int] = []
+    with wine_sandbox.seat("armed", exes.hostile) as seat:
+        assert seat.program_dir is not None
+        argv = [str(seat.program_dir / "hostile.exe"), "ok"]
+        for _ in range(3):
+            run = seat.run_turn(argv, {}, ["MOVE.OUT"], Limits())
+            assert run.result.verdict is Verdict.OK, run.result.message
+            wine = seat._wine  # made at the seat's first .exe run
+            assert wine is not None
+            armed = wine._next
+            assert armed is not None and armed.proc is not None and armed.alive()
+            helpers.append(armed.proc.pid)
+            # Idle: its process is readied but is not wine's server yet.
+            idle = _children_soon(armed.proc.pid)
+            assert idle and all(_comm(pid) != "wineserver" for pid in idle)
+            assert all(os.stat(f"/proc/{pid}").st_uid == 0 for pid in idle)
+            serving = wine._server
+            assert serving is not None and serving is not armed
+            # The next run's refresh starts exactly this one.
+            run = seat.run_turn(argv, {}, ["MOVE.OUT"], Limits())
+            assert run.result.verdict is Verdict.OK, run.result.message
+            assert wine._server is armed
+            assert any(_comm(pid) == "wineserver" for pid in seat.wine_server_pids())
+            assert wine._next is not None and wine._next is not armed
+            helpers.append(wine._next.proc.pid if wine._next.proc else 0)
+    assert _gone(helpers), "a wineserver's helper, armed or serving, outlived its seat"
+
+
+def test_an_armed_server_that_died_is_replaced_and_the_run_goes_on(
+    wine_sandbox: Sandbox, exes: Exes
+) -> None:
+    with wine_sandbox.seat("armed-dead", exes.hostile) as seat:
+        assert seat.program_dir is not None
+        argv = [str(seat.program_dir / "hostile.exe"), "ok"]
+        assert seat.run_turn(argv, {}, ["MOVE.OUT"], Limits()).result.verdict is Verdict.OK
+        wine = seat._wine
+        assert wine is not None
+        armed = wine._next
+        assert armed is not None and armed.proc is not None
+        os.kill(armed.proc.pid, signal.SIGKILL)
+        assert _gone([armed.proc.pid])
+        for _ in range(2):
+            run = seat.run_turn(argv, {}, ["MOVE.OUT"], Limits())
+            assert run.result.verdict is Verdict.OK, run.result.message
+        assert wine._server is not armed and wine._server is not None and wine._server.alive()
