@@ -707,13 +707,15 @@ class WineSeat:
         spawn_for: Callable[[list[str]], Spawn],
         make_cgroup: Callable[[], RunCgroup | None],
         core: int | None = None,
+        following: _Arming | None = None,
     ) -> None:
-        """Start the seat's wineserver (the one armed after the last start, if there is
-        one) and wait until it accepts programs; then arm the next one."""
+        """Start the seat's wineserver (the one armed at the last start, if there is one)
+        and wait until it accepts programs.  The next one is then ``following``'s, armed
+        meanwhile by the caller, or armed now."""
         spawn = spawn_for([self.server_exe, "-f", "-p"])
         server = self._take_armed(core)
         if server is None:
-            server = _Server.start(helper, spawn, make_cgroup(), self._spare_log())
+            server = _Server.start(helper, spawn, make_cgroup(), self._spare_log(following))
         self._server = server
         deadline = time.monotonic() + SERVER_START_S
         while (found := self._socket_path()) is None:
@@ -728,25 +730,28 @@ class WineSeat:
                 )
             time.sleep(0.002)
         self._wait_accepting(found, deadline)
-        self._arm(helper, spawn, make_cgroup)
+        self._next = following.result() if following else self._arm(helper, spawn, make_cgroup)
 
     def _arm(
-        self, helper: Helper, spawn: Spawn, make_cgroup: Callable[[], RunCgroup | None]
-    ) -> None:
-        """The next server's helper started now, idle until its :meth:`_take_armed`: it
-        joins its groups and readies the server's process while the seat's next program
-        runs, not after it.  A cgroup v1 join waits for an RCU grace period (about 10 ms
-        here) when no task moved for a while, which is the case at the end of a run: that
-        wait was half of the refresh after every run (issue 35).  Not armed: nothing lost,
-        the next start makes its server then; nor for a normal user's seat, whose process
-        cap counts the uid's tasks when the helper starts (the old server's among them)."""
+        self,
+        helper: Helper,
+        spawn: Spawn,
+        make_cgroup: Callable[[], RunCgroup | None],
+        log: str | None = None,
+    ) -> _Server | None:
+        """A server's helper started now, idle until its :meth:`_take_armed`: it joins its
+        groups and readies the server's process ahead of its turn.  A cgroup v1 join waits
+        for an RCU grace period (about 10 ms here) when no task moved for a while, as at
+        the end of a run: that wait was half of the refresh after every run (issue 35).
+        None: not armed (nothing lost: the start makes its server then); never for a
+        normal user's seat, whose process cap counts the uid's tasks when the helper
+        starts (the old server's among them)."""
         if spawn.nproc_extra is not None:
-            self._next = None
-            return
+            return None
         try:
-            self._next = _Server.start(helper, spawn, make_cgroup(), self._spare_log(), armed=True)
+            return _Server.start(helper, spawn, make_cgroup(), self._spare_log(), armed=True)
         except (OSError, SandboxError):
-            self._next = None
+            return None
 
     def _take_armed(self, core: int | None) -> _Server | None:
         """The armed server, started now on ``core`` (None: none armed, or its helper is gone)."""
@@ -765,9 +770,11 @@ class WineSeat:
             self._next.stop()
             self._next = None
 
-    def _spare_log(self) -> str:
-        """A log file no live server writes (the armed one starts while another runs)."""
+    def _spare_log(self, also: _Arming | None = None) -> str:
+        """A log file no live server writes (an armed one starts while others live)."""
         live = {s.log for s in (self._server, self._next) if s is not None}
+        if also is not None:
+            live.add(also.log)
         return next(
             log for log in (self.log, self.log + ".next", self.log + ".2") if log not in live
         )
@@ -790,13 +797,30 @@ class WineSeat:
         last start (a process that has not run a single instruction of wine yet), on
         ``core``.
         """
-        self._stop_current()
-        if self._needs_reset:
-            report.append("wine: the program changed the seat's wine folder; it was made afresh")
-            self._discard_armed()  # readied for the prefix as it was
-        self.reset_if_needed()
-        self._restore_registry()
-        self.start(helper, spawn_for, make_cgroup, core)
+        # The server after the new one, armed first, on a thread: its groups' join waits
+        # for the kernel (see _arm) while the old server is killed and the new one
+        # starts, and is over before the next run moves the new server into its
+        # pressure group.
+        following: _Arming | None = _Arming(
+            self, helper, spawn_for([self.server_exe, "-f", "-p"]), make_cgroup
+        )
+        try:
+            self._stop_current()
+            if self._needs_reset:
+                report.append(
+                    "wine: the program changed the seat's wine folder; it was made afresh"
+                )
+                self._discard_armed()  # both readied for the prefix as it was
+                if following is not None:
+                    following.discard()
+                following = None
+            self.reset_if_needed()
+            self._restore_registry()
+            self.start(helper, spawn_for, make_cgroup, core, following)
+        except BaseException:
+            if following is not None and self._next is not following.result():
+                following.discard()
+            raise
         self.snapshot()
 
     def _restore_registry(self) -> None:
@@ -1092,6 +1116,44 @@ def crash_words(wine_lines: list[bytes]) -> str | None:
 
 
 # ------------------------------------------------------------------ the server process
+
+
+class _Arming:
+    """A seat's next wineserver armed on a thread of its own (:meth:`WineSeat._arm`), so
+    that its groups and its helper's start are made while the seat's refresh goes on."""
+
+    def __init__(
+        self,
+        seat: WineSeat,
+        helper: Helper,
+        spawn: Spawn,
+        make_cgroup: Callable[[], RunCgroup | None],
+    ) -> None:
+        self.log = seat._spare_log()
+        self._server: _Server | None = None
+        self._thread = threading.Thread(
+            target=self._arm, args=(seat, helper, spawn, make_cgroup), name="wineserver-arming"
+        )
+        self._thread.start()
+
+    def _arm(
+        self,
+        seat: WineSeat,
+        helper: Helper,
+        spawn: Spawn,
+        make_cgroup: Callable[[], RunCgroup | None],
+    ) -> None:
+        self._server = seat._arm(helper, spawn, make_cgroup, self.log)
+
+    def result(self) -> _Server | None:
+        """The armed server, once armed (None: it could not be)."""
+        self._thread.join()
+        return self._server
+
+    def discard(self) -> None:
+        server = self.result()
+        if server is not None:
+            server.stop()
 
 
 class _Server:

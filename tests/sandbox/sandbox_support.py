@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import select
 import shutil
 import subprocess
 import sys
@@ -79,7 +80,9 @@ def start_hog(core: int, seconds: float | None = None) -> subprocess.Popen[bytes
     It must take about two thirds of the core whatever priority the judge gives
     its bots: as a real-time task busy 6 ms in every 9 ms where it may (root
     with CAP_SYS_NICE), else as 40 busy processes, each in a session (and so a
-    scheduler autogroup) of its own, that end with it."""
+    scheduler autogroup) of its own, that end with it.  Returned once the hog is in
+    place (a Python start-up takes 0.2 s on a busy machine: a run started 50 ms after
+    the hog could end before it took the core)."""
     until = "True" if seconds is None else f"time.monotonic() - t < {seconds}"
     code = (
         "import os, time\n"
@@ -87,6 +90,7 @@ def start_hog(core: int, seconds: float | None = None) -> subprocess.Popen[bytes
         "t = time.monotonic()\n"
         "try:\n"
         "    os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))\n"
+        "    os.write(1, b'r')\n"
         "except OSError:\n"
         "    me = os.getpid()\n"
         "    for _ in range(40):\n"
@@ -95,6 +99,7 @@ def start_hog(core: int, seconds: float | None = None) -> subprocess.Popen[bytes
         f"            while {until} and os.getppid() == me:\n"
         "                pass\n"
         "            os._exit(0)\n"
+        "    os.write(1, b'r')\n"
         f"    while {until}:\n"
         "        time.sleep(0.05)\n"
         "    raise SystemExit\n"
@@ -104,4 +109,13 @@ def start_hog(core: int, seconds: float | None = None) -> subprocess.Popen[bytes
         "        pass\n"
         "    time.sleep(0.003)\n"
     )
-    return subprocess.Popen([sys.executable, "-c", code])
+    hog = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    assert hog.stdout is not None
+    ready, _, _ = select.select([hog.stdout], [], [], 30.0)
+    said = hog.stdout.read(1) if ready else b""
+    hog.stdout.close()
+    if said != b"r":
+        hog.kill()
+        hog.wait()
+        raise RuntimeError("the outside hog did not start")
+    return hog
