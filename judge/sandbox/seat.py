@@ -38,6 +38,7 @@ from judge.sandbox.folders import (
     write_inputs,
 )
 from judge.sandbox.namespaces import SeatNamespaces, make_namespaces
+from judge.sandbox.starvation import Canary
 from judge.sandbox.steps import StepTimes
 from judge.sandbox.types import (
     Limits,
@@ -104,6 +105,7 @@ class Seat:
         on_close: Callable[[Seat], None],
         wine: WineSupport | None = None,
         cores: CoreBudget | None = None,
+        canary: Canary | None = None,
     ) -> None:
         if not isinstance(name, str) or not name:
             raise ValueError(f"seat name must be a non-empty string, not {name!r}")
@@ -115,6 +117,8 @@ class Seat:
         self._m = machine
         #: a run holds one of these cores for its whole run (None: runs are not pinned)
         self._cores = cores
+        #: the machine's starvation of ordinary processes, given back like waiting
+        self._canary = canary
         self._on_close = on_close
         self._lock = threading.Lock()
         self._closed = False
@@ -725,6 +729,7 @@ class Seat:
                 steps=steps,
                 zygote=self._zygote,
                 armed=armed,
+                canary=self._canary,
             )
             finished = True
         finally:

@@ -15,6 +15,7 @@ from judge.sandbox.folders import remove_tree
 from judge.sandbox.leases import CoreLeases
 from judge.sandbox.probe import Machine, isolation, probe
 from judge.sandbox.seat import Seat
+from judge.sandbox.starvation import Canary
 from judge.sandbox.types import Isolation, SandboxError
 from judge.sandbox.uids import DEFAULT_LOCK_DIR, DEFAULT_RANGE
 from judge.sandbox.wine import WineSupport
@@ -106,6 +107,9 @@ class Sandbox:
         #: the bots' cores, shared by every seat (CoreSpecError, a ValueError, if unusable)
         #: and, through the lease files, with every judge on the machine
         self.cores = CoreBudget(plan, leases)
+        #: how long the machine kept ordinary processes off every CPU (started at the
+        #: first measured run; see judge/sandbox/starvation.py)
+        self.canary = Canary()
         #: Windows programs: wine is looked for (and its template built) on first use
         self.wine = WineSupport(wine, wine_cache)
         self._own_root = root is None
@@ -179,6 +183,7 @@ class Sandbox:
             self._forget,
             wine=self.wine,
             cores=self.cores,
+            canary=self.canary,
         )
         with self._lock:
             if self._closed:
@@ -210,6 +215,7 @@ class Sandbox:
         if self.machine.cgroup is not None:
             self.machine.cgroup.close()
         self.cores.close()
+        self.canary.close()
         if self._own_root:
             remove_tree(str(self.root))
 

@@ -40,6 +40,7 @@ from judge.sandbox.cpuwait import (
     wait_grace_s,
 )
 from judge.sandbox.helper import Helper, HelperProcess
+from judge.sandbox.starvation import Canary, StarvationMeter
 from judge.sandbox.steps import StepTimes
 from judge.sandbox.zygote import (
     FIRST_NS_FD,
@@ -334,6 +335,7 @@ def run(
     steps: StepTimes | None = None,
     zygote: Zygote | None = None,
     armed: Armed | None = None,
+    canary: Canary | None = None,
 ) -> RawRun:
     """Run once, in named steps: start the helper, watch the run until the helper is
     gone, read its record, read the run's waits.  Never raises for anything the
@@ -347,7 +349,8 @@ def run(
     of the waits go.  ``zygote``: the seat's persistent helper, which makes the run's
     helper process (the judge's child) instead of a one-shot helper started here
     (:mod:`.zygote`); ``armed``: the seat's run armed ahead of this one, to start with
-    its go (:func:`arm`)."""
+    its go (:func:`arm`); ``canary``: the machine's starvation of ordinary processes,
+    given back like waiting (:mod:`.starvation`)."""
     # stderr's first lines are kept too: what wine writes before the program runs
     raw = RawRun(None, None, 0.0, 0.0, Tail(output_bytes), Tail(output_bytes, head_cap=HEAD_BYTES))
     service_base = tree_times(services) if measure_wait and services else None
@@ -361,6 +364,8 @@ def run(
         if measure_wait
         else (None, None)
     )
+    if meter is not None and canary is not None and time_s is not None and canary.start():
+        meter = StarvationMeter(meter, canary, time_s)
     if meter is not None:
         raw.wait_source = meter.source
     watch = _Watch(proc, status_r, raw, cg, start, time_s, memory_bytes, poll_s, meter)

@@ -1,0 +1,122 @@
+"""The machine's starvation of ordinary processes is given back like waiting (issue 32).
+
+Real-time load on every core starves every ordinary process, kernel threads
+included; a program that needs one of them, or a lock one of them holds,
+sleeps until the load ends, and its own counters call that "sleeping or
+blocked".  The judge's :class:`~judge.sandbox.starvation.Canary` sees such
+episodes (its own time runnable but off every CPU), and
+:class:`~judge.sandbox.starvation.StarvationMeter` gives their time inside a
+run back to it, capped by the time the program did not run.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from judge.sandbox.starvation import EPISODE_S, Canary, StarvationMeter
+
+
+class Scripted:
+    """A wait meter with given figures."""
+
+    source = "scripted"
+    after_exit = True
+
+    def __init__(self, wait: float | None, cpu: float | None) -> None:
+        self.wait, self.cpu_s = wait, cpu
+
+    def read(self, elapsed_s: float) -> float | None:
+        return self.wait
+
+
+def canary_with(*episodes: tuple[float, float]) -> Canary:
+    """A canary that saw these (end, length) episodes, its thread not started."""
+    canary = Canary()
+    canary._episodes = list(episodes)
+    return canary
+
+
+def test_only_the_part_of_an_episode_inside_the_interval_counts() -> None:
+    canary = canary_with((10.0, 0.3), (20.0, 0.05))
+    assert canary.starved_s(0.0, 30.0) == pytest.approx(0.35)
+    assert canary.starved_s(9.8, 30.0) == pytest.approx(0.2 + 0.05)
+    assert canary.starved_s(9.8, 9.9) == pytest.approx(0.1)
+    assert canary.starved_s(10.0, 19.0) == 0.0
+
+
+def test_a_run_the_machine_starved_is_given_the_starvation_back() -> None:
+    now = time.monotonic()
+    # The run started 0.53 s ago; 0.34 s of it the machine starved ordinary processes.
+    canary = canary_with((now - 0.05, 0.34))
+    meter = StarvationMeter(Scripted(0.01, 0.18), canary, time_s=0.5)
+    assert meter.read(0.53) == pytest.approx(0.34, abs=0.01)
+    assert "starvation" in meter.source
+
+
+def test_starvation_is_capped_by_the_time_the_program_did_not_run() -> None:
+    now = time.monotonic()
+    canary = canary_with((now, 0.5))
+    meter = StarvationMeter(Scripted(0.0, 0.4), canary, time_s=0.5)
+    assert meter.read(0.6) == pytest.approx(0.2, abs=0.01)  # 0.6 s, 0.4 s of it CPU
+
+
+def test_without_starvation_the_runs_own_waiting_stands() -> None:
+    canary = canary_with()
+    assert StarvationMeter(Scripted(0.07, 0.3), canary, 0.5).read(0.45) == 0.07
+    assert StarvationMeter(Scripted(None, None), canary, 0.5).read(0.45) is None
+    # an episode before the run does not count
+    old = canary_with((time.monotonic() - 5.0, 1.0))
+    assert StarvationMeter(Scripted(0.07, 0.3), old, 0.5).read(0.45) == 0.07
+
+
+def test_a_quiet_canary_sees_no_episode_and_stops() -> None:
+    canary = Canary()
+    try:
+        assert canary.start()
+        since = time.monotonic()
+        time.sleep(0.15)
+        canary.settle(time.monotonic())
+        assert canary.starved_s(since) < EPISODE_S * 5  # a loaded test machine: a few ms
+    finally:
+        canary.close()
+    assert canary._thread is not None and not canary._thread.is_alive()
+
+
+BURST = """
+import os, sys, time
+os.sched_setaffinity(0, {int(sys.argv[1])})
+os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+begin = float(sys.argv[3])  # every core's burst at once (CLOCK_MONOTONIC is system-wide)
+while time.monotonic() < begin:
+    time.sleep(0.001)
+end = begin + float(sys.argv[2])
+while time.monotonic() < end:
+    pass
+"""
+
+
+@pytest.mark.alone  # real-time load on every core
+@pytest.mark.root("real-time load needs CAP_SYS_NICE")
+def test_the_canary_sees_real_time_load_on_every_core() -> None:
+    canary = Canary()
+    try:
+        assert canary.start()
+        time.sleep(0.05)
+        since = time.monotonic()
+        begin = str(time.monotonic() + 1.0)
+        bursts = [
+            subprocess.Popen([sys.executable, "-c", BURST, str(core), "0.25", begin])
+            for core in sorted(os.sched_getaffinity(0))
+        ]
+        for b in bursts:
+            assert b.wait(timeout=30) == 0
+        canary.settle(time.monotonic())
+        starved = canary.starved_s(since)
+    finally:
+        canary.close()
+    assert 0.15 <= starved <= 0.5, starved
