@@ -1131,19 +1131,12 @@ class _Arming:
     ) -> None:
         self.log = seat._spare_log()
         self._server: _Server | None = None
-        self._thread = threading.Thread(
-            target=self._arm, args=(seat, helper, spawn, make_cgroup), name="wineserver-arming"
-        )
-        self._thread.start()
 
-    def _arm(
-        self,
-        seat: WineSeat,
-        helper: Helper,
-        spawn: Spawn,
-        make_cgroup: Callable[[], RunCgroup | None],
-    ) -> None:
-        self._server = seat._arm(helper, spawn, make_cgroup, self.log)
+        def arm() -> None:
+            self._server = seat._arm(helper, spawn, make_cgroup, self.log)
+
+        self._thread = threading.Thread(target=arm, name="wineserver-arming")
+        self._thread.start()
 
     def result(self) -> _Server | None:
         """The armed server, once armed (None: it could not be)."""

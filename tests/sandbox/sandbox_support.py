@@ -119,3 +119,16 @@ def start_hog(core: int, seconds: float | None = None) -> subprocess.Popen[bytes
         hog.wait()
         raise RuntimeError("the outside hog did not start")
     return hog
+
+
+class ScriptedMeter:
+    """A wait meter (judge.sandbox.cpuwait.WaitMeter) with given figures."""
+
+    source = "scripted"
+    after_exit = True
+
+    def __init__(self, wait: float | None, cpu: float | None) -> None:
+        self.wait, self.cpu_s = wait, cpu
+
+    def read(self, elapsed_s: float) -> float | None:
+        return self.wait

@@ -16,23 +16,16 @@ import judge.sandbox.cpuwait as cpuwait
 from judge.sandbox.cpuwait import ServiceMeter, io_stall_us, read_psi_totals
 from judge.sandbox.supervise import RawRun, Tail
 from judge.sandbox.verdicts import time_spent
+from tests.sandbox.sandbox_support import ScriptedMeter
 
 MS = 1_000_000  # ns
 
 
-class Inner:
-    source = "scripted"
-    after_exit = True
-
-    def __init__(self, wait: float | None, cpu: float | None) -> None:
-        self.wait, self.cpu_s = wait, cpu
-
-    def read(self, elapsed_s: float) -> float | None:
-        return self.wait
-
-
 def _meter(
-    monkeypatch: pytest.MonkeyPatch, inner: Inner, service_now: tuple[int, int], counted: bool
+    monkeypatch: pytest.MonkeyPatch,
+    inner: ScriptedMeter,
+    service_now: tuple[int, int],
+    counted: bool,
 ) -> ServiceMeter:
     monkeypatch.setattr(cpuwait, "tree_times", lambda pids: service_now)
     return ServiceMeter(inner, (123,), (10 * MS, 5 * MS), counted=counted)
@@ -40,27 +33,27 @@ def _meter(
 
 def test_the_services_waiting_is_added(monkeypatch: pytest.MonkeyPatch) -> None:
     # the service waited 300 ms and worked 100 ms during the run
-    m = _meter(monkeypatch, Inner(0.2, 0.5), (110 * MS, 305 * MS), counted=False)
+    m = _meter(monkeypatch, ScriptedMeter(0.2, 0.5), (110 * MS, 305 * MS), counted=False)
     assert m.read(2.0) == pytest.approx(0.5)
     assert m.service_cpu_s == pytest.approx(0.1)
 
 
 def test_never_more_than_the_time_neither_ran(monkeypatch: pytest.MonkeyPatch) -> None:
     # 1.5 s elapsed, the program ran 1.0 s and the service 0.3 s: at most 0.2 s of waiting
-    m = _meter(monkeypatch, Inner(0.1, 1.0), (310 * MS, 505 * MS), counted=False)
+    m = _meter(monkeypatch, ScriptedMeter(0.1, 1.0), (310 * MS, 505 * MS), counted=False)
     assert m.read(1.5) == pytest.approx(0.2)
 
 
 def test_a_service_in_the_runs_group_is_not_counted_twice(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    m = _meter(monkeypatch, Inner(0.25, 0.9), (110 * MS, 305 * MS), counted=True)
+    m = _meter(monkeypatch, ScriptedMeter(0.25, 0.9), (110 * MS, 305 * MS), counted=True)
     assert m.read(2.0) == pytest.approx(0.25)
     assert m.service_cpu_s == pytest.approx(0.1)
 
 
 def test_nothing_measured_is_none(monkeypatch: pytest.MonkeyPatch) -> None:
-    m = _meter(monkeypatch, Inner(None, None), (10 * MS, 5 * MS), counted=False)
+    m = _meter(monkeypatch, ScriptedMeter(None, None), (10 * MS, 5 * MS), counted=False)
     assert m.read(1.0) is None
 
 

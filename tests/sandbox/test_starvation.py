@@ -19,19 +19,7 @@ import time
 import pytest
 
 from judge.sandbox.starvation import EPISODE_S, Canary, StarvationMeter
-
-
-class Scripted:
-    """A wait meter with given figures."""
-
-    source = "scripted"
-    after_exit = True
-
-    def __init__(self, wait: float | None, cpu: float | None) -> None:
-        self.wait, self.cpu_s = wait, cpu
-
-    def read(self, elapsed_s: float) -> float | None:
-        return self.wait
+from tests.sandbox.sandbox_support import ScriptedMeter
 
 
 def canary_with(*episodes: tuple[float, float]) -> Canary:
@@ -53,7 +41,7 @@ def test_a_run_the_machine_starved_is_given_the_starvation_back() -> None:
     now = time.monotonic()
     # The run started 0.53 s ago; 0.34 s of it the machine starved ordinary processes.
     canary = canary_with((now - 0.05, 0.34))
-    meter = StarvationMeter(Scripted(0.01, 0.18), canary, time_s=0.5)
+    meter = StarvationMeter(ScriptedMeter(0.01, 0.18), canary, time_s=0.5)
     assert meter.read(0.53) == pytest.approx(0.34, abs=0.01)
     assert "starvation" in meter.source
 
@@ -61,17 +49,17 @@ def test_a_run_the_machine_starved_is_given_the_starvation_back() -> None:
 def test_starvation_is_capped_by_the_time_the_program_did_not_run() -> None:
     now = time.monotonic()
     canary = canary_with((now, 0.5))
-    meter = StarvationMeter(Scripted(0.0, 0.4), canary, time_s=0.5)
+    meter = StarvationMeter(ScriptedMeter(0.0, 0.4), canary, time_s=0.5)
     assert meter.read(0.6) == pytest.approx(0.2, abs=0.01)  # 0.6 s, 0.4 s of it CPU
 
 
 def test_without_starvation_the_runs_own_waiting_stands() -> None:
     canary = canary_with()
-    assert StarvationMeter(Scripted(0.07, 0.3), canary, 0.5).read(0.45) == 0.07
-    assert StarvationMeter(Scripted(None, None), canary, 0.5).read(0.45) is None
+    assert StarvationMeter(ScriptedMeter(0.07, 0.3), canary, 0.5).read(0.45) == 0.07
+    assert StarvationMeter(ScriptedMeter(None, None), canary, 0.5).read(0.45) is None
     # an episode before the run does not count
     old = canary_with((time.monotonic() - 5.0, 1.0))
-    assert StarvationMeter(Scripted(0.07, 0.3), old, 0.5).read(0.45) == 0.07
+    assert StarvationMeter(ScriptedMeter(0.07, 0.3), old, 0.5).read(0.45) == 0.07
 
 
 def test_a_quiet_canary_sees_no_episode_and_stops() -> None:
