@@ -139,13 +139,13 @@ class MatchReplay:
         raise ReplayError(f"{self.path} has no round {n} (rounds: {have})")
 
 
-def _read_text(path: Path) -> str:
+def _read_text(path: Path, what: str = "a replay") -> str:
     """A replay or result file as text: a regular file of at most MAX_BYTES (never a
     FIFO or a device), named in every refusal."""
     if not os.path.lexists(path):
         raise ReplayError(f"{path}: no such file")
     try:
-        return read_input_text(path, "a replay", MAX_BYTES)
+        return read_input_text(path, what, MAX_BYTES)
     except InputFileError as exc:
         raise ReplayError(str(exc)) from None
 
@@ -221,8 +221,9 @@ def _round_dirs(folder: Path) -> list[tuple[int, Path]]:
 
 def load_result(path: Path) -> MatchResult:
     """A match's result.json, checked (a ReplayError names the file and the problem)."""
+    text = _read_text(path, "a result file")  # refused as it is, not as "not valid JSON"
     try:
-        data = parse_json(_read_text(path))
+        data = parse_json(text)
     except ValueError as exc:
         raise ReplayError(f"{path}: not valid JSON ({_json_why(exc)})") from None
     try:
