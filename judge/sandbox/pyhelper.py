@@ -30,6 +30,7 @@ RLIMITS = {
     "fsize": resource.RLIMIT_FSIZE,
     "nproc": resource.RLIMIT_NPROC,
     "core": resource.RLIMIT_CORE,
+    "rtprio": resource.RLIMIT_RTPRIO,
     "nofile": resource.RLIMIT_NOFILE,
     "stack": resource.RLIMIT_STACK,
     "cpu": resource.RLIMIT_CPU,

@@ -212,7 +212,9 @@ class Seat:
         cpu: int | None = None,
     ) -> supervise.Spawn:
         m = self._m
-        rl: list[tuple[str, int]] = [("core", 0)]
+        # No core dumps; no real-time priority (a program that could make itself
+        # real-time would starve the machine, and the judge gives starvation back).
+        rl: list[tuple[str, int]] = [("core", 0), ("rtprio", 0)]
         nproc_extra = None
         wine = self._wine
         if limits is not None:

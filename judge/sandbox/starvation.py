@@ -31,6 +31,7 @@ import os
 import threading
 import time
 
+from judge.sandbox.cores import JudgePin
 from judge.sandbox.cpuwait import NS, WaitMeter
 
 #: The canary's period: how late a starvation may be seen (a wake-up of a Python
@@ -59,6 +60,8 @@ class Canary:
     def start(self) -> bool:
         """Start the thread if it is not running (False: this system has no schedstat)."""
         with self._lock:
+            if self._stop.is_set():
+                return False
             if self._thread is not None or self._broken:
                 return not self._broken
             if not os.path.exists(f"/proc/self/task/{threading.get_native_id()}/schedstat"):
@@ -72,6 +75,20 @@ class Canary:
             return True
 
     def _watch(self) -> None:
+        try:
+            self._loop()
+        except Exception:  # noqa: BLE001 - a dead canary must not make readings wait
+            self._broken = True
+
+    def _loop(self) -> None:
+        # Any core the judge may use, not the judge's own (the judge pins its threads to
+        # its cores, and a thread it starts inherits that): "off every CPU".
+        free = JudgePin.before_pinning()
+        if free:
+            try:
+                os.sched_setaffinity(0, free)
+            except OSError:
+                pass
         path = f"/proc/self/task/{threading.get_native_id()}/schedstat"
         try:
             fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
@@ -92,8 +109,6 @@ class Canary:
                         while self._episodes and self._episodes[0][0] < cutoff:
                             self._episodes.pop(0)
                     self._beat = now
-        except (OSError, ValueError, IndexError):
-            self._broken = True
         finally:
             os.close(fd)
 
@@ -101,7 +116,7 @@ class Canary:
         """Wait (at most ``within``) until the canary has run after monotonic time ``at``,
         so an episode that ended before ``at`` is counted: a verdict's deadline is read
         when the judge itself may only just have got a CPU back."""
-        if self._thread is None or self._broken:
+        if self._thread is None or self._broken or self._stop.is_set():
             return
         deadline = time.monotonic() + within
         while time.monotonic() < deadline:
@@ -148,19 +163,30 @@ class StarvationMeter:
         self.canary = canary
         self.time_s = time_s
         self.source = f"{inner.source}, and the machine's starvation of ordinary processes"
-        self.after_exit = inner.after_exit
+        #: read after the run too (the canary's episodes stay; an inner meter that cannot
+        #: be read then keeps its last figures)
+        self.after_exit = True
+        #: when the program's clock started (monotonic), once known: the reading after
+        #: the run is made later than the run's end, so its window is not "now - elapsed"
+        self.begin: float | None = None
+        self._own: float | None = None
 
     @property
     def cpu_s(self) -> float | None:
         return self.inner.cpu_s
 
     def read(self, elapsed_s: float) -> float | None:
-        own = self.inner.read(elapsed_s)
+        if self.begin is None or self.inner.after_exit:
+            self._own = self.inner.read(elapsed_s)
+        own = self._own  # after the run, an inner meter that cannot be read then: its last
         now = time.monotonic()
+        begin = self.begin if self.begin is not None else now - elapsed_s
         if elapsed_s >= self.time_s - EPISODE_S:
-            self.canary.settle(now - PERIOD_S)
-        starved = self.canary.starved_s(now - elapsed_s, now)
+            self.canary.settle(min(now, begin + elapsed_s) - PERIOD_S)
+        starved = self.canary.starved_s(begin, begin + elapsed_s)
         if starved <= 0.0:
             return own
-        idle = elapsed_s - (self.inner.cpu_s or 0.0)
+        # The time neither the program nor (for an .exe) its wineserver was on a CPU.
+        served = getattr(self.inner, "service_cpu_s", 0.0) or 0.0
+        idle = elapsed_s - (self.inner.cpu_s or 0.0) - served
         return max(own or 0.0, min(starved, max(0.0, idle)))

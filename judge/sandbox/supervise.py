@@ -371,6 +371,8 @@ def run(
     watch = _Watch(proc, status_r, raw, cg, start, time_s, memory_bytes, poll_s, meter)
     status_buf = watch.until_gone(helper, kill_uid)
     _read_record(raw, status_buf, watch)
+    if isinstance(meter, StarvationMeter) and watch.prog_start is not None:
+        meter.begin = watch.prog_start
     waits_from = time.monotonic()
     _read_waits(raw, meter, service_meter, cg)
     if steps is not None:

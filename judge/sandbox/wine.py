@@ -745,11 +745,13 @@ class WineSeat:
         the end of a run: that wait was half of the refresh after every run (issue 35).
         None: not armed (nothing lost: the start makes its server then); never for a
         normal user's seat, whose process cap counts the uid's tasks when the helper
-        starts (the old server's among them)."""
-        if spawn.nproc_extra is not None:
+        starts (the old server's among them), nor with the Python fallback helper, which
+        has no go pipe."""
+        if spawn.nproc_extra is not None or helper.kind != "c":
             return None
         try:
-            return _Server.start(helper, spawn, make_cgroup(), self._spare_log(), armed=True)
+            log = log if log is not None else self._spare_log()
+            return _Server.start(helper, spawn, make_cgroup(), log, armed=True)
         except (OSError, SandboxError):
             return None
 

@@ -137,7 +137,7 @@ static int rlimit_by_name(const char *name) {
         {"nofile", RLIMIT_NOFILE}, {"stack", RLIMIT_STACK}, {"cpu", RLIMIT_CPU},
         {"as", RLIMIT_AS}, {"data", RLIMIT_DATA}, {"memlock", RLIMIT_MEMLOCK},
         {"msgqueue", RLIMIT_MSGQUEUE}, {"locks", RLIMIT_LOCKS},
-        {"sigpending", RLIMIT_SIGPENDING},
+        {"sigpending", RLIMIT_SIGPENDING}, {"rtprio", RLIMIT_RTPRIO},
     };
     for (size_t i = 0; i < sizeof tab / sizeof tab[0]; i++)
         if (strcmp(tab[i].n, name) == 0) return tab[i].r;

@@ -12,12 +12,16 @@ run back to it, capped by the time the program did not run.
 from __future__ import annotations
 
 import os
+import resource
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
+from judge.sandbox import Limits, Sandbox, Verdict
+from judge.sandbox.cores import BOT_NICE, JudgePin
 from judge.sandbox.starvation import EPISODE_S, Canary, StarvationMeter
 from tests.sandbox.sandbox_support import ScriptedMeter
 
@@ -108,3 +112,93 @@ def test_the_canary_sees_real_time_load_on_every_core() -> None:
     finally:
         canary.close()
     assert 0.15 <= starved <= 0.5, starved
+
+
+def test_the_canary_may_take_any_core_not_only_the_judges() -> None:
+    usable = os.sched_getaffinity(0)
+    if len(usable) < 2:
+        pytest.skip("needs two cores")
+    pin = JudgePin([min(usable)])  # as a Sandbox pins the judge's threads
+    canary = Canary()
+    try:
+        assert canary.start()
+        assert canary._thread is not None
+        deadline = time.monotonic() + 5
+        tid = canary._thread.native_id
+        assert tid is not None
+        while os.sched_getaffinity(tid) != usable and time.monotonic() < deadline:
+            time.sleep(0.005)
+        assert os.sched_getaffinity(tid) == usable
+    finally:
+        canary.close()
+        pin.restore()
+    assert not canary.start()  # closed for good
+
+
+HOG = """
+import os, sys
+os.sched_setaffinity(0, {int(sys.argv[1])})
+os.setpriority(os.PRIO_PROCESS, 0, int(sys.argv[2]))
+while True:
+    pass
+"""
+
+
+@pytest.mark.alone  # busy programs on every core
+@pytest.mark.root("programs at the bots' nice need root")
+def test_busy_programs_at_the_bots_priority_on_every_core_are_no_starvation() -> None:
+    """A bot cannot make the judge give it time back: at nice BOT_NICE, one busy program
+    on every core keeps an ordinary thread waiting a few milliseconds, never an episode."""
+    hogs = [
+        subprocess.Popen([sys.executable, "-c", HOG, str(core), str(BOT_NICE)])
+        for core in sorted(os.sched_getaffinity(0))
+    ]
+    canary = Canary()
+    try:
+        time.sleep(0.2)
+        assert canary.start()
+        since = time.monotonic()
+        time.sleep(1.5)
+        canary.settle(time.monotonic())
+        assert canary.starved_s(since) == 0.0
+    finally:
+        canary.close()
+        for h in hogs:
+            h.kill()
+            h.wait()
+
+
+@pytest.mark.root("programs run as a seat's own uid")
+def test_a_program_cannot_make_itself_real_time(tmp_path: Path) -> None:
+    """Whatever real-time limit the judge has, its programs have none (RLIMIT_RTPRIO 0):
+    a program that could make itself real-time would starve the machine, and the judge
+    gives starvation back."""
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "rt.py").write_text(
+        "import os, resource\n"
+        "limit = resource.getrlimit(resource.RLIMIT_RTPRIO)\n"
+        "try:\n"
+        "    os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))\n"
+        "    said = 'real-time'\n"
+        "except OSError as exc:\n"
+        "    said = f'refused {exc.errno}'\n"
+        "open('MOVE.OUT', 'w').write(f'{limit[0]} {limit[1]} {said}')\n"
+    )
+    saved = resource.getrlimit(resource.RLIMIT_RTPRIO)
+    try:  # where root may (CAP_SYS_RESOURCE), the judge's own limit is raised
+        resource.setrlimit(resource.RLIMIT_RTPRIO, (50, 50))
+    except (ValueError, OSError):
+        pass
+    try:
+        with Sandbox() as sb, sb.seat("rt", bot) as seat:
+            assert seat.program_dir is not None
+            assert ("rtprio", 0) in seat._spawn(["x"], Limits()).rlimits
+            run = seat.run_turn(
+                ["/usr/bin/python3", str(seat.program_dir / "rt.py")], {}, ["MOVE.OUT"], Limits()
+            )
+    finally:
+        resource.setrlimit(resource.RLIMIT_RTPRIO, saved)
+    assert run.result.verdict is Verdict.OK, run.result.message
+    said = run.outputs["MOVE.OUT"]
+    assert said is not None and said.startswith(b"0 0 refused"), said
