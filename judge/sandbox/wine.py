@@ -1171,6 +1171,8 @@ class _Server:
         self._thread: threading.Thread | None = None
         #: an armed server's go pipe (-1: started, or not armed)
         self._go_w = -1
+        #: set by the owner thread once it has reaped the helper
+        self._ended = threading.Event()
 
     @classmethod
     def start(
@@ -1219,7 +1221,10 @@ class _Server:
             self._started.set()
             return
         self._started.set()
-        self.proc.wait()
+        try:
+            self.proc.wait()
+        finally:
+            self._ended.set()
 
     def go(self, core: int | None) -> None:
         """An armed server's start, on ``core`` (None: not pinned).  OSError: its helper is
@@ -1254,11 +1259,11 @@ class _Server:
                 proc.send_signal(signal.SIGTERM)
             except ProcessLookupError:
                 pass
-            try:
-                proc.wait(KILL_GRACE_S)
-            except subprocess.TimeoutExpired:
+            # The owner thread reaps it and says so at once (a timed Popen.wait beside
+            # that thread's own wait polls, 0.5, 1, 2, 4 ms apart).
+            if not self._ended.wait(KILL_GRACE_S):
                 proc.kill()
-                proc.wait()
+                self._ended.wait(KILL_GRACE_S)
         if self._thread is not None:
             self._thread.join(KILL_GRACE_S)
             self._thread = None
