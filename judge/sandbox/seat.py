@@ -758,16 +758,18 @@ class Seat:
         return raw, cg
 
     def _armable(self, spawn: supervise.Spawn, windows: bool) -> bool:
-        """Whether a run like ``spawn`` is armed ahead of its turn: not a Windows run (its
-        wineserver is made afresh after each), nor check-bot's wrapped runs, nor a normal
-        user's seat's (its process cap counts the uid's tasks when the helper starts: at
-        the run, not a turn earlier); only through a zygote that makes runs."""
+        """Whether a run like ``spawn`` is armed ahead of its turn: not check-bot's wrapped
+        runs, nor a normal user's seat's (its process cap counts the uid's tasks when the
+        helper starts: at the run, not a turn earlier); only through a zygote that makes
+        runs.  A Windows run is armed too: its child waits, still root, without having
+        touched wine, while the refresh after this run makes the seat's new wineserver
+        (whose uid-wide kill of the old one passes it over), and connects to the new one
+        when it execs wine's loader at its go."""
         zygote = self._zygote
         return (
             zygote is not None
             and zygote.refused is None
             and zygote_arm()
-            and not windows
             and not self.wrapper
             and spawn.nproc_extra is None
         )
