@@ -386,6 +386,15 @@ class Seat:
         except (OSError, SandboxError) as exc:
             wine.stop()  # made afresh, and proven, before the next run
             discarded.append(f"wine: could not be made afresh after this run: {exc}")
+            return
+        # Lent to the seat's kept pressure group now, not at the next run's start: a
+        # cgroup move waits for an RCU grace period when none happened for a while, and
+        # the refresh's own (the server after next armed) is a few ms old now.  Idle till
+        # the run, the server adds nothing to the group's counters, which the run counts
+        # from its own start.
+        cg = self._cg
+        if cg is not None and cg.pressure_only_dir is not None:
+            wine.lend_server(cg.pressure_only_dir)
 
     def wine_server_pids(self) -> list[int]:
         """The seat's wineserver, if it has one now (its wine starts with the first .exe run)."""
@@ -806,6 +815,8 @@ class Seat:
         if cg is not None:
             if backend.reuse(cg, limits.memory_bytes, limits.max_procs, core):
                 return cg, None
+            if self._wine is not None and self._wine.lent:
+                self._wine.take_server_back()  # the groups' removal kills what is inside
             cg.destroy()
         return backend.create(self._tag, limits.memory_bytes, limits.max_procs, core), None
 

@@ -625,6 +625,8 @@ class WineSeat:
         self._server: _Server | None = None
         #: the next server, armed (:meth:`_arm`), or None
         self._next: _Server | None = None
+        #: the server and the run pressure group it is in (:meth:`lend_server`), or None
+        self._lent: tuple[_Server, str] | None = None
         self._top: _Snapshot | None = None
         self._run_snap: _Snapshot | None = None
         self._needs_reset = False
@@ -910,14 +912,23 @@ class WineSeat:
         """The seat's wineserver joins a run's pressure group (PSI only, no limits)
         for the run: the time neither it nor the program could get the CPU is then
         counted as one.  False if it could not (its waiting is then added instead)."""
+        if self._server is not None and self._lent == (self._server, pressure_dir):
+            return True  # lent already, since the refresh (see Seat._refresh_wine)
         pids = self.server_pids()
         if not pids or not _move(pids, pressure_dir):
             self.take_server_back()
             return False
+        self._lent = (self._server, pressure_dir) if self._server is not None else None
         return True
+
+    @property
+    def lent(self) -> bool:
+        """Whether the server is in a run's pressure group now."""
+        return self._lent is not None
 
     def take_server_back(self) -> None:
         """Back to the server's own group (before the run's group is removed)."""
+        self._lent = None
         cg = self._server.cg if self._server is not None else None
         home = cg.psi_dir if cg is not None else None
         if home is not None:
@@ -1044,6 +1055,7 @@ class WineSeat:
         self._discard_armed()
 
     def _stop_current(self) -> None:
+        self._lent = None
         if self._server is not None:
             self._server.stop()
             self._server = None

@@ -97,3 +97,28 @@ def test_an_armed_server_that_died_is_replaced_and_the_run_goes_on(
             run = seat.run_turn(argv, {}, ["MOVE.OUT"], Limits())
             assert run.result.verdict is Verdict.OK, run.result.message
         assert wine._server is not armed and wine._server is not None and wine._server.alive()
+
+
+def test_the_server_lent_ahead_survives_its_groups_being_made_afresh(
+    wine_sandbox: Sandbox, exes: Exes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After the refresh the new server is already in the seat's kept pressure group; when
+    the next run cannot reuse those groups they are removed, with the server taken out
+    first (their removal kills what is inside)."""
+    with wine_sandbox.seat("lent", exes.hostile) as seat:
+        assert seat.program_dir is not None
+        argv = [str(seat.program_dir / "hostile.exe"), "ok"]
+        assert seat.run_turn(argv, {}, ["MOVE.OUT"], Limits()).result.verdict is Verdict.OK
+        wine = seat._wine
+        assert wine is not None
+        if seat._cg is None or seat._cg.pressure_only_dir is None:
+            pytest.skip("no separate pressure group on this machine (cgroup v2)")
+        assert wine.lent  # lent ahead, at the refresh
+        server = wine._server
+        backend = wine_sandbox.machine.cgroup
+        assert backend is not None
+        monkeypatch.setattr(type(backend), "reuse", lambda self, *a, **k: False)
+        run = seat.run_turn(argv, {}, ["MOVE.OUT"], Limits())
+        assert run.result.verdict is Verdict.OK, run.result.message
+        assert not any("stopped" in d for d in run.discarded), run.discarded
+        assert wine._server is not server  # refreshed after the run, as always
