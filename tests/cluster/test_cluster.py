@@ -408,6 +408,9 @@ def test_a_worker_that_is_not_root_is_refused_by_name_unless_unsandboxed(
         address = procs.start_scheduler()
         procs.start_worker("root1")
         nobody = procs.start_worker("nobody", as_nobody=True)
+        # Both as the scheduler knows them (once, under load, a worker seen joining was
+        # missing from the very next listing).
+        _wait("both workers", lambda: {"root1", "nobody"} <= set(procs.names()))
         names = procs.names()
         argv = _judge(str(cfg_path), "--out", str(tmp_path / "refused"), "--cluster", address)
 
