@@ -623,8 +623,8 @@ class WineSeat:
         self._tmpdir = tmpdir
         self._view = view
         self._server: _Server | None = None
-        #: the next server, armed (:meth:`_arm`), or None
-        self._next: _Server | None = None
+        #: the next server, being armed or armed (:class:`_Arming`), or None
+        self._next: _Arming | None = None
         #: the server and the run pressure group it is in (:meth:`lend_server`), or None
         self._lent: tuple[_Server, str] | None = None
         self._top: _Snapshot | None = None
@@ -735,7 +735,8 @@ class WineSeat:
             # often at first (each look is a glob and a stat, some 70 µs).
             time.sleep(0.0005 if time.monotonic() - began < 0.05 else 0.002)
         self._wait_accepting(found, deadline)
-        self._next = following.result() if following else self._arm(helper, spawn, make_cgroup)
+        # Not waited for: it is the next refresh's, tens of milliseconds away.
+        self._next = following if following else _Arming(self, helper, spawn, make_cgroup)
 
     def _arm(
         self,
@@ -762,7 +763,8 @@ class WineSeat:
 
     def _take_armed(self, core: int | None) -> _Server | None:
         """The armed server, started now on ``core`` (None: none armed, or its helper is gone)."""
-        server, self._next = self._next, None
+        arming, self._next = self._next, None
+        server = arming.result() if arming is not None else None
         if server is None:
             return None
         try:
@@ -774,12 +776,14 @@ class WineSeat:
 
     def _discard_armed(self) -> None:
         if self._next is not None:
-            self._next.stop()
+            self._next.discard()
             self._next = None
 
     def _spare_log(self, also: _Arming | None = None) -> str:
         """A log file no live server writes (an armed one starts while others live)."""
-        live = {s.log for s in (self._server, self._next) if s is not None}
+        live = {self._server.log} if self._server is not None else set()
+        if self._next is not None:
+            live.add(self._next.log)
         if also is not None:
             live.add(also.log)
         return next(
@@ -825,7 +829,7 @@ class WineSeat:
             self._restore_registry()
             self.start(helper, spawn_for, make_cgroup, core, following)
         except BaseException:
-            if following is not None and self._next is not following.result():
+            if following is not None and self._next is not following:
                 following.discard()
             raise
         self.snapshot()

@@ -61,7 +61,8 @@ def test_each_refresh_starts_the_server_armed_a_run_before(
             assert run.result.verdict is Verdict.OK, run.result.message
             wine = seat._wine  # made at the seat's first .exe run
             assert wine is not None
-            armed = wine._next
+            assert wine._next is not None
+            armed = wine._next.result()  # armed on a thread of its own
             assert armed is not None and armed.proc is not None and armed.alive()
             helpers.append(armed.proc.pid)
             # Idle: its process is readied but is not wine's server yet.
@@ -75,8 +76,10 @@ def test_each_refresh_starts_the_server_armed_a_run_before(
             assert run.result.verdict is Verdict.OK, run.result.message
             assert wine._server is armed
             assert any(_comm(pid) == "wineserver" for pid in seat.wine_server_pids())
-            assert wine._next is not None and wine._next is not armed
-            helpers.append(wine._next.proc.pid if wine._next.proc else 0)
+            assert wine._next is not None
+            after = wine._next.result()
+            assert after is not None and after is not armed
+            helpers.append(after.proc.pid if after.proc else 0)
     assert _gone(helpers), "a wineserver's helper, armed or serving, outlived its seat"
 
 
@@ -89,7 +92,8 @@ def test_an_armed_server_that_died_is_replaced_and_the_run_goes_on(
         assert seat.run_turn(argv, {}, ["MOVE.OUT"], Limits()).result.verdict is Verdict.OK
         wine = seat._wine
         assert wine is not None
-        armed = wine._next
+        assert wine._next is not None
+        armed = wine._next.result()
         assert armed is not None and armed.proc is not None
         os.kill(armed.proc.pid, signal.SIGKILL)
         assert _gone([armed.proc.pid])
