@@ -9,7 +9,9 @@ seeded from the round seed).
 Maps come from ``--maps``: ``classic`` (the project's generator), ``styles``
 (every style of judge/mapstyles.py in turn), ``foreign`` (tests/reference_bot/
 foreign.py, a generator written apart from the project's), ``hand`` (maps/ and
-maps/styles/) or ``mixed`` (styles and foreign maps alternately).  Every map is
+maps/styles/), ``mixed`` (styles and foreign maps alternately) or ``book:PATH``
+(the maps of a ``judge eval --book`` file or its folder, such as
+benchmarks/oddbook.py writes, with their K and placement seeds).  Every map is
 played twice, the reference bot in seat 0 and then in seat 1.
 
 Command line (prints a table)::
@@ -29,6 +31,7 @@ against a planner; the bundled bots are weaker than that rival.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import os
 import random
@@ -241,8 +244,27 @@ def hand_maps() -> list[Path]:
     return sorted((ROOT / "maps").glob("*.txt")) + sorted((ROOT / "maps" / "styles").glob("*.txt"))
 
 
+@functools.cache
+def book_plans(book: str) -> list[Any]:
+    """The maps of a ``judge eval --book`` file, as judge eval reads them (judge.evalbook)."""
+    from judge.evalbook import load_book
+
+    return load_book(Path(book))
+
+
+def book_specs(book: Path) -> list[MapSpec]:
+    """A book's maps in order (PATH a book file or its folder), each with the round seed
+    judge eval gives it (the referee's placement seed)."""
+    if book.is_dir():
+        book = book / "book.txt"
+    return [("book", str(book), p.index, 0, 0, p.round_seed) for p in book_plans(str(book))]
+
+
 def map_specs(source: str, n: int, seed: int) -> list[MapSpec]:
-    """``n`` maps from a source (see the module docstring), fixed by ``seed``."""
+    """``n`` maps from a source (see the module docstring), fixed by ``seed``;
+    ``book:PATH`` reads the first ``n`` maps of a book file (PATH a book.txt or its folder)."""
+    if source.startswith("book:"):
+        return book_specs(Path(source[len("book:") :]))[:n]
     rng = random.Random(f"harness:{source}:{seed}")
     out: list[MapSpec] = []
     hands = hand_maps()
@@ -282,6 +304,8 @@ def build_map(spec: MapSpec) -> GameMap:
         from foreign import foreign_map
 
         return foreign_map(mseed)
+    if kind == "book":
+        return book_plans(what)[rows].game_map()  # rows: the map's index in the book
     return load_map(what)
 
 
@@ -301,7 +325,7 @@ def run_case(args: tuple[str, MapSpec, int]) -> dict[str, Any]:
     return {
         "opp": opp,
         "map": spec,
-        "label": spec[1] if spec[0] != "file" else Path(spec[1]).stem,
+        "label": spec[1] if spec[0] not in ("file", "book") else Path(gm.name or spec[1]).stem,
         "rows": gm.rows,
         "cols": gm.cols,
         "k": gm.turns,
@@ -311,6 +335,12 @@ def run_case(args: tuple[str, MapSpec, int]) -> dict[str, Any]:
         "gold": (g.gold[seat], g.gold[1 - seat]),
         "reason": out.reason.value,
         "sunk": (g.sunk[seat], g.sunk[1 - seat]),
+        # The half-time treasure: its value (None: never appeared) and who took it
+        # ("ref", "opp" or None).
+        "treasure": g.treasure,
+        "treasure_by": None
+        if g.treasure_by is None
+        else ("ref" if g.treasure_by == seat else "opp"),
         "tmax": max(ref.times),
         "tsum": sum(ref.times),
         "n": len(ref.times),
@@ -415,7 +445,9 @@ def table(rows: list[dict[str, Any]], key: str, show_losses: bool = False) -> No
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--maps", default="classic", help="classic, styles, foreign, hand or mixed")
+    ap.add_argument(
+        "--maps", default="classic", help="classic, styles, foreign, hand, mixed or book:PATH"
+    )
     ap.add_argument("--rounds", type=int, default=100, help="maps (each played in both seats)")
     ap.add_argument("--opponents", default="greedy,random")
     ap.add_argument("--jobs", type=int, default=2)

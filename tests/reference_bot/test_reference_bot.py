@@ -537,6 +537,30 @@ def test_harness_small_maps_are_small_and_drawn_in_order(source: str) -> None:
     ]
 
 
+def test_harness_reads_a_book(tmp_path: Path) -> None:
+    """``--maps book:PATH`` plays a judge eval book's maps in order (PATH the book or its
+    folder), K and placement seed as judge eval reads them; a round's row says who took
+    the half-time treasure."""
+    hands = harness.hand_maps()[:2]
+    lines = ["# two maps"]
+    for i, path in enumerate(hands):
+        (tmp_path / path.name).write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+        lines.append(f"file {path.name} 20 placement={100 + i}")
+    (tmp_path / "book.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    specs = harness.map_specs(f"book:{tmp_path}", 5, seed=1)
+    assert specs == harness.map_specs(f"book:{tmp_path / 'book.txt'}", 5, seed=9)
+    assert [(s[2], s[5]) for s in specs] == [(0, 100), (1, 101)]
+    assert len(harness.map_specs(f"book:{tmp_path}", 1, seed=1)) == 1
+    for spec, path in zip(specs, hands, strict=True):
+        gm = harness.build_map(spec)
+        assert gm.turns == 20
+        assert gm.cells == harness.load_map(path).cells
+    row = harness.run_case(("greedy", specs[0], 0))
+    assert row["label"] == hands[0].stem
+    assert row["treasure_by"] in (None, "ref", "opp")
+    assert row["treasure_by"] is None or row["treasure"] is not None
+
+
 def situation_of(
     rows: list[str], k: int, me: tuple[int, int], opp: tuple[int, int], gold: int = 0
 ) -> tuple[Any, Any]:
