@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+from typing import Any
 
 import pytest
 
@@ -47,6 +48,15 @@ def _gone(pids: list[int], within: float = 5.0) -> bool:
             return True
         time.sleep(0.01)
     return False
+
+
+def _one_run(seat: Any) -> tuple[list[str], Any]:
+    """hostile.exe's ``ok`` run once on the seat: its command and the seat's wine."""
+    assert seat.program_dir is not None
+    argv = [str(seat.program_dir / "hostile.exe"), "ok"]
+    assert seat.run_turn(argv, {}, ["MOVE.OUT"], Limits()).result.verdict is Verdict.OK
+    assert seat._wine is not None  # made at the seat's first .exe run
+    return argv, seat._wine
 
 
 def test_each_refresh_starts_the_server_armed_a_run_before(
@@ -87,11 +97,7 @@ def test_an_armed_server_that_died_is_replaced_and_the_run_goes_on(
     wine_sandbox: Sandbox, exes: Exes
 ) -> None:
     with wine_sandbox.seat("armed-dead", exes.hostile) as seat:
-        assert seat.program_dir is not None
-        argv = [str(seat.program_dir / "hostile.exe"), "ok"]
-        assert seat.run_turn(argv, {}, ["MOVE.OUT"], Limits()).result.verdict is Verdict.OK
-        wine = seat._wine
-        assert wine is not None
+        argv, wine = _one_run(seat)
         assert wine._next is not None
         armed = wine._next.result()
         assert armed is not None and armed.proc is not None
@@ -110,11 +116,7 @@ def test_the_server_lent_ahead_survives_its_groups_being_made_afresh(
     the next run cannot reuse those groups they are removed, with the server taken out
     first (their removal kills what is inside)."""
     with wine_sandbox.seat("lent", exes.hostile) as seat:
-        assert seat.program_dir is not None
-        argv = [str(seat.program_dir / "hostile.exe"), "ok"]
-        assert seat.run_turn(argv, {}, ["MOVE.OUT"], Limits()).result.verdict is Verdict.OK
-        wine = seat._wine
-        assert wine is not None
+        argv, wine = _one_run(seat)
         if seat._cg is None or seat._cg.pressure_only_dir is None:
             pytest.skip("no separate pressure group on this machine (cgroup v2)")
         assert wine.lent  # lent ahead, at the refresh
