@@ -12,17 +12,20 @@ running, not runnable) for 345-352 ms in one file operation, in 5 of 8 bursts.
 The run's counters showed 0.01 s of waiting and 0.34 s "neither"; the run was
 judged TLE, and its retry in quieter time OK.
 
-The :class:`Canary` sees it.  A thread of the judge, an ordinary process at
-the judge's priority that may run on any core, wakes every few milliseconds and
-reads how long it was runnable but kept off a CPU (its own schedstat
+The :class:`Canary` sees it.  A thread of the judge per core, an ordinary
+process at the judge's priority held to its core, wakes every few milliseconds
+and reads how long it was runnable but kept off its CPU (its own schedstat
 ``run_delay``: time it waited for a lock, the judge's interpreter lock
-included, is sleeping, not counted).  A wait of at least
-:data:`EPISODE_S` in one wake-up is the machine starving ordinary processes:
-no bot can cause one (bots run at a lower nice on their own cores, and the
-canary may take any core; a busy core makes an ordinary task wait a few
-milliseconds).  The time of such episodes inside a run is given back to the
-run like its own waiting (:class:`StarvationMeter`), so a run the machine
-stalled is run again, never judged on it.
+included, is sleeping, not counted).  A wait of at least :data:`EPISODE_S` in
+one wake-up is the machine starving ordinary processes on that core; any
+core's counts, for a program can wait on the kernel's workers of another core
+than its own (the determinism test's bursts are not on every core at once, and
+a run on a free core was still blocked for a whole burst).  No bot can cause
+an episode: at the bots' nice, a busy program on a core keeps an ordinary
+thread there waiting a few milliseconds (5-7 ms measured).  The time of
+episodes inside a run is given back to the run like its own waiting
+(:class:`StarvationMeter`), so a run the machine stalled is run again, never
+judged on it.
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from judge.sandbox.cpuwait import NS, WaitMeter
 
 #: The canary's period: how late a starvation may be seen (a wake-up of a Python
 #: thread costs some 20 µs and a hand-over of the interpreter lock).
-PERIOD_S = 0.01
+PERIOD_S = 0.02
 #: A wait for a CPU this long in one wake-up is the machine starving ordinary processes.
 EPISODE_S = 0.02
 #: Episodes older than this are forgotten (a run is at most a few times its limit).
@@ -44,57 +47,60 @@ KEEP_S = 120.0
 
 
 class Canary:
-    """The judge's starvation sensor: episodes in which an ordinary thread was kept off
-    every CPU for at least :data:`EPISODE_S`.  Thread-safe; started at its first use."""
+    """The judge's starvation sensor: episodes in which an ordinary thread was kept off a
+    CPU for at least :data:`EPISODE_S`.  One thread per core the judge may use, each held
+    to its core: a program can be kept waiting by the starvation of another core than
+    its own (the kernel's per-core workers run there), so any core's episode counts.
+    Thread-safe; started at its first use."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        #: (monotonic time the episode ended, its length in seconds)
+        #: (monotonic time the episode ended, its length in seconds), every core's
         self._episodes: list[tuple[float, float]] = []
-        #: when the canary last ran (monotonic)
-        self._beat = 0.0
+        #: core -> when its canary last ran (monotonic)
+        self._beats: dict[int, float] = {}
         self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
+        self._threads: list[threading.Thread] = []
         self._broken = False
 
     def start(self) -> bool:
-        """Start the thread if it is not running (False: this system has no schedstat)."""
+        """Start the threads if they are not running (False: no schedstat here)."""
         with self._lock:
             if self._stop.is_set():
                 return False
-            if self._thread is not None or self._broken:
+            if self._threads or self._broken:
                 return not self._broken
             if not os.path.exists(f"/proc/self/task/{threading.get_native_id()}/schedstat"):
                 self._broken = True
                 return False
-            self._beat = time.monotonic()
-            self._thread = threading.Thread(
-                target=self._watch, name="starvation-canary", daemon=True
-            )
-            self._thread.start()
+            # Every core the judge may use, not only the judge's own (the judge pins its
+            # threads to its cores, and a thread it starts inherits that).
+            cores = sorted(JudgePin.before_pinning() or os.sched_getaffinity(0))
+            now = time.monotonic()
+            for core in cores:
+                self._beats[core] = now
+                thread = threading.Thread(
+                    target=self._watch, args=(core,), name=f"starvation-canary-{core}", daemon=True
+                )
+                self._threads.append(thread)
+            for thread in self._threads:
+                thread.start()
             return True
 
-    def _watch(self) -> None:
+    def _watch(self, core: int) -> None:
         try:
-            self._loop()
+            self._loop(core)
         except Exception:  # noqa: BLE001 - a dead canary must not make readings wait
-            self._broken = True
+            with self._lock:
+                self._beats.pop(core, None)
 
-    def _loop(self) -> None:
-        # Any core the judge may use, not the judge's own (the judge pins its threads to
-        # its cores, and a thread it starts inherits that): "off every CPU".
-        free = JudgePin.before_pinning()
-        if free:
-            try:
-                os.sched_setaffinity(0, free)
-            except OSError:
-                pass
-        path = f"/proc/self/task/{threading.get_native_id()}/schedstat"
+    def _loop(self, core: int) -> None:
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+            os.sched_setaffinity(0, {core})
         except OSError:
-            self._broken = True
-            return
+            pass
+        path = f"/proc/self/task/{threading.get_native_id()}/schedstat"
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
         try:
             last = _run_delay_ns(fd)
             while not self._stop.wait(PERIOD_S):
@@ -108,40 +114,44 @@ class Canary:
                         cutoff = now - KEEP_S
                         while self._episodes and self._episodes[0][0] < cutoff:
                             self._episodes.pop(0)
-                    self._beat = now
+                    self._beats[core] = now
         finally:
             os.close(fd)
 
     def settle(self, at: float, within: float = 4 * PERIOD_S + EPISODE_S) -> None:
-        """Wait (at most ``within``) until the canary has run after monotonic time ``at``,
-        so an episode that ended before ``at`` is counted: a verdict's deadline is read
-        when the judge itself may only just have got a CPU back."""
-        if self._thread is None or self._broken or self._stop.is_set():
+        """Wait (at most ``within``) until every core's canary has run after monotonic
+        time ``at``, so an episode that ended before ``at`` is counted: a verdict's
+        deadline is read when the judge itself may only just have got a CPU back."""
+        if not self._threads or self._broken or self._stop.is_set():
             return
         deadline = time.monotonic() + within
         while time.monotonic() < deadline:
             with self._lock:
-                if self._beat >= at:
+                if all(beat >= at for beat in self._beats.values()):
                     return
             time.sleep(0.001)
 
     def starved_s(self, since: float, until: float | None = None) -> float:
-        """Seconds of starvation episodes between monotonic times ``since`` and ``until``."""
-        total = 0.0
+        """Seconds between monotonic times ``since`` and ``until`` in which some core was
+        in a starvation episode (overlapping episodes of several cores count once)."""
         with self._lock:
             episodes = list(self._episodes)
-        for end, length in episodes:
-            begin = end - length
-            hi = end if until is None else min(end, until)
-            lo = max(begin, since)
+        spans = sorted(
+            (max(end - length, since), end if until is None else min(end, until))
+            for end, length in episodes
+        )
+        total = 0.0
+        reach = since
+        for lo, hi in spans:
+            lo = max(lo, reach)
             if hi > lo:
                 total += hi - lo
+                reach = hi
         return total
 
     def close(self) -> None:
         self._stop.set()
-        thread = self._thread
-        if thread is not None:
+        for thread in self._threads:
             thread.join(1.0)
 
 
