@@ -40,6 +40,9 @@ from judge.sandbox.cpuwait import NS, WaitMeter
 #: The canary's period: how late a starvation may be seen (a wake-up of a Python
 #: thread costs some 20 µs and a hand-over of the interpreter lock).
 PERIOD_S = 0.02
+#: Up to this many cores the canaries wake every PERIOD_S; on more, proportionally less
+#: often, so that a big machine's judge wakes no more than this many threads that often.
+PERIOD_CORES = 8
 #: A wait for a CPU this long in one wake-up is the machine starving ordinary processes.
 EPISODE_S = 0.02
 #: Episodes older than this are forgotten (a run is at most a few times its limit).
@@ -62,6 +65,8 @@ class Canary:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._broken = False
+        #: how often each canary wakes (PERIOD_S, longer on many cores)
+        self.period_s = PERIOD_S
 
     def start(self) -> bool:
         """Start the threads if they are not running (False: no schedstat here)."""
@@ -76,6 +81,7 @@ class Canary:
             # Every core the judge may use, not only the judge's own (the judge pins its
             # threads to its cores, and a thread it starts inherits that).
             cores = sorted(JudgePin.before_pinning() or os.sched_getaffinity(0))
+            self.period_s = PERIOD_S * max(1.0, len(cores) / PERIOD_CORES)
             now = time.monotonic()
             for core in cores:
                 self._beats[core] = now
@@ -103,7 +109,7 @@ class Canary:
         fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
         try:
             last = _run_delay_ns(fd)
-            while not self._stop.wait(PERIOD_S):
+            while not self._stop.wait(self.period_s):
                 now = time.monotonic()
                 delay = _run_delay_ns(fd)
                 waited = (delay - last) * NS
@@ -118,13 +124,14 @@ class Canary:
         finally:
             os.close(fd)
 
-    def settle(self, at: float, within: float = 4 * PERIOD_S + EPISODE_S) -> None:
-        """Wait (at most ``within``) until every core's canary has run after monotonic
-        time ``at``, so an episode that ended before ``at`` is counted: a verdict's
-        deadline is read when the judge itself may only just have got a CPU back."""
+    def settle(self, at: float) -> None:
+        """Wait (at most four periods and an episode) until every core's canary has run
+        after monotonic time ``at``, so an episode that ended before ``at`` is counted: a
+        verdict's deadline is read when the judge itself may only just have got a CPU
+        back."""
         if not self._threads or self._broken or self._stop.is_set():
             return
-        deadline = time.monotonic() + within
+        deadline = time.monotonic() + 4 * self.period_s + EPISODE_S
         while time.monotonic() < deadline:
             with self._lock:
                 if all(beat >= at for beat in self._beats.values()):
@@ -192,7 +199,7 @@ class StarvationMeter:
         now = time.monotonic()
         begin = self.begin if self.begin is not None else now - elapsed_s
         if elapsed_s >= self.time_s - EPISODE_S:
-            self.canary.settle(min(now, begin + elapsed_s) - PERIOD_S)
+            self.canary.settle(min(now, begin + elapsed_s) - self.canary.period_s)
         starved = self.canary.starved_s(begin, begin + elapsed_s)
         if starved <= 0.0:
             return own

@@ -22,7 +22,7 @@ import pytest
 
 from judge.sandbox import Limits, Sandbox, Verdict
 from judge.sandbox.cores import BOT_NICE, JudgePin
-from judge.sandbox.starvation import EPISODE_S, Canary, StarvationMeter
+from judge.sandbox.starvation import EPISODE_S, PERIOD_S, Canary, StarvationMeter
 from tests.sandbox.sandbox_support import ScriptedMeter
 
 
@@ -230,3 +230,22 @@ def test_a_program_cannot_make_itself_real_time(tmp_path: Path) -> None:
     assert run.result.verdict is Verdict.OK, run.result.message
     said = run.outputs["MOVE.OUT"]
     assert said is not None and said.startswith(b"0 0 refused"), said
+
+
+def test_on_many_cores_the_canaries_wake_less_often(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A judge on 32 cores wakes 32 canaries a quarter as often as on 8 or fewer."""
+    monkeypatch.setattr(JudgePin, "before_pinning", classmethod(lambda cls: set(range(32))))
+    canary = Canary()
+    try:
+        assert canary.start()
+        assert len(canary._threads) == 32
+        assert canary.period_s == pytest.approx(4 * PERIOD_S)
+    finally:
+        canary.close()
+    few = Canary()
+    monkeypatch.setattr(JudgePin, "before_pinning", classmethod(lambda cls: {0, 1}))
+    try:
+        assert few.start()
+        assert few.period_s == PERIOD_S
+    finally:
+        few.close()
