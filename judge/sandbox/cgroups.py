@@ -40,6 +40,7 @@ from pathlib import Path
 
 from judge.sandbox.cores import BOT_WEIGHT
 from judge.sandbox.cpuwait import psi_usable, read_psi_totals
+from judge.sandbox.cpuwait import read_text as _read
 from judge.sandbox.types import SandboxError
 
 PREFIX = "ocean-judge-"
@@ -49,11 +50,6 @@ PROGRAM_ONLY = ("cpu", "cpuset")
 
 class CgroupError(SandboxError):
     """A cgroup operation failed; the message names the file."""
-
-
-def _read(path: str) -> str:
-    with open(path, encoding="ascii", errors="replace") as f:
-        return f.read()
 
 
 def _write(path: str, text: str) -> None:

@@ -707,7 +707,7 @@ class Seat:
         the server's own waiting is added (:class:`~judge.sandbox.cpuwait.ServiceMeter`).
         """
         spawn = self._spawn(argv, limits, cpu=core)
-        armed = self._take_armed(spawn, windows)
+        armed = self._take_armed(spawn)
         try:
             with steps.timed("cgroup"):
                 cg, armed = self._run_cgroup(limits, core, armed)
@@ -759,14 +759,14 @@ class Seat:
                     stragglers = self._release_cgroup(cg, keep, discarded)
         if stragglers:
             raw.survivors = stragglers
-        elif self._armable(spawn, windows):
+        elif self._armable(spawn):
             # As soon as the run is over and its counters read: while this seat's
             # outputs are read and judged, the referee works and the other seat runs.
             with steps.timed("helper"):
                 self._arm_next(spawn, limits, core)
         return raw, cg
 
-    def _armable(self, spawn: supervise.Spawn, windows: bool) -> bool:
+    def _armable(self, spawn: supervise.Spawn) -> bool:
         """Whether a run like ``spawn`` is armed ahead of its turn: not check-bot's wrapped
         runs, nor a normal user's seat's (its process cap counts the uid's tasks when the
         helper starts: at the run, not a turn earlier); only through a zygote that makes
@@ -783,13 +783,13 @@ class Seat:
             and spawn.nproc_extra is None
         )
 
-    def _take_armed(self, spawn: supervise.Spawn, windows: bool) -> Armed | None:
+    def _take_armed(self, spawn: supervise.Spawn) -> Armed | None:
         """The run armed for this one after the seat's last run, if it is this run (the
         same command, limits and groups; only the core may differ): see :meth:`_arm_next`."""
         zygote = self._zygote
         if zygote is None:
             return None
-        if not self._armable(spawn, windows):
+        if not self._armable(spawn):
             zygote.call_off()
             return None
         return zygote.take_armed(supervise.arm_key(spawn, self._cg))

@@ -107,8 +107,8 @@ class Sandbox:
         #: the bots' cores, shared by every seat (CoreSpecError, a ValueError, if unusable)
         #: and, through the lease files, with every judge on the machine
         self.cores = CoreBudget(plan, leases)
-        #: how long the machine kept ordinary processes off every CPU (started at the
-        #: first measured run; see judge/sandbox/starvation.py)
+        #: how long the machine kept ordinary processes off a CPU (a thread per core,
+        #: started at the first measured run; see judge/sandbox/starvation.py)
         self.canary = Canary()
         #: Windows programs: wine is looked for (and its template built) on first use
         self.wine = WineSupport(wine, wine_cache)

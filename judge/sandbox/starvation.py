@@ -1,10 +1,10 @@
-"""How long this machine kept its ordinary processes off every CPU (issue 32's last hole).
+"""How long this machine kept its ordinary processes off a CPU (issue 32's last hole).
 
 A run's waiting for a CPU is read from its own counters (PSI, schedstat), and
 given back.  But a program can also be kept from running by the machine in a
-way its own counters call sleeping: real-time load on every core (a burst of
-an outside ``SCHED_FIFO`` task) starves every ordinary process for its length,
-kernel threads included, and a program that needs one of them, or a lock one
+way its own counters call sleeping: real-time load on a core (a burst of an
+outside ``SCHED_FIFO`` task) starves every ordinary process there for its
+length, kernel threads included, and a program that needs one of them, or a lock one
 of them holds (a file's write, a page of the disk cache), sleeps until the
 burst ends.  Measured here: with such bursts of 0.35 s on both cores, a process
 that writes and reads back a small file, on ext4 as on tmpfs, was blocked (not
@@ -169,7 +169,7 @@ def _run_delay_ns(fd: int) -> int:
 
 class StarvationMeter:
     """A run's waiting, or the machine's starvation during it where that is longer: the
-    time ordinary processes were kept off every CPU is time the program could not have
+    time ordinary processes were kept off a CPU is time the program could not have
     used either, whatever its own counters call it (sleeping or blocked).
 
     ``time_s``: the run's limit.  A reading near or past it (a deadline, a late exit)

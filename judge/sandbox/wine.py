@@ -743,7 +743,7 @@ class WineSeat:
         helper: Helper,
         spawn: Spawn,
         make_cgroup: Callable[[], RunCgroup | None],
-        log: str | None = None,
+        log: str,
     ) -> _Server | None:
         """A server's helper started now, idle until its :meth:`_take_armed`: it joins its
         groups and readies the server's process ahead of its turn.  A cgroup v1 join waits
@@ -756,7 +756,6 @@ class WineSeat:
         if spawn.nproc_extra is not None or helper.kind != "c":
             return None
         try:
-            log = log if log is not None else self._spare_log()
             return _Server.start(helper, spawn, make_cgroup(), log, armed=True)
         except (OSError, SandboxError):
             return None

@@ -92,9 +92,9 @@ while time.monotonic() < end:
 """
 
 
-@pytest.mark.alone  # real-time load on every core
-@pytest.mark.root("real-time load needs CAP_SYS_NICE")
-def test_the_canary_sees_real_time_load_on_every_core() -> None:
+def starved_in_bursts(cores: list[int]) -> float:
+    """The starvation a canary sees while 0.25 s of real-time load runs on ``cores``
+    (all at once, half a second after they are started)."""
     canary = Canary()
     try:
         assert canary.start()
@@ -103,14 +103,20 @@ def test_the_canary_sees_real_time_load_on_every_core() -> None:
         begin = str(time.monotonic() + 0.5)
         bursts = [
             subprocess.Popen([sys.executable, "-c", BURST, str(core), "0.25", begin])
-            for core in sorted(os.sched_getaffinity(0))
+            for core in cores
         ]
         for b in bursts:
             assert b.wait(timeout=30) == 0
         canary.settle(time.monotonic())
-        starved = canary.starved_s(since)
+        return canary.starved_s(since)
     finally:
         canary.close()
+
+
+@pytest.mark.alone  # real-time load on every core
+@pytest.mark.root("real-time load needs CAP_SYS_NICE")
+def test_the_canary_sees_real_time_load_on_every_core() -> None:
+    starved = starved_in_bursts(sorted(os.sched_getaffinity(0)))
     assert 0.15 <= starved <= 0.5, starved
 
 
@@ -156,19 +162,7 @@ while True:
 def test_the_canary_sees_real_time_load_on_one_core() -> None:
     """The kernel's workers of that core starve with it, and a program on another core
     can wait for them: one core's starvation counts."""
-    canary = Canary()
-    try:
-        assert canary.start()
-        time.sleep(0.05)
-        since = time.monotonic()
-        core = max(os.sched_getaffinity(0))
-        begin = str(time.monotonic() + 0.5)
-        burst = subprocess.Popen([sys.executable, "-c", BURST, str(core), "0.25", begin])
-        assert burst.wait(timeout=30) == 0
-        canary.settle(time.monotonic())
-        starved = canary.starved_s(since)
-    finally:
-        canary.close()
+    starved = starved_in_bursts([max(os.sched_getaffinity(0))])
     assert 0.15 <= starved <= 0.5, starved
 
 
