@@ -30,6 +30,7 @@ polling the tree.
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 import signal
@@ -53,9 +54,14 @@ class CgroupError(SandboxError):
 
 
 def _write(path: str, text: str) -> None:
+    # One write(2) of the whole text, as a control file wants it (no Python file
+    # object: a seat writes one or two of these a run, issue 35).
     try:
-        with open(path, "w", encoding="ascii") as f:
-            f.write(text)
+        fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
+        try:
+            os.write(fd, text.encode("ascii"))
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise CgroupError(f"cannot write {text!r} to {path}: {exc.strerror}") from exc
 
@@ -248,18 +254,27 @@ class RunCgroup:
     #: the counter files, kept open while the group lives (every run of a seat reads them)
     files: CounterFiles = field(default_factory=CounterFiles, repr=False, compare=False)
 
-    @property
-    def procs_files(self) -> list[str]:
+    # The groups' folders never change: their files are named once (every run reads them).
+    @functools.cached_property
+    def procs_files(self) -> tuple[str, ...]:
         """Files the exec helper writes its own pid to (it must be counted and capped too)."""
-        return sorted(
-            {os.path.join(d, "cgroup.procs") for k, d in self.dirs.items() if k not in PROGRAM_ONLY}
+        return tuple(
+            sorted(
+                {
+                    os.path.join(d, "cgroup.procs")
+                    for k, d in self.dirs.items()
+                    if k not in PROGRAM_ONLY
+                }
+            )
         )
 
-    @property
-    def child_procs_files(self) -> list[str]:
+    @functools.cached_property
+    def child_procs_files(self) -> tuple[str, ...]:
         """Files only the program joins: v1's CPU group and cpuset, so the helper is never
         starved on the program's core."""
-        return [os.path.join(d, "cgroup.procs") for k, d in self.dirs.items() if k in PROGRAM_ONLY]
+        return tuple(
+            os.path.join(d, "cgroup.procs") for k, d in self.dirs.items() if k in PROGRAM_ONLY
+        )
 
     def _mem_dir(self) -> str | None:
         return self.dirs.get("memory") if self.version == 1 else self.dirs.get("")
@@ -364,9 +379,11 @@ class RunCgroup:
             return current == 0
         return not self.members()
 
-    def restart(self) -> bool:
+    def restart(self, psi: bool = True) -> bool:
         """Make the empty group count a new run from zero: the memory peak reset to the
         charge left over (which is taken off it), the event counters' totals as the base.
+        ``psi`` False: the CPU pressure's base is left to :meth:`rebase_psi` at the run's
+        start (a run armed ahead: its set-up in the group is not the run's waiting).
 
         False when that cannot be done here (cgroup v2's peak cannot be reset before
         Linux 6.12, a counter cannot be read): the caller makes a fresh group instead.
@@ -385,9 +402,9 @@ class RunCgroup:
                 self.base = {**self.last, "usage": usage}
             else:
                 self.base = dict(self.last)
-            psi = self.psi_dir
-            if psi is not None:
-                self.psi_base = read_psi_totals(psi, self.files.read)
+            psi_dir = self.psi_dir if psi else None
+            if psi_dir is not None:
+                self.psi_base = read_psi_totals(psi_dir, self.files.read)
         except (OSError, ValueError, IndexError, CgroupError):
             return False
         return True
@@ -519,6 +536,7 @@ class CgroupBackend:
         max_procs: int,
         core: int | None = None,
         restarted: bool = False,
+        arming: bool = False,
     ) -> bool:
         """Ready a seat's empty group from its last run for the next (see the module doc):
         counters restarted, the limits and core written where they changed.  False: it
@@ -526,8 +544,11 @@ class CgroupBackend:
 
         ``restarted``: the counters were restarted already, before the seat's armed run
         joined the group (:class:`~judge.sandbox.zygote.Armed`, idle since): only the
-        CPU pressure is counted again from now, so its set-up is not the run's waiting."""
-        if not (run.rebase_psi() if restarted else run.restart()):
+        CPU pressure is counted again from now, so its set-up is not the run's waiting.
+        ``arming``: readied for a run armed ahead, which is reused again with
+        ``restarted`` at its start: the CPU pressure is not read here (it would be read
+        again then)."""
+        if not (run.rebase_psi() if restarted else run.restart(psi=not arming)):
             return False
         try:
             old = run.settings

@@ -831,7 +831,8 @@ class Seat:
         assert zygote is not None  # _armable
         backend, cg = self._m.cgroup, self._cg
         if backend is not None and (
-            cg is None or not backend.reuse(cg, limits.memory_bytes, limits.max_procs, core)
+            cg is None
+            or not backend.reuse(cg, limits.memory_bytes, limits.max_procs, core, arming=True)
         ):
             return
         try:

@@ -40,6 +40,7 @@ import select
 import signal
 import socket
 import subprocess
+import sys
 import threading
 import weakref
 from collections.abc import Callable
@@ -49,6 +50,8 @@ from judge.sandbox.helper import Helper, HelperProcess
 
 #: the zygote's fds in the run's process: 0 /dev/null, 1 stdout, 2 stderr, 3 status,
 #: 4... the seat's namespaces
+#: what os.fsencode encodes with (the same bytes, chosen once)
+_FS_ENCODING = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
 STATUS_FD = 3
 FIRST_NS_FD = 4
 #: how long the zygote may take to answer a request
@@ -222,6 +225,8 @@ class Zygote:
         self.refused: str | None = None
         #: the seat's next run, armed ahead of its turn (its request sent, not answered)
         self._armed: Armed | None = None
+        #: the last armed run's key and request bytes (the next is most often the same)
+        self._armed_payload: tuple[object, bytes] | None = None
         #: armed runs used, and called off, so far
         self.armed_used = 0
         self.armed_called_off = 0
@@ -268,19 +273,26 @@ class Zygote:
     def arm(
         self,
         key: object,
-        words: list[str],
+        words: Callable[[], list[str]],
         env: dict[str, str],
         fds: list[int],
         pipes: tuple[int, int, int, int],
     ) -> None:
         """Ask for the seat's next run ahead of its turn, without waiting for the answer:
-        ``words`` carry ``-W FD`` (the last of ``fds``, the read end of the go pipe) and no
-        core.  ``pipes``: the judge's ends, status, stdout, stderr and go, handed over to
+        ``words()`` carry ``-W FD`` (the last of ``fds``, the read end of the go pipe) and
+        no core.  ``pipes``: the judge's ends, status, stdout, stderr and go, handed over to
         the armed run (closed here if the request cannot be sent).  ``key``: what the
-        next run must match to use it (:meth:`take_armed`)."""
+        next run must match to use it (:meth:`take_armed`); the request for the same key
+        as the last armed run's is not made again (a seat arms the same run every turn)."""
         self.call_off()
         try:
-            self._request(words, env, fds)
+            cached = self._armed_payload
+            if cached is not None and cached[0] == key:
+                payload = cached[1]
+            else:
+                payload = self._payload(words(), env)
+                self._armed_payload = (key, payload)
+            self._send(payload, fds)
         except BaseException:
             for fd in pipes:
                 os.close(fd)
@@ -302,14 +314,23 @@ class Zygote:
             armed.call_off()
 
     def _request(self, words: list[str], env: dict[str, str], fds: list[int]) -> None:
-        if self.refused is not None:
-            raise ZygoteUnavailable(self.refused)
+        self._send(self._payload(words, env), fds)
+
+    @staticmethod
+    def _payload(words: list[str], env: dict[str, str]) -> bytes:
+        """A request's bytes: the count of words, the words, the environment, each
+        ended by a NUL (encoded as os.fsencode does)."""
+        enc, errors = _FS_ENCODING
         payload = b"\0".join(
             [str(len(words)).encode()]
-            + [os.fsencode(w) for w in words]
-            + [os.fsencode(f"{k}={v}") for k, v in env.items()]
+            + [w.encode(enc, errors) for w in words]
+            + [f"{k}={v}".encode(enc, errors) for k, v in env.items()]
         )
-        payload += b"\0"
+        return payload + b"\0"
+
+    def _send(self, payload: bytes, fds: list[int]) -> None:
+        if self.refused is not None:
+            raise ZygoteUnavailable(self.refused)
         for attempt in (0, 1):
             if self._proc is None or self._proc.poll() is not None:
                 self.drop()
