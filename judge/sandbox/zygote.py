@@ -332,7 +332,10 @@ class Zygote:
         if self.refused is not None:
             raise ZygoteUnavailable(self.refused)
         for attempt in (0, 1):
-            if self._proc is None or self._proc.poll() is not None:
+            # Not polled for its exit each request: a zygote that is gone has closed its
+            # end (its runs close theirs at once), so the send fails (EPIPE) and the
+            # zygote is started again for the second attempt.
+            if self._proc is None or self._sock is None:
                 self.drop()
                 self._start()
             assert self._sock is not None
