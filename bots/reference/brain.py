@@ -21,7 +21,8 @@ Outline
   sunk when it stands on a reef without a shield (the only way it can sink
   while we still float).
 * Opponent model: plausible collectors (greedy by value per step, less for
-  gold we reach first; nearest first; richest first; blind to us), each
+  gold we reach first; nearest first; richest first; blind to us; one that
+  keeps next to the centre for the treasure before half time), each
   simulated turn by turn over the turns left (when it would take each gold
   cell, how much it would have at half time), weighted by how many of the
   opponent's moves each has predicted so far this round (STATE.OUT keeps the
@@ -93,7 +94,8 @@ RHO_MAX = 0.6        # is plentiful ... and when every cell will be taken by som
 RATE = 1.0           # gold a boat collects per turn, roughly (for the above)
 LAM = 0.97           # a cell the opponent could reach first survives a turn with this
 MU = 0.9             # denial weight per turn the opponent would arrive after us
-VARIANTS = 5         # opponent predictions averaged (1: the greedy model alone)
+VARIANTS = 6         # opponent predictions averaged (1: the greedy model alone; 5 lacked the
+                     # one that waits by the centre, and lost leads at half time to a planner)
 VAR_POW = 2.0        # their weights: (moves predicted right + 1) ** VAR_POW
 HALF_W = 40.0        # value (in gold) of ending the round at half time (30, 50 measured worse)
 HALF_S0 = 2.0        # uncertainty of the half-time gap: S0 + S1 * sqrt(turns to go)
@@ -384,9 +386,9 @@ def predict_opponent(sit, H, t_half, t_pred, our_take, variant=0):
     Returns (take, gain_by, pos_at): the move index at which it collects each
     cell, its cumulative gain after each move, and its position after each move.
     ``our_take`` maps cells to the move at which our plan collects them.
-    ``variant`` 1 to 4 are other plausible collectors (ties the other way and value first;
-    nearest first; richest first; blind to us), so that the planner does not
-    trust one guess too much.
+    ``variant`` 1 to 5 are other plausible collectors (ties the other way and value first;
+    nearest first; richest first; blind to us; one that waits next to the centre
+    for the treasure), so that the planner does not trust one guess too much.
     """
     sea = sit.sea
     pos = sea.opp
@@ -409,9 +411,17 @@ def predict_opponent(sit, H, t_half, t_pred, our_take, variant=0):
     centre = sea.centre
     gain = 0
     target = -1
+    # Variant 5 waits for the treasure: before half time it only takes gold from
+    # which it can still be next to the centre when the treasure appears, and
+    # otherwise heads there (as a planner that races for the treasure does).
+    dcen = paths.dist(centre, sh) if variant == 5 and t_half >= 1 else None
     for t in range(1, H + 1):
         if t_half >= 1 and t == t_half + 1 and t_pred > 0:
             vals[centre] = t_pred
+        seek = dcen is not None and t <= t_half
+        if seek and target >= 0 and target != centre \
+                and t - 1 + paths.dist(target, sh)[pos] + max(1, dcen[target]) > t_half + 1:
+            target = -1
         while pi < len(pending) and pending[pi][0] < t:
             vals.pop(pending[pi][1], None)
             pi += 1
@@ -422,6 +432,8 @@ def predict_opponent(sit, H, t_half, t_pred, our_take, variant=0):
             for c, v in vals.items():
                 d = paths.dist(c, sh)[pos]
                 if d <= 0 or d > left:
+                    continue
+                if seek and t - 1 + d + max(1, dcen[c]) > t_half + 1:
                     continue
                 if variant == 2:
                     sc = v / (d * d)
@@ -436,9 +448,11 @@ def predict_opponent(sit, H, t_half, t_pred, our_take, variant=0):
                             v = v * RACE_LOST
                         elif od == t - 1 + d:
                             v = v * 0.75
-                    sc = v / d if variant == 0 else v / (d + 0.5)
+                    sc = v / d if variant == 0 or variant == 5 else v / (d + 0.5)
                 if sc > best or (variant == 1 and sc == best):
                     best, target = sc, c
+            if target < 0 and seek and dcen[pos] > 1:
+                target = centre
         if target < 0:
             gain_by[t] = gain
             pos_at[t] = pos
