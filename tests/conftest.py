@@ -74,9 +74,11 @@ _GROUPS = (
 )
 
 
-#: The longest groups first, so that neither process is left with one at the end; then
-#: the cluster tests that start a cluster of their own (a minute or more each when busy).
-_FIRST = ("heavy", "cluster", "wine", "browser")
+#: The groups first, longest first (a group runs in one process from start to end), so
+#: that neither process is left with one at the end while the other waits to run the
+#: ``alone`` tests; then the cluster tests that start a cluster of their own (a minute or
+#: more each when busy); the single tests last, which even out the two processes' ends.
+_FIRST = ("heavy", "cluster", "wine", "browser", "e2e", "index-pages", "hostile", "kits")
 _LONG = "tests/cluster/test_cluster.py"
 #: The ``alone`` tests in one group, handed out last: one after the other, when the other
 #: process has little or nothing left, instead of each making it stop, mid-way, until the
