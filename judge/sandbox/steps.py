@@ -44,10 +44,8 @@ class StepTimes:
         self.seconds[step] = self.seconds.get(step, 0.0) + max(0.0, seconds)
 
     def timed(self, step: str) -> _Timed:
-        """Count the time spent in the ``with`` block to ``step``."""
-        if step not in STEPS:
-            raise ValueError(f"unknown step {step!r}; the steps are {', '.join(STEPS)}")
-        return _Timed(self.seconds, step)
+        """Count the time spent in the ``with`` block to ``step`` (with :meth:`add`)."""
+        return _Timed(self, step)
 
     @property
     def total(self) -> float:
@@ -58,14 +56,13 @@ class _Timed:
     """The ``with`` block of :meth:`StepTimes.timed`: a plain class, not a generator
     (a run times some 16 blocks; the figures are its own cost, issue 35)."""
 
-    __slots__ = ("_seconds", "_step", "_t0")
+    __slots__ = ("_times", "_step", "_t0")
 
-    def __init__(self, seconds: dict[str, float], step: str) -> None:
-        self._seconds, self._step, self._t0 = seconds, step, 0.0
+    def __init__(self, times: StepTimes, step: str) -> None:
+        self._times, self._step, self._t0 = times, step, 0.0
 
     def __enter__(self) -> None:
         self._t0 = time.perf_counter()
 
     def __exit__(self, *exc: object) -> None:
-        spent = time.perf_counter() - self._t0
-        self._seconds[self._step] = self._seconds.get(self._step, 0.0) + max(0.0, spent)
+        self._times.add(self._step, time.perf_counter() - self._t0)

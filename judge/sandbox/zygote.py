@@ -48,10 +48,10 @@ from typing import Any
 
 from judge.sandbox.helper import Helper, HelperProcess
 
-#: the zygote's fds in the run's process: 0 /dev/null, 1 stdout, 2 stderr, 3 status,
-#: 4... the seat's namespaces
 #: what os.fsencode encodes with (the same bytes, chosen once)
 _FS_ENCODING = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
+#: the zygote's fds in the run's process: 0 /dev/null, 1 stdout, 2 stderr, 3 status,
+#: 4... the seat's namespaces
 STATUS_FD = 3
 FIRST_NS_FD = 4
 #: how long the zygote may take to answer a request
@@ -282,8 +282,9 @@ class Zygote:
         ``words()`` carry ``-W FD`` (the last of ``fds``, the read end of the go pipe) and
         no core.  ``pipes``: the judge's ends, status, stdout, stderr and go, handed over to
         the armed run (closed here if the request cannot be sent).  ``key``: what the
-        next run must match to use it (:meth:`take_armed`); the request for the same key
-        as the last armed run's is not made again (a seat arms the same run every turn)."""
+        next run must match to use it (:meth:`take_armed`); ``words`` is called only when
+        the key is not the last armed run's, whose request's bytes are sent again (a seat
+        arms the same run every turn)."""
         self.call_off()
         try:
             cached = self._armed_payload
