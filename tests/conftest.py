@@ -8,16 +8,18 @@ Markers (registered in pyproject.toml; CONTRIBUTING.md says how to use them):
 * ``browser``: drives headless Chromium (fails, not skips, when it is missing
   under CI).
 * ``alone``: loads the machine on purpose (an outside hog) or times something
-  to a few tens of milliseconds: under ``-n 2`` no other test runs beside it.
+  to a few tens of milliseconds: under xdist no other test runs beside it.
 
-The suite runs in two processes (pytest-xdist, ``-n 2 --dist loadgroup`` in
-pyproject.toml's addopts; ``-n 0`` runs it in this one process).  That is
-honest for the sandboxed bots: every run leases its core machine-wide
-(judge/sandbox/leases.py, shared by both processes), waits for it before its
-clock starts, and a run that the other process's own work kept waiting for a
+The suite runs in three processes (pytest-xdist, ``-n 3 --dist loadgroup``
+in pyproject.toml's addopts; ``-n 0`` runs it in this one process): on a
+2-core machine the third fills the time the others spend waiting for
+processes to start, for sleeping bots and for Dask.  That is honest for the
+sandboxed bots: every run leases its core machine-wide
+(judge/sandbox/leases.py, shared by every process), waits for it before its
+clock starts, and a run that another process's own work kept waiting for a
 CPU is measured and run again (IE, ``kept_waiting``), never TLE.  A test
 marked ``alone`` gets the machine to itself all the same, through a
-readers-writer lock on a file both processes share (it holds the lock
+readers-writer lock on a file every process shares (it holds the lock
 exclusively, every other test holds it shared).  Tests that share an expensive
 set-up run in one process (``xdist_group``, set below by folder): the Windows
 tests (the .exe files built once, the wine prefix), the tests of the shared
@@ -77,7 +79,7 @@ _GROUPS = (
 #: The groups first, longest first (a group runs in one process from start to end), so
 #: that neither process is left with one at the end while the other waits to run the
 #: ``alone`` tests; then the cluster tests that start a cluster of their own (a minute or
-#: more each when busy); the single tests last, which even out the two processes' ends.
+#: more each when busy); the single tests last, which even out the processes' ends.
 _FIRST = ("heavy", "cluster", "wine", "browser", "e2e", "index-pages", "hostile", "kits")
 _LONG = "tests/cluster/test_cluster.py"
 #: The ``alone`` tests in one group, handed out last: one after the other, when the other
@@ -155,7 +157,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.xdist_group("cluster"))  # one scheduler, two workers
         if alone and not _group(item):
             item.add_marker(pytest.mark.xdist_group(_ALONE))
-    if "PYTEST_XDIST_WORKER" in os.environ:  # the same order in both processes
+    if "PYTEST_XDIST_WORKER" in os.environ:  # the same order in every process
         rank = {name: i for i, name in enumerate(_FIRST)}
 
         def key(item: pytest.Item) -> tuple[int, bool]:
