@@ -77,14 +77,14 @@ _GROUPS = (
 
 
 #: The groups first, longest first (a group runs in one process from start to end), so
-#: that neither process is left with one at the end while the other waits to run the
+#: that no process is left with one at the end while the others wait to run the
 #: ``alone`` tests; then the cluster tests that start a cluster of their own (a minute or
 #: more each when busy); the single tests last, which even out the processes' ends.
 _FIRST = ("heavy", "cluster", "wine", "browser", "e2e", "index-pages", "hostile", "kits")
 _LONG = "tests/cluster/test_cluster.py"
 #: The ``alone`` tests in one group, handed out last: one after the other, when the other
-#: process has little or nothing left, instead of each making it stop, mid-way, until the
-#: test it is running ends (an ``alone`` test of a grouped folder joins this group instead:
+#: processes have little or nothing left, instead of each making them stop, mid-way, until
+#: the tests they are running end (an ``alone`` test of a grouped folder joins this group instead:
 #: tests/windows' builds its own hostile.exe).
 _ALONE = "alone"
 
