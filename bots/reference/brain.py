@@ -130,8 +130,9 @@ PLAN_H = 40           # moves ahead the routes from each first move are planned 
                      # search from the boat plans to the end; re-timing scores all to the end)
 WORK = 10000          # route nodes the beam searches may expand in a move (then they stop with
 PLACE_WORK = 9000     # the best route so far), and at placement: the same inputs give the same
-                     # move on any machine, under any load.  Above what the largest turns
-                     # measured need (about 7600 and 8500): a bound that does not change play
+                     # move on any machine, under any load.  WORK is above what the largest
+                     # move measured needs (about 7600): it does not change play; placement's
+                     # search reaches PLACE_WORK on the largest maps, and stops there
 BUDGET = 0.80         # seconds of planning per turn: a safety net on a machine far slower than
                      # this one; below it the work caps decide
 LAM_LEAD = 0.5       # tactics: weight of the worst case when the opponent leads (it may ram),
