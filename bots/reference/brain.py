@@ -84,11 +84,12 @@ TAG = "REF2"
 TOTAL_GOLD = 100
 
 # Search and model parameters (module constants so experiments can tune them).
-WIDTH = 24           # beam: nodes kept per arrival turn, per first move
-WIDTH1 = 32          # beam of the first pass (one search from the boat)
-BRANCH = 8           # children per node (plus shields / treasure).  These and POOL at 12, 16,
+WIDTH = 36           # beam: nodes kept per arrival turn, per first move
+WIDTH1 = 48          # beam of the first pass (one search from the boat)
+BRANCH = 10          # children per node (plus shields / treasure).  These and POOL at 12, 16,
                      # 6, 6 won 3 points fewer decided rounds against a planner on two fresh
-                     # books (most of it on small maps; level on the odd-style books)
+                     # books (most of it on small maps; level on the odd-style books); at 24,
+                     # 32, 8, 10 another 1-4 points fewer on two fresh books
 GAMMA = 0.975        # discount per turn: earlier gold is safer gold
 RHO = 0.25           # share of a denied cell counted as the opponent's loss when gold
 RHO_MAX = 0.6        # is plentiful ... and when every cell will be taken by someone (1.0
@@ -114,7 +115,7 @@ ROLL_STOPS = 3       # the calibration rollout follows the plan this far, then g
 RAM_PRIOR = 0.15     # prior chance a ram finds the opponent (before any evidence)
 ENTER_PRIOR = 1.0    # prior counts of the opponent entering our reach (in, out)
 STALL = 0.02         # penalty per repeated stay while nothing changes
-POOL = 10            # routes from the boat tried on every first move
+POOL = 14            # routes from the boat tried on every first move
 PLACE_CANDIDATES = 10
 INSIST = 1
 OPP_STARTS = 3       # placement: the opponent's likely start cells considered (values averaged)
@@ -128,10 +129,10 @@ TREASURE_LEFT = 1.0   # a route that crosses half time is charged this share of 
                      # whoever gets there first); taking the treasure earns the denial back
 PLAN_H = 40           # moves ahead the routes from each first move are planned (the
                      # search from the boat plans to the end; re-timing scores all to the end)
-WORK = 10000          # route nodes the beam searches may expand in a move (then they stop with
+WORK = 20000          # route nodes the beam searches may expand in a move (then they stop with
 PLACE_WORK = 9000     # the best route so far), and at placement: the same inputs give the same
                      # move on any machine, under any load.  WORK is above what the largest
-                     # move measured needs (about 7600): it does not change play; placement's
+                     # move measured needs (about 11400): it does not change play; placement's
                      # search reaches PLACE_WORK on the largest maps, and stops there
 BUDGET = 0.80         # seconds of planning per turn: a safety net on a machine far slower than
                      # this one; below it the work caps decide
