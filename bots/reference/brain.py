@@ -423,8 +423,11 @@ def predict_opponent(sit, H, t_half, t_pred, our_take, variant=0):
         if t_half >= 1 and t == t_half + 1 and t_pred > 0:
             vals[centre] = t_pred
         seek = dcen is not None and t <= t_half
+        # moves from here in which to reach a cell and then be next to the centre by the
+        # turn after half time (a cell d moves away, then max(1, its distance) more)
+        slack = t_half + 2 - t
         if seek and target >= 0 and target != centre \
-                and t - 1 + paths.dist(target, sh)[pos] + max(1, dcen[target]) > t_half + 1:
+                and paths.dist(target, sh)[pos] + max(1, dcen[target]) > slack:
             target = -1
         while pi < len(pending) and pending[pi][0] < t:
             vals.pop(pending[pi][1], None)
@@ -437,7 +440,7 @@ def predict_opponent(sit, H, t_half, t_pred, our_take, variant=0):
                 d = paths.dist(c, sh)[pos]
                 if d <= 0 or d > left:
                     continue
-                if seek and t - 1 + d + max(1, dcen[c]) > t_half + 1:
+                if seek and d + max(1, dcen[c]) > slack:
                     continue
                 if variant == 2:
                     sc = v / (d * d)
@@ -452,7 +455,7 @@ def predict_opponent(sit, H, t_half, t_pred, our_take, variant=0):
                             v = v * RACE_LOST
                         elif od == t - 1 + d:
                             v = v * 0.75
-                    sc = v / d if variant == 0 or variant == 5 else v / (d + 0.5)
+                    sc = v / d if variant in (0, 5) else v / (d + 0.5)
                 if sc > best or (variant == 1 and sc == best):
                     best, target = sc, c
             if target < 0 and seek and dcen[pos] > 1:
