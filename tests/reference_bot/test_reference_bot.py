@@ -731,3 +731,41 @@ def test_endgame_vetoes_only_moves_that_cannot_reach_the_best_result() -> None:
     afloat = [v for v in sea.nbr[sea.me] if sea.grid[v] != brain.REEF]
     assert eg.lo == {sea.me: 1, **{v: 0 for v in afloat}}
     assert allowed is None
+
+
+# --------------------------------------------------------------------------
+# The treasure reached together
+# --------------------------------------------------------------------------
+
+# K = 20 and 8 turns left: past half time, the treasure (6) on the centre.  Both boats
+# are two steps from it; a 2 lies on the far side of each boat.
+TREASURE_TIE = [
+    "0 0 0 0 0 0 0",
+    "0 0 0 0 0 0 0",
+    "2 0 0 6 0 0 2",
+    "0 0 0 0 0 0 0",
+    "0 0 0 0 0 0 0",
+]
+
+
+def test_a_treasure_reached_together_is_the_leaders() -> None:
+    """Two boats entering the centre together both sink, which ends the round as it
+    stands: the boat behind keeps off, so a tie at the treasure is worth it whole to the
+    leader and little to the trailer (issue 34: a planning rival took the treasure from
+    the reference in rounds the reference led at half time)."""
+    for gold, ahead in ((56, True), (40, False)):
+        sea, sit = situation_of(TREASURE_TIE, 8, (3, 2), (3, 6), gold)
+        assert sit.t_half == 0 and sit.tv == 6
+        opp = brain.predict_opponent(sit, sea.k, 0, 0, {})
+        pl = brain.Planner(sit, sea.k, 0, sea.gold, sit.opp_gold, opp, False)
+        k = pl.kidx[sea.centre]
+        assert pl.ka[k] == 2  # it could be there on move 2, as we could
+        assert pl.leads(0, 0.0, False, 2) is ahead
+        alive = pl.alive(k, 2)[0]
+        tie = pl.value(k, 2, 6, ahead)[0]
+        plain = pl.value(k, 2, 6)[0]  # a tie as any late arrival: TREASURE_LAM of it
+        assert plain == pytest.approx(6 * alive * brain.TREASURE_LAM)
+        if ahead:
+            assert tie == pytest.approx(6 * alive)  # as if we were there first
+        else:
+            assert tie == pytest.approx(6 * alive * brain.TREASURE_LAM**2)
