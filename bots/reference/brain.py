@@ -39,8 +39,9 @@ Outline
   route knows the treasure (3/4 of the gap, at the centre, from turn K/2 + 1)
   and is charged its denial up front, earned back only by taking it: a wider
   lead at half time is a bigger treasure for a boat that waits by the centre.
-  Reaching the treasure on the opponent's turn wins it when we lead (entering
-  together sinks both, and the boat behind keeps off), loses it when we trail.
+  In the plan, reaching the treasure on the opponent's turn wins it when we
+  lead (entering together sinks both, and the boat behind keeps off), loses
+  it when we trail; once it is there, the tactics play such a tie exactly.
 * Tactics: the next turn (two when the boats are close, when the half-time
   check is two moves away, or at the very end) as a game of simultaneous
   moves, every pair of moves resolved with the rules.  A collision or a swap
@@ -744,6 +745,8 @@ class Planner(object):
         Why it matters: two boats that enter the centre together both sink, which ends
         the round as it stands.  The boat behind cannot afford that, so a tie at the
         treasure is the leader's (TIE_LEAD), and the trailer must arrive first (TIE_TRAIL).
+        Used for the treasure still to come (the centre key, before half time); once it
+        is on the map it is a gold cell, and the tactics play a tie next to it.
         A planning rival took the treasure 143 times to 119 on a book of 203 maps (both
         seats), half of those in rounds the reference led at half time while it kept far
         from the centre; with this, 113 times to 145."""

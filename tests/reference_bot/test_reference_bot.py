@@ -737,12 +737,12 @@ def test_endgame_vetoes_only_moves_that_cannot_reach_the_best_result() -> None:
 # The treasure reached together
 # --------------------------------------------------------------------------
 
-# K = 20 and 8 turns left: past half time, the treasure (6) on the centre.  Both boats
-# are two steps from it; a 2 lies on the far side of each boat.
+# K = 20 and 12 turns left: the treasure appears after move 2, worth 3/4 of the gap
+# then.  Both boats are three steps from the centre; a 2 lies beside each boat.
 TREASURE_TIE = [
+    "2 0 0 0 0 0 2",
     "0 0 0 0 0 0 0",
     "0 0 0 0 0 0 0",
-    "2 0 0 6 0 0 2",
     "0 0 0 0 0 0 0",
     "0 0 0 0 0 0 0",
 ]
@@ -750,20 +750,22 @@ TREASURE_TIE = [
 
 def test_a_treasure_reached_together_is_the_leaders() -> None:
     """Two boats entering the centre together both sink, which ends the round as it
-    stands: the boat behind keeps off, so a tie at the treasure is worth it whole to the
-    leader and little to the trailer (issue 34: a planning rival took the treasure from
-    the reference in rounds the reference led at half time)."""
+    stands: the boat behind keeps off, so in the plan a tie at the treasure is worth it
+    whole to the leader and little to the trailer (issue 34: a planning rival took the
+    treasure from the reference in rounds the reference led at half time).  Once the
+    treasure is there, the tactics play a tie next to the centre move by move."""
     for gold, ahead in ((56, True), (40, False)):
-        sea, sit = situation_of(TREASURE_TIE, 8, (3, 2), (3, 6), gold)
-        assert sit.t_half == 0 and sit.tv == 6
-        opp = brain.predict_opponent(sit, sea.k, 0, 0, {})
-        pl = brain.Planner(sit, sea.k, 0, sea.gold, sit.opp_gold, opp, False)
-        k = pl.kidx[sea.centre]
-        assert pl.ka[k] == 2  # it could be there on move 2, as we could
-        assert pl.leads(0, 0.0, False, 2) is ahead
-        alive = pl.alive(k, 2)[0]
-        tie = pl.value(k, 2, 6, ahead)[0]
-        plain = pl.value(k, 2, 6)[0]  # a tie as any late arrival: TREASURE_LAM of it
+        sea, sit = situation_of(TREASURE_TIE, 12, (3, 1), (3, 7), gold)
+        assert sit.t_half == 2
+        opp = brain.predict_opponent(sit, sea.k, sit.t_half, 0, {})
+        pl = brain.Planner(sit, sea.k, sit.t_half, sea.gold, sit.opp_gold, opp, False)
+        k = pl.centre_key
+        assert k >= 0 and pl.kcell[k] == sea.centre
+        assert pl.ka[k] == 3  # it could be there on move 3, the first after half time, as we
+        assert pl.leads(0, 0.0, True, 3) is ahead
+        alive = pl.alive(k, 3)[0]
+        tie = pl.value(k, 3, 6, ahead)[0]
+        plain = pl.value(k, 3, 6)[0]  # a tie as any late arrival: TREASURE_LAM of it
         assert plain == pytest.approx(6 * alive * brain.TREASURE_LAM)
         if ahead:
             assert tie == pytest.approx(6 * alive)  # as if we were there first
