@@ -751,10 +751,7 @@ class Planner(object):
         seats), half of those in rounds the reference led at half time while it kept far
         from the centre; with this, 113 times to 145."""
         if crossing:
-            o = self.opp_half - self.rho * stolen_h
-            if o > self.left - gain:
-                o = self.left - gain
-            return self.my_gold + gain - self.opp_gold - o > 0
+            return self.half_gap(gain, stolen_h) > 0
         gb = self.opp_gain_by
         o = gb[t2 - 1] if t2 - 1 < len(gb) else gb[-1]  # both sinking keeps the gold before t2
         return self.my_gold + gain - self.opp_gold - o > 0
@@ -762,16 +759,21 @@ class Planner(object):
     def key_of(self, cell):
         return self.kidx.get(cell, -1)
 
+    def half_gap(self, gain, stolen_h):
+        """Our lead at half time on a route with this gain (the opponent's gain as the
+        model says, less what we deny it, and never more than we leave on the map)."""
+        o = self.opp_half - self.rho * stolen_h
+        if o > self.left - gain:
+            o = self.left - gain
+        return self.my_gold + gain - self.opp_gold - o
+
     def half(self, gain, stolen_h):
         """(bonus, treasure value) when the route is at half time with this gain.
 
         The bonus values the half-time rule: HALF_W times (chance the gap is
         over 20 our way - chance it is over 20 theirs), gaps being uncertain.
         """
-        o = self.opp_half - self.rho * stolen_h
-        if o > self.left - gain:
-            o = self.left - gain
-        dh = self.my_gold + gain - self.opp_gold - o
+        dh = self.half_gap(gain, stolen_h)
         s = self.half_scale
         bonus = HALF_W * (sigmoid_win(dh - 20.5, s) - sigmoid_win(-20.5 - dh, s))
         tval = int(3 * (dh if dh > 0 else -dh)) // 4
