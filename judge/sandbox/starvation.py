@@ -62,6 +62,8 @@ class Canary:
         self._episodes: list[tuple[float, float]] = []
         #: core -> when its canary last ran (monotonic)
         self._beats: dict[int, float] = {}
+        #: core -> its canary thread's id (to read its state while it is silent)
+        self._tids: dict[int, int] = {}
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._broken = False
@@ -105,8 +107,10 @@ class Canary:
             os.sched_setaffinity(0, {core})
         except OSError:
             pass
-        path = f"/proc/self/task/{threading.get_native_id()}/schedstat"
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        tid = threading.get_native_id()
+        with self._lock:
+            self._tids[core] = tid
+        fd = os.open(f"/proc/self/task/{tid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
         try:
             last = _run_delay_ns(fd)
             while not self._stop.wait(self.period_s):
@@ -128,7 +132,8 @@ class Canary:
         """Wait (at most four periods and an episode) until every core's canary has run
         after monotonic time ``at``, so an episode that ended before ``at`` is counted: a
         verdict's deadline is read when the judge itself may only just have got a CPU
-        back."""
+        back.  A canary still silent then, and runnable, is being starved now: the
+        episode it is in so far counts (:meth:`_count_silent`)."""
         if not self._threads or self._broken or self._stop.is_set():
             return
         deadline = time.monotonic() + 4 * self.period_s + EPISODE_S
@@ -137,6 +142,27 @@ class Canary:
                 if all(beat >= at for beat in self._beats.values()):
                     return
             time.sleep(0.001)
+        self._count_silent(at)
+
+    def _count_silent(self, at: float) -> None:
+        """An episode still going on: a canary that has not run since before ``at`` while
+        runnable (state R: a canary waiting for the interpreter lock sleeps) is kept off
+        its CPU right now; it only reports an episode once it runs again, after a burst
+        of real-time load that may outlast :meth:`settle`'s wait (0.35 s bursts did, and
+        a run at its deadline was judged on time the machine had taken: TLE).  Its
+        silence since its timer fired counts as an episode ending now; the one it
+        reports later overlaps it and counts once."""
+        now = time.monotonic()
+        with self._lock:
+            silent = [
+                (beat, self._tids.get(core)) for core, beat in self._beats.items() if beat < at
+            ]
+        for beat, tid in silent:
+            length = now - beat - self.period_s
+            if tid is None or length < EPISODE_S or _thread_state(tid) != "R":
+                continue
+            with self._lock:
+                self._episodes.append((now, length))
 
     def starved_s(self, since: float, until: float | None = None) -> float:
         """Seconds between monotonic times ``since`` and ``until`` in which some core was
@@ -160,6 +186,17 @@ class Canary:
         self._stop.set()
         for thread in self._threads:
             thread.join(1.0)
+
+
+def _thread_state(tid: int) -> str:
+    """A thread of this process's scheduler state (R: running or runnable; "" unknown)."""
+    try:
+        with open(f"/proc/self/task/{tid}/stat", "rb") as f:
+            text = f.read()
+    except OSError:
+        return ""
+    fields = text[text.rfind(b")") + 2 :].split()
+    return fields[0].decode("ascii", "replace") if fields else ""
 
 
 def _run_delay_ns(fd: int) -> int:

@@ -166,6 +166,38 @@ def test_the_canary_sees_real_time_load_on_one_core() -> None:
     assert 0.15 <= starved <= 0.5, starved
 
 
+@pytest.mark.alone  # real-time load on a core
+@pytest.mark.root("real-time load needs CAP_SYS_NICE")
+def test_a_starvation_still_going_on_at_a_deadline_counts() -> None:
+    """A burst longer than settle()'s wait keeps that core's canary from reporting until
+    it ends; read at a deadline inside the burst, the canary's silence while runnable
+    is the starvation so far (a 0.35 s burst over a run's deadline made a TLE)."""
+    usable = sorted(os.sched_getaffinity(0))
+    if len(usable) < 2:
+        pytest.skip("needs two cores")
+    canary = Canary()
+    try:
+        assert canary.start()
+        time.sleep(0.05)
+        os.sched_setaffinity(0, {usable[0]})  # this thread reads beside the burst
+        begin = time.monotonic() + 0.3
+        burst = subprocess.Popen([sys.executable, "-c", BURST, str(usable[-1]), "0.7", str(begin)])
+        try:
+            while time.monotonic() < begin + 0.3:
+                time.sleep(0.01)
+            at = time.monotonic() - canary.period_s
+            canary.settle(at)
+            starved = canary.starved_s(begin - 0.05)
+            ended = time.monotonic()
+            assert burst.poll() is None, "the burst ended before the reading"
+        finally:
+            assert burst.wait(timeout=30) == 0
+        assert 0.25 <= starved <= ended - begin + 0.05, starved
+    finally:
+        os.sched_setaffinity(0, set(usable))
+        canary.close()
+
+
 @pytest.mark.alone  # busy programs on every core
 @pytest.mark.root("programs at the bots' nice need root")
 def test_busy_programs_at_the_bots_priority_on_every_core_are_no_starvation() -> None:
