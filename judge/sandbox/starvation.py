@@ -13,7 +13,8 @@ The run's counters showed 0.01 s of waiting and 0.34 s "neither"; the run was
 judged TLE, and its retry in quieter time OK.
 
 The :class:`Canary` sees it.  A thread of the judge per core, an ordinary
-process at the judge's priority held to its core, wakes every few milliseconds
+(not real-time) thread held to its core, at nice :data:`CANARY_NICE` where the
+judge may set it (root; else at the judge's own), wakes every few milliseconds
 and reads how long it was runnable but kept off its CPU (its own schedstat
 ``run_delay``: time it waited for a lock, the judge's interpreter lock
 included, is sleeping, not counted).  A wait of at least :data:`EPISODE_S` in
@@ -21,11 +22,13 @@ one wake-up is the machine starving ordinary processes on that core; any
 core's counts, for a program can wait on the kernel's workers of another core
 than its own (the determinism test's bursts are not on every core at once, and
 a run on a free core was still blocked for a whole burst).  No bot can cause
-an episode: at the bots' nice, a busy program on a core keeps an ordinary
-thread there waiting a few milliseconds (5-7 ms measured).  The time of
-episodes inside a run is given back to the run like its own waiting
-(:class:`StarvationMeter`), so a run the machine stalled is run again, never
-judged on it.
+an episode: bots run at BOT_NICE, below the canaries.  (At the judge's own
+nice, a busy program at BOT_NICE kept a canary waiting 5-7 ms as a rule, but
+now and then 20-23 ms on this machine's kernel: an episode.)  A canary
+starved through a whole reading is seen too, silent and runnable
+(:meth:`Canary.settle`).  The time of episodes inside a run is given back to
+the run like its own waiting (:class:`StarvationMeter`), so a run the machine
+stalled is run again, never judged on it.
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ PERIOD_S = 0.02
 PERIOD_CORES = 8
 #: A wait for a CPU this long in one wake-up is the machine starving ordinary processes.
 EPISODE_S = 0.02
+#: The canaries' nice value where the judge may set it (root): above the bots' BOT_NICE.
+CANARY_NICE = -20
 #: Episodes older than this are forgotten (a run is at most a few times its limit).
 KEEP_S = 120.0
 
@@ -64,6 +69,8 @@ class Canary:
         self._beats: dict[int, float] = {}
         #: core -> its canary thread's id (to read its state while it is silent)
         self._tids: dict[int, int] = {}
+        #: core -> how many times its canary had been on a CPU at its last beat
+        self._runs: dict[int, int] = {}
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._broken = False
@@ -108,14 +115,22 @@ class Canary:
         except OSError:
             pass
         tid = threading.get_native_id()
+        try:
+            # Above the bots (BOT_NICE), whose one busy program per core could otherwise
+            # keep this thread waiting 20 ms now and then (this kernel's scheduler, a
+            # program at nice -10): only real-time load starves it.  A normal user's
+            # judge cannot raise it, and keeps the judge's own priority.
+            os.setpriority(os.PRIO_PROCESS, tid, CANARY_NICE)
+        except OSError:
+            pass
         with self._lock:
             self._tids[core] = tid
         fd = os.open(f"/proc/self/task/{tid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
         try:
-            last = _run_delay_ns(fd)
+            last, _ = _schedstat(fd)
             while not self._stop.wait(self.period_s):
                 now = time.monotonic()
-                delay = _run_delay_ns(fd)
+                delay, runs = _schedstat(fd)
                 waited = (delay - last) * NS
                 last = delay
                 with self._lock:
@@ -125,6 +140,7 @@ class Canary:
                         while self._episodes and self._episodes[0][0] < cutoff:
                             self._episodes.pop(0)
                     self._beats[core] = now
+                    self._runs[core] = runs
         finally:
             os.close(fd)
 
@@ -145,21 +161,27 @@ class Canary:
         self._count_silent(at)
 
     def _count_silent(self, at: float) -> None:
-        """An episode still going on: a canary that has not run since before ``at`` while
-        runnable (state R: a canary waiting for the interpreter lock sleeps) is kept off
-        its CPU right now; it only reports an episode once it runs again, after a burst
-        of real-time load that may outlast :meth:`settle`'s wait (0.35 s bursts did, and
-        a run at its deadline was judged on time the machine had taken: TLE).  Its
-        silence since its timer fired counts as an episode ending now; the one it
-        reports later overlaps it and counts once."""
+        """An episode still going on: a canary silent since before ``at`` that has not been
+        on a CPU at all since its last beat (its schedstat's count of runs unchanged) and
+        is runnable now (state R) was woken by its timer and kept off its CPU ever since.
+        It only reports an episode once it runs again, after a burst of real-time load
+        that may outlast :meth:`settle`'s wait (0.35 s bursts did, and a run at its
+        deadline was judged on time the machine had taken: TLE).  Its silence since its
+        timer fired counts as an episode ending now; the one it reports later overlaps
+        it and counts once.  A canary kept silent by the judge's own interpreter lock
+        does not count: it ran to ask for the lock (its count moved), and sleeps on it."""
         now = time.monotonic()
         with self._lock:
             silent = [
-                (beat, self._tids.get(core)) for core, beat in self._beats.items() if beat < at
+                (beat, self._tids.get(core), self._runs.get(core))
+                for core, beat in self._beats.items()
+                if beat < at
             ]
-        for beat, tid in silent:
+        for beat, tid, runs in silent:
             length = now - beat - self.period_s
-            if tid is None or length < EPISODE_S or _thread_state(tid) != "R":
+            if tid is None or runs is None or length < EPISODE_S:
+                continue
+            if _task_runs(tid) != runs or _thread_state(tid) != "R":
                 continue
             with self._lock:
                 self._episodes.append((now, length))
@@ -199,9 +221,20 @@ def _thread_state(tid: int) -> str:
     return fields[0].decode("ascii", "replace") if fields else ""
 
 
-def _run_delay_ns(fd: int) -> int:
-    """The canary's own time runnable but off a CPU so far (schedstat's second field)."""
-    return int(os.pread(fd, 128, 0).split()[1])
+def _schedstat(fd: int) -> tuple[int, int]:
+    """The canary's own time runnable but off a CPU so far (ns), and how many times it
+    has been on a CPU (schedstat's second and third fields)."""
+    fields = os.pread(fd, 128, 0).split()
+    return int(fields[1]), int(fields[2])
+
+
+def _task_runs(tid: int) -> int | None:
+    """How many times a thread of this process has been on a CPU (None: unknown)."""
+    try:
+        with open(f"/proc/self/task/{tid}/schedstat", "rb") as f:
+            return int(f.read().split()[2])
+    except (OSError, ValueError, IndexError):
+        return None
 
 
 class StarvationMeter:

@@ -178,23 +178,67 @@ def test_a_starvation_still_going_on_at_a_deadline_counts() -> None:
     canary = Canary()
     try:
         assert canary.start()
-        time.sleep(0.05)
         os.sched_setaffinity(0, {usable[0]})  # this thread reads beside the burst
-        begin = time.monotonic() + 0.3
-        burst = subprocess.Popen([sys.executable, "-c", BURST, str(usable[-1]), "0.7", str(begin)])
+        begin = time.monotonic() + 1.0  # room for the burst's interpreter to start
+        burst = subprocess.Popen([sys.executable, "-c", BURST, str(usable[-1]), "0.8", str(begin)])
         try:
             while time.monotonic() < begin + 0.3:
                 time.sleep(0.01)
-            at = time.monotonic() - canary.period_s
-            canary.settle(at)
+            canary.settle(time.monotonic() - canary.period_s)
             starved = canary.starved_s(begin - 0.05)
-            ended = time.monotonic()
-            assert burst.poll() is None, "the burst ended before the reading"
+            read = time.monotonic()
         finally:
-            assert burst.wait(timeout=30) == 0
-        assert 0.25 <= starved <= ended - begin + 0.05, starved
+            burst.wait(timeout=30)
+        assert burst.returncode == 0
+        assert read < begin + 0.8, f"read {read - begin:.3f} s into a 0.8 s burst: after it"
+        assert 0.25 <= starved <= read - begin + 0.05, starved
     finally:
         os.sched_setaffinity(0, set(usable))
+        canary.close()
+
+
+def test_a_silent_canary_counts_only_if_it_has_not_run_since_and_is_runnable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Silent since its beat, it is starved now only when it has not been on a CPU since
+    (its count of runs the same) and is runnable: one woken to ask for the judge's
+    interpreter lock ran (its count moved) and may show R while it asks."""
+    import judge.sandbox.starvation as starvation
+
+    now = time.monotonic()
+    for runs_now, state, counted in ((7, "R", True), (8, "R", False), (7, "S", False)):
+        canary = Canary()
+        canary._threads = [None]  # type: ignore[list-item]  # as if started
+        canary._beats, canary._tids, canary._runs = {0: now - 0.3}, {0: 1234}, {0: 7}
+        monkeypatch.setattr(starvation, "_task_runs", lambda tid, n=runs_now: n)
+        monkeypatch.setattr(starvation, "_thread_state", lambda tid, st=state: st)
+        canary._count_silent(now - 0.1)
+        starved = canary.starved_s(now - 1.0)
+        if counted:
+            assert 0.25 <= starved <= 0.3 + (time.monotonic() - now), starved
+        else:
+            assert starved == 0.0, (runs_now, state)
+
+
+def test_the_judge_holding_its_interpreter_lock_is_no_starvation() -> None:
+    """A judge thread that keeps the interpreter lock 0.4 s (no switch) keeps the canaries
+    from beating, but not off a CPU: no episode, even read while they are still silent."""
+    canary = Canary()
+    interval = sys.getswitchinterval()
+    try:
+        assert canary.start()
+        time.sleep(0.1)
+        since = time.monotonic()
+        sys.setswitchinterval(5.0)
+        try:
+            while time.monotonic() < since + 0.4:
+                pass
+            canary._count_silent(time.monotonic() - 0.1)
+        finally:
+            sys.setswitchinterval(interval)
+        # A loaded test machine may make a short real episode; the false one was ~0.4 s.
+        assert canary.starved_s(since) < 0.1, canary._episodes
+    finally:
         canary.close()
 
 
