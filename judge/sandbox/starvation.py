@@ -231,10 +231,15 @@ def _schedstat(fd: int) -> tuple[int, int]:
 def _task_runs(tid: int) -> int | None:
     """How many times a thread of this process has been on a CPU (None: unknown)."""
     try:
-        with open(f"/proc/self/task/{tid}/schedstat", "rb") as f:
-            return int(f.read().split()[2])
+        fd = os.open(f"/proc/self/task/{tid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        return _schedstat(fd)[1]
     except (OSError, ValueError, IndexError):
         return None
+    finally:
+        os.close(fd)
 
 
 class StarvationMeter:
