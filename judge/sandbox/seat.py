@@ -667,6 +667,10 @@ class Seat:
                 kept_waiting=False,
                 message=f"judge internal error: wine failed, not the program: {why}",
             )
+        # The test program runs on a server of the judge's making, as at the seat's
+        # start: the program's own server may still be going down, and a server wine
+        # started by itself for the test would be nobody's to stop.
+        self._refresh_wine(None, discarded)
         broken = self._wine_probe()
         self._refresh_wine(None, discarded)  # nothing of the test program's stays either
         if broken is not None:
