@@ -69,8 +69,6 @@ class Canary:
         self._beats: dict[int, float] = {}
         #: core -> its canary thread's id (to read its state while it is silent)
         self._tids: dict[int, int] = {}
-        #: core -> how many times its canary had been on a CPU at its last beat
-        self._runs: dict[int, int] = {}
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
         self._broken = False
@@ -130,7 +128,7 @@ class Canary:
             last, _ = _schedstat(fd)
             while not self._stop.wait(self.period_s):
                 now = time.monotonic()
-                delay, runs = _schedstat(fd)
+                delay, _ = _schedstat(fd)
                 waited = (delay - last) * NS
                 last = delay
                 with self._lock:
@@ -140,7 +138,6 @@ class Canary:
                         while self._episodes and self._episodes[0][0] < cutoff:
                             self._episodes.pop(0)
                     self._beats[core] = now
-                    self._runs[core] = runs
         finally:
             os.close(fd)
 
@@ -153,35 +150,50 @@ class Canary:
         if not self._threads or self._broken or self._stop.is_set():
             return
         deadline = time.monotonic() + 4 * self.period_s + EPISODE_S
+        runs = self._silent_runs(at)
         while time.monotonic() < deadline:
             with self._lock:
                 if all(beat >= at for beat in self._beats.values()):
                     return
             time.sleep(0.001)
-        self._count_silent(at)
+        self._count_silent(at, runs)
 
-    def _count_silent(self, at: float) -> None:
+    def _silent_runs(self, at: float) -> dict[int, int | None]:
+        """core -> how many times its canary has been on a CPU so far, for each canary
+        silent since before ``at`` (read as :meth:`settle` starts to wait)."""
+        with self._lock:
+            silent = [
+                (core, self._tids.get(core)) for core, beat in self._beats.items() if beat < at
+            ]
+        return {core: None if tid is None else _task_runs(tid) for core, tid in silent}
+
+    def _count_silent(self, at: float, runs: dict[int, int | None]) -> None:
         """An episode still going on: a canary silent since before ``at`` that has not been
-        on a CPU at all since its last beat (its schedstat's count of runs unchanged) and
-        is runnable now (state R) was woken by its timer and kept off its CPU ever since.
-        It only reports an episode once it runs again, after a burst of real-time load
-        that may outlast :meth:`settle`'s wait (0.35 s bursts did, and a run at its
-        deadline was judged on time the machine had taken: TLE).  Its silence since its
-        timer fired counts as an episode ending now; the one it reports later overlaps
-        it and counts once.  A canary kept silent by the judge's own interpreter lock
-        does not count: it ran to ask for the lock (its count moved), and sleeps on it."""
+        on a CPU at all through :meth:`settle`'s wait (its schedstat's count of runs the
+        same as in ``runs``, read as the wait began) and is runnable now (state R) is
+        being kept off its CPU.  It only reports an episode once it runs again, after a
+        burst of real-time load that may outlast the wait (0.35 s bursts did, and a run
+        at its deadline was judged on time the machine had taken: TLE).  Its silence
+        since its last beat counts as an episode ending now; the one it reports later
+        overlaps it and counts once.  A canary kept silent by an interpreter lock the
+        judge holds does not count: it wakes every switch interval (5 ms) to ask for
+        the lock again, so its count moves through the wait.  (Counted from its last
+        beat, not from the wait's start, a canary that had to wait for the lock first,
+        the judge's thread holding it while the machine kept that thread off its own
+        CPU, is seen all the same: that is what a full-suite run beside two busy
+        processes saw, and a starvation of 0.3 s was read as none.)"""
         now = time.monotonic()
         with self._lock:
             silent = [
-                (beat, self._tids.get(core), self._runs.get(core))
+                (beat, self._tids.get(core), runs.get(core))
                 for core, beat in self._beats.items()
                 if beat < at
             ]
-        for beat, tid, runs in silent:
+        for beat, tid, before in silent:
             length = now - beat - self.period_s
-            if tid is None or runs is None or length < EPISODE_S:
+            if tid is None or before is None or length < EPISODE_S:
                 continue
-            if _task_runs(tid) != runs or _thread_state(tid) != "R":
+            if _task_runs(tid) != before or _thread_state(tid) != "R":
                 continue
             with self._lock:
                 self._episodes.append((now, length))

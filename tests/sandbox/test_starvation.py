@@ -197,22 +197,26 @@ def test_a_starvation_still_going_on_at_a_deadline_counts() -> None:
         canary.close()
 
 
-def test_a_silent_canary_counts_only_if_it_has_not_run_since_and_is_runnable(
+def test_a_silent_canary_counts_only_if_it_has_not_run_through_the_wait_and_is_runnable(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """Silent since its beat, it is starved now only when it has not been on a CPU since
-    (its count of runs the same) and is runnable: one woken to ask for the judge's
-    interpreter lock ran (its count moved) and may show R while it asks."""
+    """Silent since its beat, it is starved now only when it has not been on a CPU through
+    settle()'s wait (its count of runs the same as when the wait began) and is runnable:
+    one asking for the judge's interpreter lock wakes to ask again (its count moves) and
+    may show R while it asks; the silence counted is from its last beat."""
     import judge.sandbox.starvation as starvation
 
     now = time.monotonic()
     for runs_now, state, counted in ((7, "R", True), (8, "R", False), (7, "S", False)):
         canary = Canary()
         canary._threads = [None]  # type: ignore[list-item]  # as if started
-        canary._beats, canary._tids, canary._runs = {0: now - 0.3}, {0: 1234}, {0: 7}
+        canary._beats, canary._tids = {0: now - 0.3}, {0: 1234}
+        monkeypatch.setattr(starvation, "_task_runs", lambda tid: 7)
+        runs = canary._silent_runs(now - 0.1)
+        assert runs == {0: 7} and canary._silent_runs(now - 0.4) == {}
         monkeypatch.setattr(starvation, "_task_runs", lambda tid, n=runs_now: n)
         monkeypatch.setattr(starvation, "_thread_state", lambda tid, st=state: st)
-        canary._count_silent(now - 0.1)
+        canary._count_silent(now - 0.1, runs)
         starved = canary.starved_s(now - 1.0)
         if counted:
             assert 0.25 <= starved <= 0.3 + (time.monotonic() - now), starved
@@ -221,7 +225,7 @@ def test_a_silent_canary_counts_only_if_it_has_not_run_since_and_is_runnable(
 
 
 def test_the_judge_holding_its_interpreter_lock_is_no_starvation() -> None:
-    """A judge thread that keeps the interpreter lock 0.4 s (no switch) keeps the canaries
+    """A judge thread that keeps the interpreter lock 0.5 s (no switch) keeps the canaries
     from beating, but not off a CPU: no episode, even read while they are still silent."""
     canary = Canary()
     interval = sys.getswitchinterval()
@@ -233,7 +237,11 @@ def test_the_judge_holding_its_interpreter_lock_is_no_starvation() -> None:
         try:
             while time.monotonic() < since + 0.4:
                 pass
-            canary._count_silent(time.monotonic() - 0.1)
+            at = time.monotonic() - 0.1
+            runs = canary._silent_runs(at)  # then settle()'s wait, the lock still held
+            while time.monotonic() < since + 0.5:
+                pass
+            canary._count_silent(at, runs)
         finally:
             sys.setswitchinterval(interval)
         # A loaded test machine may make a short real episode; the false one was ~0.4 s.
