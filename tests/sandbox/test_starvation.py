@@ -83,6 +83,9 @@ BURST = """
 import os, sys, time
 os.sched_setaffinity(0, {int(sys.argv[1])})
 os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+if sys.argv[3] == "cue":  # ready: the start comes on stdin
+    print("ready", flush=True)
+    sys.argv[3] = sys.stdin.readline()
 begin = float(sys.argv[3])  # every core's burst at once (CLOCK_MONOTONIC is system-wide)
 while time.monotonic() < begin:
     time.sleep(0.001)
@@ -92,19 +95,41 @@ while time.monotonic() < end:
 """
 
 
+def start_bursts(cores: list[int], seconds: float) -> tuple[list[subprocess.Popen[bytes]], float]:
+    """Real-time bursts of ``seconds`` on ``cores``, all beginning together once every
+    one has started (an interpreter's start-up under load is not a fixed time): the
+    processes, and the monotonic time they begin."""
+    bursts = [
+        subprocess.Popen(
+            [sys.executable, "-c", BURST, str(core), str(seconds), "cue"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+        )
+        for core in cores
+    ]
+    try:
+        for b in bursts:
+            assert b.stdout is not None and b.stdout.readline() == b"ready\n"
+        begin = time.monotonic() + 0.05
+        for b in bursts:
+            assert b.stdin is not None
+            b.stdin.write(f"{begin!r}\n".encode())
+    finally:
+        for b in bursts:  # sent, or an end of file that stops a burst still waiting
+            assert b.stdin is not None
+            b.stdin.close()
+    return bursts, begin
+
+
 def starved_in_bursts(cores: list[int]) -> float:
     """The starvation a canary sees while 0.25 s of real-time load runs on ``cores``
-    (all at once, half a second after they are started)."""
+    (all at once)."""
     canary = Canary()
     try:
         assert canary.start()
         time.sleep(0.05)
         since = time.monotonic()
-        begin = str(time.monotonic() + 0.5)
-        bursts = [
-            subprocess.Popen([sys.executable, "-c", BURST, str(core), "0.25", begin])
-            for core in cores
-        ]
+        bursts, _ = start_bursts(cores, 0.25)
         for b in bursts:
             assert b.wait(timeout=30) == 0
         canary.settle(time.monotonic())
@@ -179,8 +204,7 @@ def test_a_starvation_still_going_on_at_a_deadline_counts() -> None:
     try:
         assert canary.start()
         os.sched_setaffinity(0, {usable[0]})  # this thread reads beside the burst
-        begin = time.monotonic() + 1.0  # room for the burst's interpreter to start
-        burst = subprocess.Popen([sys.executable, "-c", BURST, str(usable[-1]), "0.8", str(begin)])
+        (burst,), begin = start_bursts([usable[-1]], 0.8)
         try:
             while time.monotonic() < begin + 0.3:
                 time.sleep(0.01)
