@@ -667,12 +667,23 @@ class Seat:
                 kept_waiting=False,
                 message=f"judge internal error: wine failed, not the program: {why}",
             )
-        # The test program runs on a server of the judge's making, as at the seat's
-        # start: the program's own server may still be going down, and a server wine
-        # started by itself for the test would be nobody's to stop.
-        self._refresh_wine(None, discarded)
-        broken = self._wine_probe()
-        self._refresh_wine(None, discarded)  # nothing of the test program's stays either
+        if not wine.alive:
+            # Not made afresh after the run (why is in the run's notes): the test
+            # program would run on a server wine started by itself, nobody's to stop,
+            # and the judge cannot show that its wine works here.
+            return dataclasses.replace(
+                result,
+                verdict=Verdict.IE,
+                kept_waiting=False,
+                message=(
+                    f"judge internal error: wine failed again ({why}), and the judge could "
+                    "not make it afresh to run its own test program"
+                ),
+            )
+        try:
+            broken = self._wine_probe()  # on the server made afresh after the run
+        finally:
+            self._refresh_wine(None, discarded)  # nothing of the test program's stays either
         if broken is not None:
             return dataclasses.replace(
                 result,

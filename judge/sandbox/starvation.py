@@ -149,8 +149,10 @@ class Canary:
         episode it is in so far counts (:meth:`_count_silent`)."""
         if not self._threads or self._broken or self._stop.is_set():
             return
-        deadline = time.monotonic() + 4 * self.period_s + EPISODE_S
         runs = self._silent_runs(at)
+        # From after the counts were read: the wait is what tells a canary kept off
+        # its CPU from one waiting for the interpreter lock (its count moves meanwhile).
+        deadline = time.monotonic() + 4 * self.period_s + EPISODE_S
         while time.monotonic() < deadline:
             with self._lock:
                 if all(beat >= at for beat in self._beats.values()):
@@ -193,7 +195,9 @@ class Canary:
             length = now - beat - self.period_s
             if tid is None or before is None or length < EPISODE_S:
                 continue
-            if _task_runs(tid) != before or _thread_state(tid) != "R":
+            # The state first: R seen, then the count unchanged, is runnable and not run
+            # (R also means running, which the count read after it would show).
+            if _thread_state(tid) != "R" or _task_runs(tid) != before:
                 continue
             with self._lock:
                 self._episodes.append((now, length))

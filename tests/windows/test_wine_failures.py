@@ -23,7 +23,7 @@ import judge.sandbox.wine as wine_module
 from judge.bots import BotSpec
 from judge.maps import load_map
 from judge.referee import RoundConfig, play_round
-from judge.sandbox import Limits, Sandbox, Verdict
+from judge.sandbox import Limits, Sandbox, SandboxError, Verdict
 from tests.referee.game_trace import game_trace
 from tests.windows.conftest import Exes
 
@@ -54,6 +54,32 @@ def test_a_program_that_kills_its_wineserver_gets_ie_then_re(
     ], verdicts
     assert "wineserver stopped during the run" in verdicts[0][1]
     assert "second time this round" in verdicts[2][1] and "test program" in verdicts[2][1]
+
+
+def test_a_second_wine_failure_when_wine_was_not_made_afresh_stays_ie(
+    wine_sandbox: Sandbox, exes: Exes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The judge's test program runs only on the server the judge made afresh after the
+    run: when that failed, a second wine failure is not shown to be the program's (IE,
+    not RE), and the next run makes wine again."""
+    with wine_sandbox.seat("unmade", exes.hostile) as seat:
+        assert seat.program_dir is not None
+        exe = str(seat.program_dir / "hostile.exe")
+        first = seat.run_turn([exe, "killall"], {}, ["MOVE.OUT"], Limits())
+        assert seat._wine is not None  # made at the first Windows run
+
+        def no_wine(*args: Any, **kwargs: Any) -> None:
+            raise SandboxError("no wine today")
+
+        monkeypatch.setattr(seat._wine, "refresh", no_wine)
+        second = seat.run_turn([exe, "killall"], {}, ["MOVE.OUT"], Limits())
+        monkeypatch.undo()
+        again = seat.run_turn([exe, "ok"], {}, ["MOVE.OUT"], Limits())
+    assert first.result.verdict is Verdict.IE, first.result.message
+    assert second.result.verdict is Verdict.IE, second.result.message
+    assert "could not make it afresh" in second.result.message
+    assert any("no wine today" in d for d in second.discarded), second.discarded
+    assert again.result.verdict is Verdict.OK, again.result.message
 
 
 @pytest.mark.root("the prefix belongs to the seat's uid")
