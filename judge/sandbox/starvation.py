@@ -185,11 +185,11 @@ class Canary:
         CPU, is seen all the same: that is what a full-suite run beside two busy
         processes saw, and a starvation of 0.3 s was read as none.)"""
         now = time.monotonic()
-        with self._lock:
+        with self._lock:  # those silent as the wait began and still (a dead one has no beat)
             silent = [
-                (beat, self._tids.get(core), runs.get(core))
-                for core, beat in self._beats.items()
-                if beat < at
+                (self._beats[core], self._tids.get(core), before)
+                for core, before in runs.items()
+                if self._beats.get(core, at) < at
             ]
         for beat, tid, before in silent:
             length = now - beat - self.period_s
