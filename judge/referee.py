@@ -70,6 +70,9 @@ IE_RETRIES = 1
 #: times, after pauses that double from BUSY_PAUSE_S: a burst of load elsewhere passes.
 BUSY_RETRIES = 5
 BUSY_PAUSE_S = 0.25
+#: How often seat 1's thread looks whether seat 0's run ended before saying its program
+#: was starting (it always says so as it ends: this is a guard, not a schedule).
+STARTING_POLL_S = 0.5
 
 
 class RoundAborted(JudgeError, RuntimeError):
@@ -118,6 +121,7 @@ def run_retrying(
     outputs: list[str],
     limits: Limits,
     on_retry: Callable[[RunResult], None] | None = None,
+    starting: Callable[[], None] | None = None,
 ) -> TurnRun:
     """One run of a turn; a judge failure (IE, never the bot's fault) is run again.
 
@@ -126,10 +130,13 @@ def run_retrying(
     bursts), any other IE IE_RETRIES times; ``on_retry`` hears of each failed
     run.  The last run is returned, so a verdict still IE means the judge
     cannot run the program: the caller abandons what it was doing, naming it.
+    ``starting``: :meth:`Seat.run_turn`'s, for the first run (the program about to
+    start, or the run over).
     """
     failures, busy, pause = 0, 0, BUSY_PAUSE_S
     while True:
-        run = seat.run_turn(argv, inputs, outputs, limits)
+        run = seat.run_turn(argv, inputs, outputs, limits, starting=starting)
+        starting = None
         r = run.result
         if r.verdict is not Verdict.IE:
             return run
@@ -332,7 +339,7 @@ class _Round:
             {MAP_INP: render_map_inp(self.game, s, self.cfg.reef_symbol).encode()} for s in (0, 1)
         ]
 
-        def one(s: int) -> TurnRun | None:
+        def one(s: int, starting: Callable[[], None] | None = None) -> TurnRun | None:
             if not active[s]:
                 return None
 
@@ -341,7 +348,13 @@ class _Round:
                 self.stderr[s].append(f"--- turn {turn}: IE ({r.message}); run again ---")
 
             run = run_retrying(
-                seats[s], argvs[s], inputs[s], [MOVE_OUT], self.cfg.limits, on_retry=noted
+                seats[s],
+                argvs[s],
+                inputs[s],
+                [MOVE_OUT],
+                self.cfg.limits,
+                on_retry=noted,
+                starting=starting,
             )
             if run.result.verdict is Verdict.IE:
                 raise RoundAborted(
@@ -353,9 +366,15 @@ class _Round:
             runs = [one(0), one(1)]
         else:
             # Both seats at once: seat 0 on the round's worker thread (made once a round,
-            # not once a turn), seat 1 on this one, which would otherwise only wait.  Both
-            # runs end before either's failure is raised, seat 0's first.
-            first = self.pool.submit(one, 0)
+            # not once a turn), seat 1 on this one, which would otherwise only wait.  Seat
+            # 1's run begins once seat 0's program is about to start: the two seats' work
+            # before their programs is Python, and done at once it would share the
+            # interpreter lock and start both programs late (issue 35).  Both runs end
+            # before either's failure is raised, seat 0's first.
+            first_starting = threading.Event()
+            first = self.pool.submit(one, 0, first_starting.set)
+            while not first_starting.wait(STARTING_POLL_S) and not first.done():
+                pass
             try:
                 second = one(1)
             except BaseException:

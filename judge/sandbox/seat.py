@@ -425,9 +425,35 @@ class Seat:
         return list(argv)
 
     def run_turn(
-        self, argv: list[str], inputs: dict[str, bytes], outputs: list[str], limits: Limits
+        self,
+        argv: list[str],
+        inputs: dict[str, bytes],
+        outputs: list[str],
+        limits: Limits,
+        *,
+        starting: Callable[[], None] | None = None,
     ) -> TurnRun:
-        """Run the program once (see the module and package docs for every step)."""
+        """Run the program once (see the module and package docs for every step).
+
+        ``starting`` is called once, from this thread, when the judge's own work
+        before the program is done (folder, core, groups) and its start is next, or
+        when the call ends without getting that far: a caller running two seats lets
+        the second one's Python work wait for it, instead of both sharing the
+        interpreter lock while neither program runs yet (issue 35)."""
+        once = _Once(starting)
+        try:
+            return self._run_turn(argv, inputs, outputs, limits, once)
+        finally:
+            once()
+
+    def _run_turn(
+        self,
+        argv: list[str],
+        inputs: dict[str, bytes],
+        outputs: list[str],
+        limits: Limits,
+        starting: Callable[[], None],
+    ) -> TurnRun:
         argv = self._validate_argv(argv)
         if not isinstance(limits, Limits):
             raise TypeError(f"limits must be a Limits, not {type(limits).__name__}")
@@ -451,7 +477,7 @@ class Seat:
                     self.check(argv)
                 except SandboxError as exc:
                     return self._ie(str(exc))
-            return self._run(argv, inputs, outputs, limits)
+            return self._run(argv, inputs, outputs, limits, starting)
         finally:
             self._lock.release()
 
@@ -481,7 +507,12 @@ class Seat:
         return (uid, gid) if uid is not None and gid is not None else None
 
     def _run(
-        self, argv: list[str], inputs: dict[str, bytes], outputs: list[str], limits: Limits
+        self,
+        argv: list[str],
+        inputs: dict[str, bytes],
+        outputs: list[str],
+        limits: Limits,
+        starting: Callable[[], None],
     ) -> TurnRun:
         """One run in its named steps (:mod:`.steps`), each timed; a run judged IE leaves
         the seat as it found it.
@@ -509,7 +540,7 @@ class Seat:
             return self._ie(
                 f"cannot prepare the folder of seat {self.name!r}: {exc}", tuple(discarded)
             )
-        turn = self._execute(argv, outputs, limits, windows, discarded, steps)
+        turn = self._execute(argv, outputs, limits, windows, discarded, steps, starting)
         if turn.result.verdict is Verdict.IE:
             self._roll_back(saved)
         return dataclasses.replace(turn, steps=steps)
@@ -583,6 +614,7 @@ class Seat:
         windows: bool,
         discarded: list[str],
         steps: StepTimes,
+        starting: Callable[[], None],
     ) -> TurnRun:
         """Run the prepared program on a core of its own; read, clean, decide."""
         with steps.timed("core"):
@@ -594,7 +626,7 @@ class Seat:
                 # The seat's wineserver works for this run: on its core, not another run's.
                 with steps.timed("wine"):
                     self._wine.pin_server(core)
-            ran = self._supervised(argv, limits, core, discarded, windows, steps)
+            ran = self._supervised(argv, limits, core, discarded, windows, steps, starting)
             if self._wine is not None:
                 with steps.timed("wine"):
                     self._wine.after_run(discarded)
@@ -712,6 +744,7 @@ class Seat:
         discarded: list[str],
         windows: bool,
         steps: StepTimes,
+        starting: Callable[[], None],
     ) -> tuple[supervise.RawRun, RunCgroup | None] | str:
         """The run itself in the seat's cgroups (pinned to ``core``); a str: why it could not run.
 
@@ -756,6 +789,7 @@ class Seat:
                 zygote=self._zygote,
                 armed=armed,
                 canary=self._canary,
+                starting=starting,
             )
             finished = True
         finally:
@@ -915,3 +949,17 @@ class Seat:
 
     def __repr__(self) -> str:
         return f"Seat({self.name!r}, uid={self.uid}, workdir={str(self.workdir)!r})"
+
+
+class _Once:
+    """A run's ``starting`` callback, called at most once (none: nothing to call)."""
+
+    __slots__ = ("_call",)
+
+    def __init__(self, call: Callable[[], None] | None) -> None:
+        self._call = call
+
+    def __call__(self) -> None:
+        call, self._call = self._call, None
+        if call is not None:
+            call()

@@ -23,6 +23,7 @@ import select
 import signal
 import subprocess
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -336,6 +337,7 @@ def run(
     zygote: Zygote | None = None,
     armed: Armed | None = None,
     canary: Canary | None = None,
+    starting: Callable[[], None] | None = None,
 ) -> RawRun:
     """Run once, in named steps: start the helper, watch the run until the helper is
     gone, read its record, read the run's waits.  Never raises for anything the
@@ -350,10 +352,14 @@ def run(
     helper process (the judge's child) instead of a one-shot helper started here
     (:mod:`.zygote`); ``armed``: the seat's run armed ahead of this one, to start with
     its go (:func:`arm`); ``canary``: the machine's starvation of ordinary processes,
-    given back like waiting (:mod:`.starvation`)."""
+    given back like waiting (:mod:`.starvation`); ``starting``: called as the helper
+    is about to be started (or the armed run given its go), the judge's work before
+    it done (:meth:`Seat.run_turn <judge.sandbox.seat.Seat.run_turn>`)."""
     # stderr's first lines are kept too: what wine writes before the program runs
     raw = RawRun(None, None, 0.0, 0.0, Tail(output_bytes), Tail(output_bytes, head_cap=HEAD_BYTES))
     service_base = tree_times(services) if measure_wait and services else None
+    if starting is not None:
+        starting()
     start = time.monotonic()
     started = _start_helper(helper, spawn, cg, raw, zygote, armed)
     if started is None:

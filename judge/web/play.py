@@ -20,6 +20,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,8 +49,16 @@ class HumanSeat:
         self.session = session
 
     def run_turn(
-        self, argv: list[str], inputs: dict[str, bytes], outputs: list[str], limits: Limits
+        self,
+        argv: list[str],
+        inputs: dict[str, bytes],
+        outputs: list[str],
+        limits: Limits,
+        *,
+        starting: Callable[[], None] | None = None,
     ) -> TurnRun:
+        if starting is not None:
+            starting()  # the bot's run goes on while the person thinks
         started = time.monotonic()
         move = self.session.await_move(inputs[MAP_INP].decode("utf-8"))
         result = RunResult(

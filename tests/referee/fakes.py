@@ -26,7 +26,9 @@ class FakeSeat:
         self.program_dir = None
         self.calls: list[str] = []
 
-    def run_turn(self, argv, inputs, outputs, limits: Limits) -> TurnRun:
+    def run_turn(self, argv, inputs, outputs, limits: Limits, *, starting=None) -> TurnRun:
+        if starting is not None:
+            starting()
         text = inputs["MAP.INP"].decode()
         self.calls.append(text)
         move, state, verdict = self.bot(text, self.state)

@@ -45,7 +45,11 @@ class _FlakySandbox(FakeSandbox):
             return seat
         real = seat.run_turn
 
-        def run_turn(argv: Any, inputs: Any, outputs: Any, limits: Limits) -> TurnRun:
+        def run_turn(
+            argv: Any, inputs: Any, outputs: Any, limits: Limits, *, starting: Any = None
+        ) -> TurnRun:
+            if starting is not None:
+                starting()
             self.attempts += 1
             if self.attempts <= self.fails:
                 why = "kept waiting 0.500 s for a CPU" if self.kept_waiting else "helper broke"
