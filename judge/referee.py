@@ -70,9 +70,6 @@ IE_RETRIES = 1
 #: times, after pauses that double from BUSY_PAUSE_S: a burst of load elsewhere passes.
 BUSY_RETRIES = 5
 BUSY_PAUSE_S = 0.25
-#: How often seat 1's thread looks whether seat 0's run ended before saying its program
-#: was starting (it always says so as it ends: this is a guard, not a schedule).
-STARTING_POLL_S = 0.5
 
 
 class RoundAborted(JudgeError, RuntimeError):
@@ -373,9 +370,10 @@ class _Round:
             # before either's failure is raised, seat 0's first.
             first_starting = threading.Event()
             first = self.pool.submit(one, 0, first_starting.set)
-            while not first_starting.wait(STARTING_POLL_S) and not first.done():
-                pass
+            # A seat 0 that ends without saying so (a seat of another kind) lets seat 1 go.
+            first.add_done_callback(lambda _: first_starting.set())
             try:
+                first_starting.wait()
                 second = one(1)
             except BaseException:
                 wait([first])

@@ -439,7 +439,9 @@ class Seat:
         before the program is done (folder, core, groups) and its start is next, or
         when the call ends without getting that far: a caller running two seats lets
         the second one's Python work wait for it, instead of both sharing the
-        interpreter lock while neither program runs yet (issue 35)."""
+        interpreter lock while neither program runs yet (issue 35).  It is called
+        with the seat busy and a core held: it must be quick (setting an event) and
+        must not raise."""
         once = _Once(starting)
         try:
             return self._run_turn(argv, inputs, outputs, limits, once)

@@ -69,3 +69,22 @@ def test_starting_comes_even_when_the_run_never_gets_to_the_program(
             starting=lambda: calls.append("closed"),
         )
     assert calls == ["argv", "missing", "closed"]
+
+
+def test_starting_comes_when_the_seat_is_already_running_a_turn(sandbox: Sandbox) -> None:
+    calls: list[str] = []
+    refused: list[RuntimeError] = []
+    with sandbox.seat("busy", FIXTURES, **KEEP_STATE) as seat:
+        assert seat.program_dir is not None
+        argv = [str(seat.program_dir / "ok.py")]
+
+        def again() -> None:  # a second run asked for while the first is about to start
+            try:
+                seat.run_turn(argv, {}, ["MOVE.OUT"], Limits(), starting=lambda: calls.append("2"))
+            except RuntimeError as exc:
+                refused.append(exc)
+
+        run = seat.run_turn(argv, {}, ["MOVE.OUT"], Limits(time_s=10), starting=again)
+        assert run.result.verdict is Verdict.OK
+    assert calls == ["2"]
+    assert len(refused) == 1 and "already running a turn" in str(refused[0])
