@@ -73,7 +73,8 @@ Outline
   chose a quiet corner while the opponent took a richer field it entered
   first; the margin is what wins the round.  Of the chosen cell's mirror
   images the one farthest from that start (bots that think alike name the
-  same cell); on a re-ask, the same cell once more, then the best other cells.
+  same cell); on a re-ask, the same cell twice more (a rival that insists once
+  gives way at the third ask), then the best other cells.
 """
 
 from heapq import heappush, heapreplace
@@ -120,7 +121,7 @@ ENTER_PRIOR = 1.0    # prior counts of the opponent entering our reach (in, out)
 STALL = 0.02         # penalty per repeated stay while nothing changes
 POOL = 14            # routes from the boat tried on every first move
 PLACE_CANDIDATES = 10
-INSIST = 1
+INSIST = 2           # placement: re-asks on which we name our first cell again
 OPP_STARTS = 3       # placement: the opponent's likely start cells considered (values averaged)
 PLACE_HORIZON = 20   # placement: moves ahead a start's route is planned (30: 2-3 points fewer
                      # against planner on four books, mostly on small maps; 60: 3-7 fewer)
@@ -1706,8 +1707,12 @@ def choose_start(sit, tried):
         theirs.append((s2, -z, z))
     quick.sort(reverse=True)
     theirs.sort(reverse=True)
-    if INSIST and tried and len(tried) == 1 and tried[0] in zeros:
-        return tried[0]  # the other side may have moved on: insist once
+    if INSIST and tried and len(tried) <= INSIST and tried[0] in zeros \
+            and all(t == tried[0] for t in tried):
+        # The other side may have moved on: insist.  Twice, not once: a rival that
+        # insists once moves on at the third ask and leaves us the cell (insisting
+        # once, both moved off the best cell there and each took its next best).
+        return tried[0]
     if tried:
         # It wants the cell we collided on; it will name another one now.
         likely = [tried[0]]
