@@ -1707,7 +1707,7 @@ def choose_start(sit, tried):
         theirs.append((s2, -z, z))
     quick.sort(reverse=True)
     theirs.sort(reverse=True)
-    if INSIST and tried and len(tried) <= INSIST and tried[0] in zeros \
+    if tried and len(tried) <= INSIST and tried[0] in zeros \
             and all(t == tried[0] for t in tried):
         # The other side may have moved on: insist.  Twice, not once: a rival that
         # insists once moves on at the third ask and leaves us the cell (insisting
