@@ -286,6 +286,19 @@ static void pin_core(int cpu) {
         child_fail("affinity", errno, "sched_setaffinity(core %d): %s", cpu, strerror(errno));
 }
 
+/* The zygote runs as SCHED_BATCH (below): asking it for a run wakes it without
+ * preempting the judge, and an armed run's set-up (the clone, its joins, the fork,
+ * the child's set-up) takes the CPU the judge leaves rather than the judge's own.
+ * What runs when a run is under way is normal again: the helper that times and
+ * reaps the program from its fork on, the child from just before its go, so the
+ * program starts at once on the go and runs, like every program, as SCHED_OTHER. */
+static void sched_normal(void) {
+    if (sched_getscheduler(0) == SCHED_BATCH) {
+        struct sched_param sp = { 0 };
+        sched_setscheduler(0, SCHED_OTHER, &sp);
+    }
+}
+
 static void child_main(const struct opts *o) {
     sigset_t none;
     sigemptyset(&none);
@@ -335,6 +348,7 @@ static void child_main(const struct opts *o) {
     if (o->go_fd >= 0) {
         /* Armed ahead of the run: everything above is done; wait for the judge's go,
          * which names the run's core ("-1": none).  EOF: the run was called off. */
+        sched_normal();  /* the go wakes it at once, ahead of the judge */
         char go[32];
         size_t got = 0;
         for (;;) {
@@ -502,6 +516,9 @@ static int run_main(struct opts *o) {
     char setup_stage[64] = "", setup_msg[512] = "";
     int setup_err = 0;
 
+    /* A run made on its turn (not armed) is the turn's critical path: normal at once.
+     * An armed one stays SCHED_BATCH until its fork (its child, until its go). */
+    if (o->go_fd < 0) sched_normal();
     int status_fd = o->status_fd;
     if (status_fd < 0) usage("-s STATUS_FD is required");
     fcntl(status_fd, F_SETFD, FD_CLOEXEC);
@@ -587,6 +604,7 @@ static int run_main(struct opts *o) {
         child_main(o);
         _exit(127);
     }
+    sched_normal();  /* from here it times the program: prompt, as a one-shot helper is */
     close(ep[1]);
     close(rs[1]);
     if (o->go_fd >= 0) close(o->go_fd);   /* the child's alone: the judge's go fails once it is gone */
@@ -965,6 +983,11 @@ static int zygote_main(int argc, char **argv) {
             write_file("/proc/self/oom_score_adj", "-1000");
             setpriority(PRIO_PROCESS, 0, -15);
         }
+    }
+    {
+        /* No wake-up preemption (sched_normal() says why); best effort. */
+        struct sched_param sp = { 0 };
+        sched_setscheduler(0, SCHED_BATCH, &sp);
     }
     int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (devnull < 0) return 1;

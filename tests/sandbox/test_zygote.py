@@ -76,6 +76,8 @@ with open("/proc/self/oom_score_adj") as f:
     oom = f.read().strip()
 state = {
     "nice": os.getpriority(os.PRIO_PROCESS, 0),
+    "policy": os.sched_getscheduler(0),
+    "helper_policy": os.sched_getscheduler(os.getppid()),
     "oom": oom,
     "cores": sorted(os.sched_getaffinity(0)),
     "blocked": status("SigBlk"), "ignored": status("SigIgn"), "caught": status("SigCgt"),
@@ -95,16 +97,20 @@ with open("MOVE.OUT", "w") as f:
 def test_a_program_started_through_the_zygote_gets_what_a_one_shot_helper_gives(
     zygote_sandbox: Sandbox, tmp_path: Path
 ) -> None:
-    """Priority, OOM score, cores, signals, fds, environment, ids, limits, groups and
-    namespaces: the same, though the zygote itself runs at a high priority as root; and
-    the same again for the run armed after the first (its core given with the go)."""
+    """Priority and scheduling policy (the program's and its helper's), OOM score, cores,
+    signals, fds, environment, ids, limits, groups and namespaces: the same, though the
+    zygote itself runs at a high priority as root and as SCHED_BATCH; and the same again
+    for the run armed after the first (its core given with the go)."""
     prog = tmp_path / "prog"
     prog.mkdir()
     (prog / "state.py").write_text(STATE)
     (prog / "state.py").chmod(0o755)
     with zygote_sandbox as sb, sb.seat("a", prog) as seat:
         through = _turn(seat, "state.py")
-        assert _zygote_pid(seat) is not None
+        zygote_pid = _zygote_pid(seat)
+        assert zygote_pid is not None
+        # Asking it for a run (or arming one) must not preempt the judge's thread.
+        assert os.sched_getscheduler(zygote_pid) == os.SCHED_BATCH
         armed = _turn(seat, "state.py")
         zygote, seat._zygote = seat._zygote, None  # this seat's next run: one-shot
         try:
@@ -123,6 +129,9 @@ def test_a_program_started_through_the_zygote_gets_what_a_one_shot_helper_gives(
             assert len(state.pop("cores")) == 1
         assert got == want == got_armed
         assert got["oom"] == "0" and got["fds"] == [0, 1, 2, 3]
+        # The program, and the helper timing it, as every program: SCHED_OTHER (the
+        # armed run's set-up ran as SCHED_BATCH, its go and its run do not).
+        assert got["policy"] == got["helper_policy"] == os.SCHED_OTHER
 
 
 def test_a_killed_helper_is_replaced_and_the_run_judged_right(zygote_sandbox: Sandbox) -> None:
