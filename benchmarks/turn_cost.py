@@ -212,6 +212,41 @@ class TimedSandbox(Sandbox):
         return s
 
 
+def fs_type(path: Path) -> str:
+    """The type of the file system ``path`` is on (the longest mount point above it)."""
+    best, kind = "", "?"
+    with open("/proc/self/mounts", encoding="utf-8", errors="replace") as f:
+        for line in f:
+            parts = line.split()
+            if len(parts) < 3:
+                continue
+            mount = parts[1].replace("\\040", " ")
+            if (str(path) + "/").startswith(mount.rstrip("/") + "/") and len(mount) >= len(best):
+                best, kind = mount, parts[2]
+    return kind
+
+
+def file_probe(folder: Path, over: bool, reps: int = 200) -> float:
+    """Median seconds to make three small files and remove them (a judged turn's way: the
+    folder is emptied after each run) or, ``over``, to write over three existing ones (the
+    bare loop's way).  Both move with the file system's state more than anything else a
+    turn does (CONTRIBUTING.md, "The cost of a turn")."""
+    probe = folder / ".file-probe"
+    probe.mkdir(parents=True, exist_ok=True)
+    names = [probe / n for n in ("MAP.INP", "MOVE.OUT", "STATE.OUT")]
+    times = []
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        for name in names:
+            name.write_bytes(b"1 1\n" * 20)
+        if not over:
+            for name in names:
+                name.unlink()
+        times.append(time.perf_counter() - t0)
+    shutil.rmtree(probe)
+    return statistics.median(times)
+
+
 def measure(
     kind: str, program: Path, work: Path, turns: int, rounds: int, leases: bool = True
 ) -> dict[str, Any]:
@@ -237,6 +272,14 @@ def measure(
             play_round(cfg, [bot, bot], ["a", "b"], sb, work / f"{kind}-{r}", observer=obs)
         runs = list(sb.runs)
         isolation = [name for name, on, _ in sb.isolation.items if not on]
+        files = {
+            "seats": str(sb.root),
+            "seats_fs": fs_type(sb.root),
+            "seats_us": file_probe(sb.root, over=False) * 1e6,
+            "bare": str(work),
+            "bare_fs": fs_type(work),
+            "bare_us": file_probe(work, over=True) * 1e6,
+        }
         # Back to back: judged rounds with nothing between their turns, and as many bare
         # turns in a row, alternately.
         b2b_judged: list[float] = []
@@ -272,6 +315,7 @@ def measure(
         "referee_ms": statistics.median(own) * 1000 if own else None,
         "replay_line_ms": statistics.median(obs.line_s) * 1000,
         "protections_off": isolation,
+        "files": files,
     }
 
 
@@ -299,6 +343,12 @@ def report(who: str, results: list[dict[str, Any]]) -> None:
         steps = "  ".join(f"{s} {v:.2f}" for s, v in r["steps_ms"].items() if v > 0.0005)
         print(f"  {r['kind']} run {r['run_ms']:.2f} ms median, by step (ms): {steps}")
         referee = r["referee_ms"]
+        f = r["files"]
+        print(
+            f"  {r['kind']} files: seats in {f['seats']} ({f['seats_fs']}), three made and "
+            f"removed {f['seats_us']:.0f} us; bare turns in {f['bare']} ({f['bare_fs']}), "
+            f"three written over {f['bare_us']:.0f} us"
+        )
         print(
             f"  {r['kind']} referee's own work a turn: "
             f"{'-' if referee is None else f'{referee:.2f}'} ms, replay line "
