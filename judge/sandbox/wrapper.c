@@ -286,14 +286,18 @@ static void pin_core(int cpu) {
         child_fail("affinity", errno, "sched_setaffinity(core %d): %s", cpu, strerror(errno));
 }
 
-/* The zygote runs as SCHED_BATCH (below): asking it for a run wakes it without
- * preempting the judge, and an armed run's set-up (the clone, its joins, the fork,
- * the child's set-up) takes the CPU the judge leaves rather than the judge's own.
- * What runs when a run is under way is normal again: the helper that times and
- * reaps the program from its fork on, the child from just before its go, so the
- * program starts at once on the go and runs, like every program, as SCHED_OTHER. */
+/* The zygote's scheduling policy as the judge started it (-1: not a zygote's process).
+ * A zygote started as SCHED_OTHER runs as SCHED_BATCH (zygote_main): asking it for a
+ * run wakes it without preempting the judge, and an armed run's set-up (the clone,
+ * its joins, the fork, the child's set-up) takes the CPU the judge leaves rather than
+ * the judge's own.  What runs when a run is under way has the judge's policy again:
+ * the helper that times and reaps the program from its fork on, the child from just
+ * before its go, so the program starts at once on the go and runs as a one-shot
+ * helper's program does.  A one-shot helper is not a zygote's: nothing changes. */
+static int z_policy = -1;
+
 static void sched_normal(void) {
-    if (sched_getscheduler(0) == SCHED_BATCH) {
+    if (z_policy == SCHED_OTHER && sched_getscheduler(0) == SCHED_BATCH) {
         struct sched_param sp = { 0 };
         sched_setscheduler(0, SCHED_OTHER, &sp);
     }
@@ -516,8 +520,9 @@ static int run_main(struct opts *o) {
     char setup_stage[64] = "", setup_msg[512] = "";
     int setup_err = 0;
 
-    /* A run made on its turn (not armed) is the turn's critical path: normal at once.
-     * An armed one stays SCHED_BATCH until its fork (its child, until its go). */
+    /* A run made on its turn (not armed) is the turn's critical path: the judge's policy
+     * again from here.  An armed one stays SCHED_BATCH until its fork (its child, until
+     * its go). */
     if (o->go_fd < 0) sched_normal();
     int status_fd = o->status_fd;
     if (status_fd < 0) usage("-s STATUS_FD is required");
@@ -901,7 +906,8 @@ static void parse_run(int argc, char **argv, struct opts *o) {
  * For each it makes, with clone(CLONE_PARENT), a process that is the judge's
  * child, not its own, and becomes exactly what "wrapper run" would be (the fds
  * moved to 0 = /dev/null, 1, 2, 3 = status, 4... = namespaces, nothing else
- * open, the request's environment, the zygote's priority and OOM score undone),
+ * open, the request's environment, the zygote's priority, OOM score and, once its
+ * run is under way, scheduling policy undone),
  * so everything a one-shot helper does per run is still done per run, in a
  * fresh process, and the judge watches, signals and reaps it as its own child,
  * as it does a one-shot helper: its death signal (PR_SET_PDEATHSIG) is on the
@@ -984,10 +990,12 @@ static int zygote_main(int argc, char **argv) {
             setpriority(PRIO_PROCESS, 0, -15);
         }
     }
-    {
-        /* No wake-up preemption (sched_normal() says why); best effort. */
+    /* No wake-up preemption (sched_normal() says why); best effort, and only from the
+     * default policy (a judge run as SCHED_IDLE, BATCH or real-time keeps its own). */
+    z_policy = sched_getscheduler(0);
+    if (z_policy == SCHED_OTHER) {
         struct sched_param sp = { 0 };
-        sched_setscheduler(0, SCHED_BATCH, &sp);
+        if (sched_setscheduler(0, SCHED_BATCH, &sp) != 0) z_policy = -1;
     }
     int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
     if (devnull < 0) return 1;

@@ -134,6 +134,52 @@ def test_a_program_started_through_the_zygote_gets_what_a_one_shot_helper_gives(
         assert got["policy"] == got["helper_policy"] == os.SCHED_OTHER
 
 
+JUDGE_UNDER_BATCH = """
+import json, os, sys
+from pathlib import Path
+os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))  # every thread made after it too
+from judge.sandbox import Limits, Sandbox
+with Sandbox(Path(sys.argv[2])) as sb, sb.seat("a", Path(sys.argv[1])) as seat:
+    assert seat.program_dir is not None
+    runs = []
+    for _ in range(2):
+        run = seat.run_turn(
+            [str(seat.program_dir / "state.py")], {"MAP.INP": b"map"}, ["MOVE.OUT"],
+            Limits(time_s=10),
+        )
+        state = json.loads(run.outputs["MOVE.OUT"] or b"{}")
+        runs.append([state.get("policy"), state.get("helper_policy")])
+    z = seat._zygote
+    print(json.dumps({"runs": runs, "zygote": None if z is None else os.sched_getscheduler(z.pid),
+                      "armed": None if z is None else z.armed_used}))
+"""
+
+
+def test_a_judge_run_under_another_policy_gives_its_programs_that_policy(
+    zygote_sandbox: Sandbox, tmp_path: Path
+) -> None:
+    """The zygote goes to SCHED_BATCH only from the default policy, and its runs get the
+    judge's policy back, as a one-shot helper's do: a judge started as SCHED_BATCH (``chrt
+    -b``) runs its programs, armed or not, as SCHED_BATCH, not SCHED_OTHER."""
+    zygote_sandbox.close()  # only its check that the C helper is here
+    prog = tmp_path / "prog"
+    prog.mkdir()
+    (prog / "state.py").write_text(STATE)
+    (prog / "state.py").chmod(0o755)
+    out = subprocess.run(
+        [sys.executable, "-c", JUDGE_UNDER_BATCH, str(prog), str(tmp_path / "seats2")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert out.returncode == 0, out.stderr
+    got = json.loads(out.stdout)
+    assert got["armed"] == 1  # the second run was armed
+    assert got["zygote"] == os.SCHED_BATCH  # the judge's own, kept
+    assert got["runs"] == [[os.SCHED_BATCH, os.SCHED_BATCH]] * 2
+
+
 def test_a_killed_helper_is_replaced_and_the_run_judged_right(zygote_sandbox: Sandbox) -> None:
     with zygote_sandbox as sb, sb.seat("a", FIXTURES, **KEEP_STATE) as seat:
         assert _turn(seat).result.verdict is Verdict.OK
