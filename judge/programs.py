@@ -27,9 +27,12 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-#: Files that are not part of a program (made by running or importing it).
-SKIPPED = {"__pycache__", ".DS_Store"}
-SKIPPED_SUFFIXES = (".pyc", ".pyo")
+from judge.sandbox.folders import CACHE_NAMES, CACHE_SUFFIXES
+
+#: Files that are not part of a program (made by running or importing it): left out of its
+#: fingerprint and of what a cluster's workers get, as they are of a seat's copy.
+SKIPPED = set(CACHE_NAMES)
+SKIPPED_SUFFIXES = CACHE_SUFFIXES
 
 
 def cache_root() -> Path:

@@ -20,6 +20,16 @@ from judge.sandbox.verdicts import fmt_bytes
 
 _OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
+#: What a program makes by running and is no part of it: Python's bytecode caches (a
+#: ``__pycache__`` folder, ``.pyc`` and ``.pyo`` files) and macOS's folder notes.  Never
+#: copied into a seat, as they are left out of a program's fingerprint and of what is
+#: shipped to a cluster's workers (judge.programs): a cached file can hold other code
+#: than the source beside it (an "unchecked" ``.pyc`` is run without a look at its
+#: source; a ``.pyc`` with no source is imported as it is), so what runs is the source,
+#: the same on every machine.
+CACHE_NAMES = frozenset({"__pycache__", ".DS_Store"})
+CACHE_SUFFIXES = (".pyc", ".pyo")
+
 
 def check_name(name: str, what: str) -> str:
     """A plain file name inside the seat's folder (no folders, no '..')."""
@@ -336,7 +346,8 @@ def copy_program(src: Path, dst: str, gid: int | None) -> int:
     As root (``gid`` given): owned by root, group = the seat's gid, 0750/0640
     (0750 for files with any execute bit): the seat reads and runs it, cannot
     change it, and the other seat cannot even list it.  Otherwise 0700/0600.
-    Symbolic links are copied as links; FIFOs, sockets and devices are skipped.
+    Symbolic links are copied as links; FIFOs, sockets and devices are skipped, and
+    so are caches (:data:`CACHE_NAMES`, :data:`CACHE_SUFFIXES`).
     """
     if not src.is_dir():
         raise ValueError(f"program_dir {src} is not a folder")
@@ -351,6 +362,10 @@ def copy_program(src: Path, dst: str, gid: int | None) -> int:
         for entry in os.scandir(s):
             target = os.path.join(d, entry.name)
             st = entry.stat(follow_symlinks=False)
+            if entry.name in CACHE_NAMES or (
+                not stat.S_ISDIR(st.st_mode) and entry.name.endswith(CACHE_SUFFIXES)
+            ):
+                continue
             if stat.S_ISDIR(st.st_mode):
                 os.mkdir(target, 0o700)
                 stack.append((entry.path, target))
