@@ -27,12 +27,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from judge.sandbox.folders import CACHE_NAMES, CACHE_SUFFIXES
-
-#: Files that are not part of a program (made by running or importing it): left out of its
-#: fingerprint and of what a cluster's workers get, as they are of a seat's copy.
-SKIPPED = set(CACHE_NAMES)
-SKIPPED_SUFFIXES = CACHE_SUFFIXES
+from judge.sandbox.folders import is_cache
 
 
 def cache_root() -> Path:
@@ -55,15 +50,16 @@ def cache_root() -> Path:
 
 
 def files_of(folder: Path, skip: Iterable[str] = ()) -> list[Path]:
-    """Every regular file and link of a folder, sorted, without caches and ``skip``."""
+    """Every regular file and link of a folder, sorted, without ``skip`` and caches (files
+    made by running or importing a program, left out of a seat's copy too: ``is_cache``)."""
     skipped = set(skip)
     out = []
     for dirpath, dirnames, filenames in os.walk(folder):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED)
+        dirnames[:] = sorted(d for d in dirnames if not is_cache(d, True))
         for name in sorted(filenames):
             p = Path(dirpath, name)
             rel = p.relative_to(folder).as_posix()
-            if name in SKIPPED or name.endswith(SKIPPED_SUFFIXES) or rel in skipped:
+            if is_cache(name, False) or rel in skipped:
                 continue
             out.append(p)
     return out

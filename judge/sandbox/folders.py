@@ -31,6 +31,11 @@ CACHE_NAMES = frozenset({"__pycache__", ".DS_Store"})
 CACHE_SUFFIXES = (".pyc", ".pyo")
 
 
+def is_cache(name: str, is_dir: bool) -> bool:
+    """Whether a folder entry is a cache, no part of its program (a folder only by name)."""
+    return name in CACHE_NAMES or (not is_dir and name.endswith(CACHE_SUFFIXES))
+
+
 def check_name(name: str, what: str) -> str:
     """A plain file name inside the seat's folder (no folders, no '..')."""
     if (
@@ -347,7 +352,7 @@ def copy_program(src: Path, dst: str, gid: int | None) -> int:
     (0750 for files with any execute bit): the seat reads and runs it, cannot
     change it, and the other seat cannot even list it.  Otherwise 0700/0600.
     Symbolic links are copied as links; FIFOs, sockets and devices are skipped, and
-    so are caches (:data:`CACHE_NAMES`, :data:`CACHE_SUFFIXES`).
+    so are caches (:func:`is_cache`).
     """
     if not src.is_dir():
         raise ValueError(f"program_dir {src} is not a folder")
@@ -362,9 +367,7 @@ def copy_program(src: Path, dst: str, gid: int | None) -> int:
         for entry in os.scandir(s):
             target = os.path.join(d, entry.name)
             st = entry.stat(follow_symlinks=False)
-            if entry.name in CACHE_NAMES or (
-                not stat.S_ISDIR(st.st_mode) and entry.name.endswith(CACHE_SUFFIXES)
-            ):
+            if is_cache(entry.name, stat.S_ISDIR(st.st_mode)):
                 continue
             if stat.S_ISDIR(st.st_mode):
                 os.mkdir(target, 0o700)

@@ -609,7 +609,8 @@ static int run_main(struct opts *o) {
         child_main(o);
         _exit(127);
     }
-    sched_normal();  /* from here it times the program: prompt, as a one-shot helper is */
+    /* Armed: from here it times the program, prompt as a one-shot helper is. */
+    if (o->go_fd >= 0) sched_normal();
     close(ep[1]);
     close(rs[1]);
     if (o->go_fd >= 0) close(o->go_fd);   /* the child's alone: the judge's go fails once it is gone */

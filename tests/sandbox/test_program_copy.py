@@ -4,7 +4,7 @@ A ``.pyc`` compiled "unchecked" is run without a look at the source beside it, a
 ``.pyc`` with no source is imported as it is, so a folder could carry code its source
 does not show; and a program's fingerprint and a cluster's bundle leave caches out, so
 such a bot would play one way here and another on a worker.  The seat's copy leaves out
-what the fingerprint leaves out (judge.sandbox.folders.CACHE_NAMES / CACHE_SUFFIXES).
+what the fingerprint leaves out (judge.sandbox.folders.is_cache).
 """
 
 from __future__ import annotations
