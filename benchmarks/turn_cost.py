@@ -272,14 +272,19 @@ def measure(
             play_round(cfg, [bot, bot], ["a", "b"], sb, work / f"{kind}-{r}", observer=obs)
         runs = list(sb.runs)
         isolation = [name for name, on, _ in sb.isolation.items if not on]
-        files = {
-            "seats": str(sb.root),
-            "seats_fs": fs_type(sb.root),
-            "seats_us": file_probe(sb.root, over=False) * 1e6,
-            "bare": str(work),
-            "bare_fs": fs_type(work),
-            "bare_us": file_probe(work, over=True) * 1e6,
-        }
+        with sb.seat("files", None) as seat:  # where a seat's runs make their files
+            files = {
+                "seats": str(seat.workdir),
+                "seats_fs": fs_type(seat.workdir),
+                "seats_us": file_probe(seat.workdir, over=False) * 1e6,
+            }
+        files.update(
+            {
+                "bare": str(work),
+                "bare_fs": fs_type(work),
+                "bare_us": file_probe(work, over=True) * 1e6,
+            }
+        )
         # Back to back: judged rounds with nothing between their turns, and as many bare
         # turns in a row, alternately.
         b2b_judged: list[float] = []

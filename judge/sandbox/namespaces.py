@@ -53,14 +53,20 @@ def make_namespaces(
     seat_dir: str = "",
     tmp_dir: str = "",
     staging: str = "",
+    rw_dir: str = "",
     hostname: str = "seat",
 ) -> SeatNamespaces:
-    """Create a seat's namespaces through the C holder; SandboxError says why not."""
+    """Create a seat's namespaces through the C holder; SandboxError says why not.
+
+    ``rw_dir``: a folder inside ``seat_dir`` shown as it is in the judge's view, as a
+    mount of its own (the seat folder is shown without the mounts inside it)."""
     if not helper.can_hold:
         raise SandboxError("namespaces made once per seat need the C helper")
     cmd = list(helper.argv) + ["holder", "-H", hostname]
     if view:
         cmd += ["-V", "-S", seat_dir, "-T", tmp_dir, "-R", staging]
+        if rw_dir:
+            cmd += ["-W", rw_dir]
     proc = subprocess.Popen(
         cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd="/", env={}
     )

@@ -17,6 +17,7 @@ from judge.sandbox.cgroups import CgroupBackend, detect
 from judge.sandbox.cores import BOT_NICE, CoreBudget
 from judge.sandbox.cpuwait import PsiMeter, TreeMeter
 from judge.sandbox.helper import Helper, find_helper
+from judge.sandbox.memfs import INODES, SIZE_BYTES, mount_tmpfs, unmount
 from judge.sandbox.namespaces import make_namespaces
 from judge.sandbox.types import Isolation, SandboxError
 from judge.sandbox.uids import UidPool
@@ -36,6 +37,7 @@ P_CORES = "a core per run"
 P_MACHINE = "one core budget per machine"
 P_SURVIVORS = "no survivors"
 P_FILES = "file size cap"
+P_SPACE = "folder space cap"
 P_PRIVS = "no privilege gain"
 
 
@@ -52,6 +54,32 @@ class Machine:
     ns_mode: str  # "view" | "net" | "unshare" | "none"
     ns_note: str
     poll_interval_s: float
+    #: seats' writable folders on a tmpfs of their own (judge.sandbox.memfs)
+    memfs: bool = False
+    #: why not, when not
+    memfs_note: str = ""
+
+
+def _probe_memfs(scratch_root: str, root: bool) -> tuple[bool, str]:
+    """Whether a seat's folders can be a tmpfs of its own: one is mounted and taken away."""
+    if not root:
+        return False, "a tmpfs of the seat's own needs root"
+    folder = os.path.join(scratch_root, f".probe-memfs-{secrets.token_hex(4)}")
+    os.mkdir(folder, 0o700)
+    try:
+        why = mount_tmpfs(folder, 0o700, None)
+        if why is not None:
+            return False, why
+        try:
+            with open(os.path.join(folder, "probe"), "wb") as f:
+                f.write(b"x")
+        finally:
+            unmount(folder)
+        return True, ""
+    except OSError as exc:
+        return False, f"cannot use a tmpfs of the seat's own: {exc}"
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _probe_namespaces(
@@ -68,15 +96,16 @@ def _probe_namespaces(
         )
     base = os.path.join(scratch_root, f".probe-{secrets.token_hex(4)}")
     try:
-        for sub in ("", "tmp", ".view"):
+        for sub in ("", "rw", "rw/tmp", ".view"):
             os.mkdir(os.path.join(base, sub), 0o700)
         try:
             ns = make_namespaces(
                 helper,
                 view=True,
                 seat_dir=base,
-                tmp_dir=os.path.join(base, "tmp"),
+                tmp_dir=os.path.join(base, "rw", "tmp"),
                 staging=os.path.join(base, ".view"),
+                rw_dir=os.path.join(base, "rw"),
             )
             ns.close()
             return "view", ""
@@ -116,8 +145,19 @@ def probe(
     else:
         uid_note = "the judge is not root"
     ns_mode, ns_note = _probe_namespaces(found_helper, scratch_root, namespaces, is_root)
+    memfs, memfs_note = _probe_memfs(scratch_root, is_root)
     return Machine(
-        is_root, found_helper, backend, cg_note, pool, uid_note, ns_mode, ns_note, poll_interval_s
+        is_root,
+        found_helper,
+        backend,
+        cg_note,
+        pool,
+        uid_note,
+        ns_mode,
+        ns_note,
+        poll_interval_s,
+        memfs,
+        memfs_note,
     )
 
 
@@ -327,5 +367,24 @@ def isolation(m: Machine, cores: CoreBudget | None = None, leases_note: str = ""
                 )
             )
     add((P_FILES, True, "RLIMIT_FSIZE (SIGXFSZ/EFBIG -> OLE)"))
+    if m.memfs:
+        add(
+            (
+                P_SPACE,
+                True,
+                f"the seat's work folder and /tmp are a tmpfs of its own, of at most "
+                f"{SIZE_BYTES // 2**20} MiB and {INODES} files; what a program writes there "
+                "is memory, counted toward its limit",
+            )
+        )
+    else:
+        add(
+            (
+                P_SPACE,
+                False,
+                f"{m.memfs_note}: the seat's folders are on the judge's disk, only each "
+                "file's size is capped",
+            )
+        )
     add((P_PRIVS, True, "no_new_privs: set-uid programs cannot raise privileges"))
     return Isolation(tuple(items))

@@ -37,6 +37,7 @@ from judge.sandbox.folders import (
     save_file,
     write_inputs,
 )
+from judge.sandbox.memfs import mount_tmpfs, unmount
 from judge.sandbox.namespaces import SeatNamespaces, make_namespaces
 from judge.sandbox.starvation import Canary
 from judge.sandbox.steps import StepTimes
@@ -125,6 +126,8 @@ class Seat:
         self._checked: set[tuple[str, ...]] = set()
         self._lease: UidLease | None = None
         self._ns: SeatNamespaces | None = None
+        #: the seat's writable folders are a tmpfs of their own, to take away at close
+        self._mounted = False
         #: Windows programs: wine found by the sandbox, and this seat's prefix and server
         self._wine_support = wine
         self._wine: WineSeat | None = None
@@ -166,17 +169,29 @@ class Seat:
             supervise.sweep_uid(m.helper, self._lease.uid, self._lease.gid)
         uid, gid = self.uid, self.gid
         os.mkdir(self.base, 0o700)
-        self.workdir = Path(self.base, "work")
-        self.tmpdir = os.path.join(self.base, "tmp")
-        self.trash = os.path.join(self.base, "trash")
+        # What runs write (the work folder, the private /tmp) and the trash their
+        # clean moves folders to (a rename: the same file system) are in "rw": a
+        # tmpfs of the seat's own where the machine allows it (judge.sandbox.memfs).
+        self.rw = os.path.join(self.base, "rw")
+        self.workdir = Path(self.rw, "work")
+        self.tmpdir = os.path.join(self.rw, "tmp")
+        self.trash = os.path.join(self.rw, "trash")
         self._staging = os.path.join(self.base, ".view")
-        for d in (self.workdir, self.tmpdir, self.trash, self._staging):
+        os.mkdir(self.rw, 0o700)
+        os.mkdir(self._staging, 0o700)
+        if m.memfs:
+            why = mount_tmpfs(self.rw, 0o750 if gid is not None else 0o700, gid)
+            if why is not None:
+                raise SandboxError(f"seat {self.name!r}: {why}")
+            self._mounted = True
+        for d in (str(self.workdir), self.tmpdir, self.trash):
             os.mkdir(d, 0o700)
         if uid is not None and gid is not None:
-            for d in (self.workdir, self.tmpdir):
+            for d in (str(self.workdir), self.tmpdir):
                 os.chown(d, uid, gid)
-            os.chown(self.base, 0, gid)
-            os.chmod(self.base, 0o750)
+            for d in (self.base, self.rw):
+                os.chown(d, 0, gid)
+                os.chmod(d, 0o750)
         self.program_dir: Path | None = None
         #: a diagnostic tool started in front of every command of this seat, e.g.
         #: check-bot's file trace (``strace ... --``); it runs inside the run, as the seat's
@@ -197,6 +212,7 @@ class Seat:
                 seat_dir=self.base,
                 tmp_dir=self.tmpdir,
                 staging=self._staging,
+                rw_dir=self.rw,
             )
 
     # ------------------------------------------------------------ running
@@ -928,6 +944,9 @@ class Seat:
                 pass
         if self._ns is not None:
             self._ns.close()
+        if self._mounted:
+            unmount(self.rw)
+            self._mounted = False
         remove_tree(self.base)
         if self._lease is not None:
             self._lease.release()

@@ -13,6 +13,7 @@ from judge.sandbox.cgroups import pid_alive
 from judge.sandbox.cores import CoreBudget, JudgePin, plan_cores, usable_cores
 from judge.sandbox.folders import remove_tree
 from judge.sandbox.leases import CoreLeases
+from judge.sandbox.memfs import unmount_stale
 from judge.sandbox.probe import Machine, isolation, probe
 from judge.sandbox.seat import Seat
 from judge.sandbox.starvation import Canary
@@ -112,6 +113,8 @@ class Sandbox:
         self.canary = Canary()
         #: Windows programs: wine is looked for (and its template built) on first use
         self.wine = WineSupport(wine, wine_cache)
+        if os.geteuid() == 0:
+            unmount_stale()  # seats' tmpfs mounts of judges killed before they closed them
         self._own_root = root is None
         if root is None:
             self.root = Path(_default_root())

@@ -26,7 +26,8 @@
  *            the run off (the child exits, and so does the helper).
  *   holder   create a seat's namespaces once (network, IPC, UTS and a mount
  *            namespace whose root shows only system folders and the seat's
- *            own folder) and wait; the judge opens /proc/PID/ns/... and later
+ *            own folder, with -W the seat's writable folders inside it, a
+ *            mount of their own) and wait; the judge opens /proc/PID/ns/... and later
  *            runs setns() into them, which costs far less than a fresh
  *            network namespace per run.
  *   zygote   a seat-long helper that forks one "run" per request (see below).
@@ -735,18 +736,21 @@ static int is_under(const char *path, const char *dir) {
 }
 
 static int holder_main(int argc, char **argv) {
-    const char *seat = NULL, *tmp = NULL, *stage = NULL, *host = "seat";
+    const char *seat = NULL, *tmp = NULL, *stage = NULL, *rw = NULL, *host = "seat";
     int view = 0;
     for (int i = 2; i < argc; i++) {
         if (!strcmp(argv[i], "-S") && i + 1 < argc) seat = argv[++i];
         else if (!strcmp(argv[i], "-T") && i + 1 < argc) tmp = argv[++i];
         else if (!strcmp(argv[i], "-R") && i + 1 < argc) stage = argv[++i];
         else if (!strcmp(argv[i], "-H") && i + 1 < argc) host = argv[++i];
+        else if (!strcmp(argv[i], "-W") && i + 1 < argc) rw = argv[++i];
         else if (!strcmp(argv[i], "-V")) view = 1;
         else usage(argv[i]);
     }
     if (view && (!seat || !tmp || !stage || seat[0] != '/' || stage[0] != '/'))
         usage("holder -V needs absolute -S SEAT -T TMP -R STAGING");
+    if (rw && (!view || !is_under(rw, seat)))
+        usage("holder -W RW needs -V and a folder inside -S SEAT");
 
     int flags = CLONE_NEWNET | CLONE_NEWIPC | CLONE_NEWUTS | (view ? CLONE_NEWNS : 0);
     /* Every mount below happens only inside the new mount namespace: if
@@ -820,6 +824,12 @@ static int holder_main(int argc, char **argv) {
         snprintf(dst, sizeof dst, "%s%s", stage, seat);
         mkdirs(dst, 0755);
         bind_mount(seat, dst, 0, MS_NODEV, 0);
+        /* The seat's writable folders: a mount of their own inside it (a tmpfs), which
+         * the bind above does not carry. */
+        if (rw) {
+            snprintf(dst, sizeof dst, "%s%s", stage, rw);
+            bind_mount(rw, dst, 0, MS_NODEV, 0);
+        }
         snprintf(dst, sizeof dst, "%s/dev", stage);
         if (mount(NULL, dst, NULL, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NOEXEC, NULL) != 0)
             hfail("remount ro", dst);

@@ -378,7 +378,7 @@ def test_nothing_outside_changed(world: World) -> None:
     assert tree_digest(world.canary_dir) == world.canary_digest
     assert world.victim_digest_after == world.victim_digest  # type: ignore[attr-defined]
     assert tree_digest(FIXTURES) == world.fixtures_digest
-    assert (world.victim_base / "work" / "STATE.OUT").read_text() == "victim-secret\n"
+    assert (world.victim_base / "rw" / "work" / "STATE.OUT").read_text() == "victim-secret\n"
 
 
 def test_sandbox_still_works_after_the_storm(sandbox: Sandbox, world: World) -> None:

@@ -1,0 +1,130 @@
+"""A seat's writable folders in memory: a private tmpfs per seat (issue 35).
+
+Why: every run makes files afresh in the seat's folders (the judge's MAP.INP, the
+program's MOVE.OUT) and the clean after it removes them.  On a disk file system
+each of those is an inode made and freed; on this machine's ext4 (no journal)
+making one scans past every inode freed in the last half minute, so a judged
+turn cost more the more files anything on the machine had just removed (up to
+twice a bare spawn after a test suite).  On a tmpfs they cost the same whenever.
+
+What it changes for a program: nothing it can see but the file system's type.
+What it writes there is memory, charged to its run's memory group, as the page
+cache of a file it wrote on disk always was; a tmpfs cannot push it out to disk,
+so files and memory together are held to the memory limit.  The tmpfs itself is
+capped too (:data:`SIZE_BYTES`, :data:`INODES`), so a machine without a memory
+controller is still safe from a program filling its memory or disk with files.
+
+Mounting needs root (CAP_SYS_ADMIN).  A normal user's seats keep their folders
+on disk, as before; the isolation report says which.  The mount is made in the
+judge's own mount namespace before the seat's namespaces are made, so they get a
+copy of it, and it is taken away when the seat closes (lazily: a process still in
+it keeps its copy until it exits).  A judge killed before it could do so leaves
+its seats' mounts behind: each is named after the judge's pid, and the next
+sandbox made on the machine takes away those of judges that are gone
+(:func:`unmount_stale`), wherever their folders were.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import re
+
+from judge.sandbox.cgroups import pid_alive
+
+#: cap on the bytes of a seat's folders together (the contest's memory limit: what a
+#: program writes there counts against its memory anyway)
+SIZE_BYTES = 512 * 2**20
+#: cap on the files and folders in them
+INODES = 65536
+
+#: a seat's tmpfs is mounted under this name and the judge's pid
+SOURCE_PREFIX = "ocean-judge-"
+_SOURCE = re.compile(r"^ocean-judge-(\d+)$")
+
+_MS_NOSUID = 2
+_MS_NODEV = 4
+_MNT_DETACH = 2
+
+
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+
+
+def mount_tmpfs(path: str, mode: int, gid: int | None) -> str | None:
+    """Mount a fresh tmpfs on the empty folder ``path``, its root owned by root and
+    ``gid`` with ``mode``; None when done, else why not (in plain words)."""
+    opts = f"size={SIZE_BYTES},nr_inodes={INODES},mode={mode:o},uid=0"
+    if gid is not None:
+        opts += f",gid={gid}"
+    try:
+        libc = _libc()
+    except OSError as exc:
+        return f"cannot load the C library to mount: {exc}"
+    source = f"{SOURCE_PREFIX}{os.getpid()}".encode()
+    rc = libc.mount(source, os.fsencode(path), b"tmpfs", _MS_NOSUID | _MS_NODEV, opts.encode())
+    if rc != 0:
+        err = ctypes.get_errno()
+        return f"cannot mount a tmpfs on {path}: {os.strerror(err)}"
+    return None
+
+
+def unmount(path: str) -> None:
+    """Take the tmpfs at ``path`` away (lazily); nothing if there is none or it cannot."""
+    try:
+        _libc().umount2(os.fsencode(path), _MNT_DETACH)
+    except OSError:
+        pass
+
+
+def _unescape(field: str) -> str:
+    # /proc/self/mountinfo writes space, tab, newline and backslash as \ooo
+    out, i = [], 0
+    while i < len(field):
+        if field[i] == "\\" and i + 3 < len(field) and field[i + 1 : i + 4].isdigit():
+            out.append(chr(int(field[i + 1 : i + 4], 8)))
+            i += 4
+        else:
+            out.append(field[i])
+            i += 1
+    return "".join(out)
+
+
+def mounts() -> list[tuple[str, str, str]]:
+    """(mount point, file system type, source) of every mount in this mount namespace."""
+    found: list[tuple[str, str, str]] = []
+    try:
+        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as f:
+            for line in f:
+                head, sep, tail = line.rstrip("\n").partition(" - ")
+                fields, rest = head.split(" "), tail.split(" ")
+                if sep and len(fields) > 4 and len(rest) > 1:
+                    found.append((_unescape(fields[4]), rest[0], _unescape(rest[1])))
+    except OSError:
+        return []
+    return found
+
+
+def mounts_under(folder: str) -> list[str]:
+    """Mount points strictly inside ``folder`` in this mount namespace, deepest first."""
+    prefix = os.path.realpath(folder).rstrip("/") + "/"
+    found = [point for point, _, _ in mounts() if point.startswith(prefix)]
+    return sorted(found, key=len, reverse=True)
+
+
+def unmount_under(folder: str) -> None:
+    """Take away every mount inside ``folder`` (a dead judge's seats), so it can be removed."""
+    for point in mounts_under(folder):
+        unmount(point)
+
+
+def unmount_stale() -> list[str]:
+    """Take away the seats' tmpfs mounts of judges that are gone; the mount points."""
+    gone = []
+    for point, fstype, source in mounts():
+        m = _SOURCE.match(source)
+        if fstype == "tmpfs" and m and not pid_alive(int(m.group(1))):
+            unmount(point)
+            gone.append(point)
+    return gone

@@ -1,0 +1,124 @@
+"""A seat's work folder and /tmp are a tmpfs of its own, as root (judge.sandbox.memfs, issue 35).
+
+Making and removing files on this machine's disk cost more the more files anything had
+just removed, so a judged turn cost up to twice a bare spawn after a test suite; in
+memory it costs the same whenever.  What a program writes there is memory: it counts
+toward its memory limit, and the folders together are capped.  A judge that dies
+leaves its seats' mounts behind, and the next sandbox takes them away.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from sandbox_support import needs_root
+
+from judge.sandbox import Limits, Sandbox, Verdict
+from judge.sandbox.memfs import INODES, SIZE_BYTES, mounts, mounts_under, unmount_stale
+from judge.sandbox.probe import P_SPACE
+
+ROOT = Path(__file__).resolve().parents[2]
+MiB = 2**20
+
+pytestmark = [pytest.mark.slow, needs_root]
+
+
+def _mount_of(path: str) -> tuple[str, str] | None:
+    """(file system type, source) of the mount at exactly ``path``, if any."""
+    found = [(fstype, source) for point, fstype, source in mounts() if point == path]
+    return found[-1] if found else None
+
+
+def test_a_seats_folders_are_a_tmpfs_of_its_own_and_go_with_it(tmp_path: Path) -> None:
+    with Sandbox(tmp_path / "seats") as sb:
+        assert sb.isolation.is_on(P_SPACE)
+        a, b = sb.seat("a", None), sb.seat("b", None)
+        try:
+            assert _mount_of(a.rw) == ("tmpfs", f"ocean-judge-{os.getpid()}")
+            assert os.stat(a.rw).st_dev != os.stat(b.rw).st_dev  # one each
+            run = a.run_turn(
+                ["/bin/sh", "-c", "stat -f -c %T . /tmp > MOVE.OUT; df -k . | tail -1 >> MOVE.OUT"],
+                {"MAP.INP": b"1\n"},
+                ["MOVE.OUT"],
+                Limits(),
+            )
+            assert run.result.verdict is Verdict.OK, run.result.message
+            seen = (run.outputs["MOVE.OUT"] or b"").decode().split("\n")
+            assert seen[:2] == ["tmpfs", "tmpfs"]  # as the program sees them, in its view
+            assert seen[2].split()[1] == str(SIZE_BYTES // 1024)
+        finally:
+            a.close()
+            b.close()
+        assert _mount_of(a.rw) is None and not os.path.exists(a.base)
+        assert mounts_under(str(tmp_path)) == []
+
+
+def test_files_a_program_writes_in_its_folder_count_toward_its_memory(
+    sandbox: Sandbox,
+) -> None:
+    write = "for i in 1 2 3 4 5 6; do head -c 15728640 /dev/zero > f$i || exit 3; done; echo ok > MOVE.OUT"
+    with sandbox.seat("writer", None) as seat:
+        # 90 MiB of files under a 64 MiB limit: on a disk they would have been written
+        # out and dropped from its memory; in its own tmpfs they stay
+        over = seat.run_turn(
+            ["/bin/sh", "-c", write], {}, ["MOVE.OUT"], Limits(memory_bytes=64 * MiB)
+        )
+        assert over.result.verdict is Verdict.MLE, over.result.message
+        fits = seat.run_turn(
+            ["/bin/sh", "-c", write], {}, ["MOVE.OUT"], Limits(memory_bytes=256 * MiB)
+        )
+        assert fits.result.verdict is Verdict.OK, fits.result.message
+        assert fits.result.peak_memory_bytes >= 90 * MiB
+        assert os.listdir(seat.workdir) == []  # and gone after the run, as any file
+
+
+def test_the_folders_hold_at_most_their_cap(sandbox: Sandbox) -> None:
+    assert SIZE_BYTES == 512 * MiB and INODES == 65536
+    # A memory limit above the cap: the tmpfs is full before the memory group is.
+    fill = (
+        "i=0; while [ $i -lt 40 ]; do i=$((i+1)); "
+        "head -c 16000000 /dev/zero > f$i || { rm f$i; echo full at $i > MOVE.OUT; exit 0; }; done"
+    )
+    with sandbox.seat("filler", None) as seat:
+        run = seat.run_turn(
+            ["/bin/sh", "-c", fill], {}, ["MOVE.OUT"], Limits(memory_bytes=2048 * MiB, time_s=10)
+        )
+        assert run.result.verdict is Verdict.OK, run.result.message
+        assert run.outputs["MOVE.OUT"] == b"full at 34\n"  # 33 files of 16 MB fit in 512 MiB
+        assert b"No space left on device" in run.result.stderr_tail
+
+
+def test_a_dead_judges_mounts_are_taken_away_by_the_next_sandbox(tmp_path: Path) -> None:
+    seats = tmp_path / "ghế ngồi"  # a space (escaped in /proc/self/mountinfo) and diacritics
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.path.insert(0, {str(ROOT)!r})
+        from judge.sandbox import Sandbox
+        seat = Sandbox({str(seats)!r}).seat("a", None)
+        print(seat.rw, flush=True)
+        sys.stdin.read()  # killed here, never closing its seat
+        """
+    )
+    judge = subprocess.Popen(
+        [sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert judge.stdout is not None
+        rw = judge.stdout.readline().strip()
+        assert _mount_of(rw) == ("tmpfs", f"ocean-judge-{judge.pid}")
+        assert rw not in unmount_stale()  # its judge is alive: left alone
+        assert _mount_of(rw) is not None
+    finally:
+        judge.kill()
+        judge.wait()
+    with Sandbox(tmp_path / "next"):
+        pass
+    assert _mount_of(rw) is None
+    shutil.rmtree(seats)  # nothing mounted in it any more
