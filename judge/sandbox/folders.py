@@ -16,7 +16,6 @@ import shutil
 import stat
 from pathlib import Path
 
-from judge.sandbox.memfs import unmount_under
 from judge.sandbox.verdicts import fmt_bytes
 
 _OPEN_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
@@ -392,8 +391,7 @@ def copy_program(src: Path, dst: str, gid: int | None) -> int:
 
 
 def remove_tree(path: str) -> None:
-    """Delete a seat's folder whatever modes its program left (all its processes are gone),
-    and the mounts in it first (a dead judge's seats' tmpfs, judge.sandbox.memfs)."""
+    """Delete a seat's folder whatever modes its program left (all its processes are gone)."""
 
     def fix(func: object, p: str, exc: object) -> None:
         parent = os.path.dirname(p)
@@ -408,5 +406,4 @@ def remove_tree(path: str) -> None:
             pass
 
     if os.path.lexists(path):
-        unmount_under(path)
         shutil.rmtree(path, onerror=fix)

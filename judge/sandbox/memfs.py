@@ -19,9 +19,10 @@ on disk, as before; the isolation report says which.  The mount is made in the
 judge's own mount namespace before the seat's namespaces are made, so they get a
 copy of it, and it is taken away when the seat closes (lazily: a process still in
 it keeps its copy until it exits).  A judge killed before it could do so leaves
-its seats' mounts behind: each is named after the judge's pid, and the next
-sandbox made on the machine takes away those of judges that are gone
-(:func:`unmount_stale`), wherever their folders were.
+its seats' mounts behind: each is named after the judge's process (its pid and
+start time), and the next sandbox made on the machine takes away those of
+judges that are gone (:func:`unmount_stale`), wherever their folders were.  Only
+mounts so named are ever taken away, and never through a symbolic link.
 """
 
 from __future__ import annotations
@@ -31,25 +32,41 @@ import ctypes.util
 import os
 import re
 
-from judge.sandbox.cgroups import pid_alive
-
 #: cap on the bytes of a seat's folders together (the contest's memory limit: what a
 #: program writes there counts against its memory anyway)
 SIZE_BYTES = 512 * 2**20
 #: cap on the files and folders in them
 INODES = 65536
 
-#: a seat's tmpfs is mounted under this name and the judge's pid
+#: a seat's tmpfs is mounted under this name, then its judge's pid and start time
 SOURCE_PREFIX = "ocean-judge-"
-_SOURCE = re.compile(r"^ocean-judge-(\d+)$")
+_SOURCE = re.compile(r"^ocean-judge-(\d+)\.(\d+)$")
 
 _MS_NOSUID = 2
 _MS_NODEV = 4
 _MNT_DETACH = 2
+_UMOUNT_NOFOLLOW = 8
 
 
 def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+
+
+def _start_time(pid: int) -> int | None:
+    """When process ``pid`` started (clock ticks since boot; None: no such process)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            stat = f.read()
+        # the name, in parentheses, may hold spaces: count fields after its end
+        return int(stat[stat.rindex(b")") + 2 :].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def source_name(pid: int | None = None) -> str:
+    """The source a seat's tmpfs is mounted under: its judge, as a process."""
+    pid = os.getpid() if pid is None else pid
+    return f"{SOURCE_PREFIX}{pid}.{_start_time(pid) or 0}"
 
 
 def mount_tmpfs(path: str, mode: int, gid: int | None) -> str | None:
@@ -62,7 +79,7 @@ def mount_tmpfs(path: str, mode: int, gid: int | None) -> str | None:
         libc = _libc()
     except OSError as exc:
         return f"cannot load the C library to mount: {exc}"
-    source = f"{SOURCE_PREFIX}{os.getpid()}".encode()
+    source = source_name().encode()
     rc = libc.mount(source, os.fsencode(path), b"tmpfs", _MS_NOSUID | _MS_NODEV, opts.encode())
     if rc != 0:
         err = ctypes.get_errno()
@@ -70,12 +87,13 @@ def mount_tmpfs(path: str, mode: int, gid: int | None) -> str | None:
     return None
 
 
-def unmount(path: str) -> None:
-    """Take the tmpfs at ``path`` away (lazily); nothing if there is none or it cannot."""
+def unmount(path: str) -> bool:
+    """Take the mount at ``path`` away, lazily and never through a link at its end;
+    whether it was."""
     try:
-        _libc().umount2(os.fsencode(path), _MNT_DETACH)
+        return _libc().umount2(os.fsencode(path), _MNT_DETACH | _UMOUNT_NOFOLLOW) == 0
     except OSError:
-        pass
+        return False
 
 
 def _unescape(field: str) -> str:
@@ -106,25 +124,31 @@ def mounts() -> list[tuple[str, str, str]]:
     return found
 
 
-def mounts_under(folder: str) -> list[str]:
-    """Mount points strictly inside ``folder`` in this mount namespace, deepest first."""
-    prefix = os.path.realpath(folder).rstrip("/") + "/"
-    found = [point for point, _, _ in mounts() if point.startswith(prefix)]
-    return sorted(found, key=len, reverse=True)
+def _seat_mounts() -> list[tuple[str, int, int]]:
+    """(mount point, pid, start time) of every seat's tmpfs in this mount namespace."""
+    out = []
+    for point, fstype, source in mounts():
+        m = _SOURCE.match(source)
+        if fstype == "tmpfs" and m:
+            out.append((point, int(m.group(1)), int(m.group(2))))
+    return out
 
 
 def unmount_under(folder: str) -> None:
-    """Take away every mount inside ``folder`` (a dead judge's seats), so it can be removed."""
-    for point in mounts_under(folder):
-        unmount(point)
+    """Take away the seats' tmpfs mounts inside ``folder`` (a folder the judge made,
+    named as it is, links not resolved), so that it can be removed."""
+    prefix = os.path.abspath(folder).rstrip("/") + "/"
+    for point, _, _ in sorted(_seat_mounts(), key=lambda m: len(m[0]), reverse=True):
+        if point.startswith(prefix):
+            unmount(point)
 
 
 def unmount_stale() -> list[str]:
-    """Take away the seats' tmpfs mounts of judges that are gone; the mount points."""
+    """Take away the seats' tmpfs mounts of judges that are gone; their mount points."""
     gone = []
-    for point, fstype, source in mounts():
-        m = _SOURCE.match(source)
-        if fstype == "tmpfs" and m and not pid_alive(int(m.group(1))):
+    for point, pid, started in _seat_mounts():
+        now = _start_time(pid)
+        if now is None or (started and now != started):  # gone, or another one by that pid
             unmount(point)
             gone.append(point)
     return gone

@@ -656,7 +656,7 @@ class Seat:
         if isinstance(ran, str):  # the run's cgroup could not be made
             self._clean(keep=True, report=discarded)
             return self._ie(ran, tuple(discarded))
-        raw, cg = ran
+        raw, cg, to_arm = ran
         try:
             with steps.timed("clean"):
                 outs = read_outputs(str(self.workdir), outputs, limits.file_bytes, discarded)
@@ -665,6 +665,12 @@ class Seat:
             return self._ie(
                 f"cannot clean the folder of seat {self.name!r}: {exc}", tuple(discarded)
             )
+        if to_arm is not None:
+            # Once the folder is clean (the next run's memory counts from what is left
+            # there, the keep file: its files in the seat's tmpfs were this run's), while
+            # this run is judged, the referee works and the other seat runs.
+            with steps.timed("helper"):
+                self._arm_next(to_arm, limits, core)
         with steps.timed("verdict"):
             result = self._verdict(argv, raw, cg, limits, biggest, windows, discarded)
         return TurnRun(result, outs, tuple(discarded))
@@ -763,8 +769,9 @@ class Seat:
         windows: bool,
         steps: StepTimes,
         starting: Callable[[], None],
-    ) -> tuple[supervise.RawRun, RunCgroup | None] | str:
-        """The run itself in the seat's cgroups (pinned to ``core``); a str: why it could not run.
+    ) -> tuple[supervise.RawRun, RunCgroup | None, supervise.Spawn | None] | str:
+        """The run itself in the seat's cgroups (pinned to ``core``), and the run to arm
+        after it (None: none); a str: why it could not run.
 
         A Windows program's wineserver works for it: its waiting for a CPU is the
         run's (issue 32).  Where the run's pressure group is one of its own (cgroup
@@ -826,12 +833,8 @@ class Seat:
                     stragglers = self._release_cgroup(cg, keep, discarded)
         if stragglers:
             raw.survivors = stragglers
-        elif self._armable(spawn):
-            # As soon as the run is over and its counters read: while this seat's
-            # outputs are read and judged, the referee works and the other seat runs.
-            with steps.timed("helper"):
-                self._arm_next(spawn, limits, core)
-        return raw, cg
+            return raw, cg, None
+        return raw, cg, spawn if self._armable(spawn) else None
 
     def _armable(self, spawn: supervise.Spawn) -> bool:
         """Whether a run like ``spawn`` is armed ahead of its turn: not check-bot's wrapped
@@ -930,23 +933,25 @@ class Seat:
 
     # ------------------------------------------------------------ closing
     def _teardown(self) -> None:
-        if self._zygote is not None:
-            self._zygote.close()
-        if self._wine is not None:
-            self._wine.close()
-        if self._cg is not None:
-            self._cg.destroy()
-            self._cg = None
-        if self._lease is not None and self._lease.held:
-            try:
-                supervise.sweep_uid(self._m.helper, self._lease.uid, self._lease.gid)
-            except (OSError, SandboxError):
-                pass
-        if self._ns is not None:
-            self._ns.close()
-        if self._mounted:
-            unmount(self.rw)
-            self._mounted = False
+        try:
+            if self._zygote is not None:
+                self._zygote.close()
+            if self._wine is not None:
+                self._wine.close()
+            if self._cg is not None:
+                self._cg.destroy()
+                self._cg = None
+            if self._lease is not None and self._lease.held:
+                try:
+                    supervise.sweep_uid(self._m.helper, self._lease.uid, self._lease.gid)
+                except (OSError, SandboxError):
+                    pass
+            if self._ns is not None:
+                self._ns.close()
+        finally:
+            if self._mounted:  # its memory back, whatever failed above
+                unmount(self.rw)
+                self._mounted = False
         remove_tree(self.base)
         if self._lease is not None:
             self._lease.release()

@@ -13,7 +13,7 @@ from judge.sandbox.cgroups import pid_alive
 from judge.sandbox.cores import CoreBudget, JudgePin, plan_cores, usable_cores
 from judge.sandbox.folders import remove_tree
 from judge.sandbox.leases import CoreLeases
-from judge.sandbox.memfs import unmount_stale
+from judge.sandbox.memfs import unmount_stale, unmount_under
 from judge.sandbox.probe import Machine, isolation, probe
 from judge.sandbox.seat import Seat
 from judge.sandbox.starvation import Canary
@@ -41,7 +41,9 @@ def _default_root() -> str:
         for name in os.listdir(ROOT_BASE):  # left by judges that died
             mt = _STALE.match(name)
             if mt and not pid_alive(int(mt.group(1))):
-                remove_tree(os.path.join(ROOT_BASE, name))
+                stale = os.path.join(ROOT_BASE, name)
+                unmount_under(stale)  # its seats' tmpfs, if its judge was killed
+                remove_tree(stale)
         path = tempfile.mkdtemp(prefix=f"sandbox-{os.getpid()}-", dir=ROOT_BASE)
     else:
         path = tempfile.mkdtemp(prefix=f"ocean-judge-sandbox-{os.getpid()}-")
@@ -220,6 +222,7 @@ class Sandbox:
         self.cores.close()
         self.canary.close()
         if self._own_root:
+            unmount_under(str(self.root))  # a seat whose close failed part-way
             remove_tree(str(self.root))
 
     def __enter__(self) -> Sandbox:

@@ -20,7 +20,15 @@ import pytest
 from sandbox_support import needs_root
 
 from judge.sandbox import Limits, Sandbox, Verdict
-from judge.sandbox.memfs import INODES, SIZE_BYTES, mounts, mounts_under, unmount_stale
+from judge.sandbox.folders import remove_tree
+from judge.sandbox.memfs import (
+    INODES,
+    SIZE_BYTES,
+    mounts,
+    source_name,
+    unmount_stale,
+    unmount_under,
+)
 from judge.sandbox.probe import P_SPACE
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -40,7 +48,7 @@ def test_a_seats_folders_are_a_tmpfs_of_its_own_and_go_with_it(tmp_path: Path) -
         assert sb.isolation.is_on(P_SPACE)
         a, b = sb.seat("a", None), sb.seat("b", None)
         try:
-            assert _mount_of(a.rw) == ("tmpfs", f"ocean-judge-{os.getpid()}")
+            assert _mount_of(a.rw) == ("tmpfs", source_name())
             assert os.stat(a.rw).st_dev != os.stat(b.rw).st_dev  # one each
             run = a.run_turn(
                 ["/bin/sh", "-c", "stat -f -c %T . /tmp > MOVE.OUT; df -k . | tail -1 >> MOVE.OUT"],
@@ -56,7 +64,7 @@ def test_a_seats_folders_are_a_tmpfs_of_its_own_and_go_with_it(tmp_path: Path) -
             a.close()
             b.close()
         assert _mount_of(a.rw) is None and not os.path.exists(a.base)
-        assert mounts_under(str(tmp_path)) == []
+        assert [p for p, _, _ in mounts() if p.startswith(f"{tmp_path}/")] == []
 
 
 def test_files_a_program_writes_in_its_folder_count_toward_its_memory(
@@ -112,7 +120,7 @@ def test_a_dead_judges_mounts_are_taken_away_by_the_next_sandbox(tmp_path: Path)
     try:
         assert judge.stdout is not None
         rw = judge.stdout.readline().strip()
-        assert _mount_of(rw) == ("tmpfs", f"ocean-judge-{judge.pid}")
+        assert _mount_of(rw) == ("tmpfs", source_name(judge.pid))
         assert rw not in unmount_stale()  # its judge is alive: left alone
         assert _mount_of(rw) is not None
     finally:
@@ -122,3 +130,42 @@ def test_a_dead_judges_mounts_are_taken_away_by_the_next_sandbox(tmp_path: Path)
         pass
     assert _mount_of(rw) is None
     shutil.rmtree(seats)  # nothing mounted in it any more
+
+
+def test_a_runs_memory_counts_from_what_the_last_run_left_once_cleaned(sandbox: Sandbox) -> None:
+    """The next run is armed once the folder is clean: the files a run left in its
+    tmpfs (freed by the clean) do not hide the next run's own memory."""
+    script = (
+        "if [ -f STATE.OUT ]; then "
+        "python3 -c \"b = b'x' * (40 << 20); open('MOVE.OUT', 'w').write('alloc')\"; "
+        "else for i in 1 2 3 4 5 6 7; do head -c 15728640 /dev/zero > /tmp/f$i; done; "
+        "echo files > MOVE.OUT; fi; "
+        "echo 1 > STATE.OUT"
+    )
+    with sandbox.seat("leaver", None, keep="STATE.OUT", keep_bytes=2**20) as seat:
+        first = seat.run_turn(["/bin/sh", "-c", script], {}, ["MOVE.OUT"], Limits())
+        second = seat.run_turn(["/bin/sh", "-c", script], {}, ["MOVE.OUT"], Limits())
+    assert first.outputs["MOVE.OUT"] == b"files\n" and first.result.peak_memory_bytes >= 100 * MiB
+    assert second.outputs["MOVE.OUT"] == b"alloc", second.result.message
+    assert second.result.peak_memory_bytes >= 40 * MiB  # before: 0, the 100 MiB its base
+
+
+def test_only_the_seats_own_mounts_are_taken_away_and_never_through_a_link(
+    tmp_path: Path,
+) -> None:
+    other = tmp_path / "not-ours"
+    other.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(other)], check=True)
+    try:
+        with Sandbox(tmp_path / "seats") as sb, sb.seat("a", None) as seat:
+            link = tmp_path / "link"
+            link.symlink_to(tmp_path)  # a folder of the judge's that is a link to the seats'
+            unmount_under(str(link))
+            remove_tree(str(link))
+            assert _mount_of(seat.rw) == ("tmpfs", source_name())
+            assert _mount_of(str(other)) == ("tmpfs", "tmpfs")
+            unmount_under(str(tmp_path))
+            assert _mount_of(seat.rw) is None  # the seat's own, under the folder named
+            assert _mount_of(str(other)) == ("tmpfs", "tmpfs")  # not a seat's: left alone
+    finally:
+        subprocess.run(["umount", str(other)], check=False)
