@@ -14,8 +14,10 @@ so files and memory together are held to the memory limit.  The tmpfs itself is
 capped too (:data:`SIZE_BYTES`, :data:`INODES`), so a machine without a memory
 controller is still safe from a program filling its memory or disk with files.
 
-Mounting needs root (CAP_SYS_ADMIN).  A normal user's seats keep their folders
-on disk, as before; the isolation report says which.  The mount is made in the
+Mounting needs root (CAP_SYS_ADMIN).  A normal user's seats have their folders
+in a folder of their own in ``/dev/shm`` instead, where that is a tmpfs with room
+for :data:`SIZE_BYTES` (memory shared by every user and no cap of the seat's own,
+so the isolation report lists no space cap), else on disk, as before.  The mount is made in the
 judge's own mount namespace before the seat's namespaces are made, so they get a
 copy of it, and it is taken away when the seat closes (lazily: a process still in
 it keeps its copy until it exits).  A judge killed before it could do so leaves
@@ -31,6 +33,7 @@ import ctypes
 import ctypes.util
 import os
 import re
+import shutil
 
 #: cap on the bytes of a seat's folders together (the contest's memory limit: what a
 #: program writes there counts against its memory anyway)
@@ -41,6 +44,11 @@ INODES = 65536
 #: a seat's tmpfs is mounted under this name, then its judge's pid and start time
 SOURCE_PREFIX = "ocean-judge-"
 _SOURCE = re.compile(r"^ocean-judge-(\d+)\.(\d+)$")
+
+#: a normal user's seats' folders in /dev/shm are named this, then the judge's pid
+SHM_PREFIX = "ocean-judge-seat-"
+_SHM_NAME = re.compile(r"^ocean-judge-seat-(\d+)-")
+SHM = "/dev/shm"
 
 _MS_NOSUID = 2
 _MS_NODEV = 4
@@ -145,10 +153,49 @@ def unmount_under(folder: str) -> None:
 
 def unmount_stale() -> list[str]:
     """Take away the seats' tmpfs mounts of judges that are gone; their mount points."""
-    gone = []
+    gone: list[str] = []
     for point, pid, started in _seat_mounts():
         now = _start_time(pid)
         if now is None or (started and now != started):  # gone, or another one by that pid
             unmount(point)
             gone.append(point)
+    return gone
+
+
+def shm_folder(folder: str = SHM) -> tuple[str | None, str]:
+    """Where a normal user's seats may keep their folders in memory: ``folder`` if it
+    is a tmpfs this user can write in with room for a seat's cap, and why not if not."""
+    kinds = [fstype for point, fstype, _ in mounts() if point == folder]
+    if not kinds or kinds[-1] != "tmpfs":
+        return None, f"{folder} is not a tmpfs"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return None, f"{folder} is not writable"
+    try:
+        st = os.statvfs(folder)
+    except OSError as exc:
+        return None, f"{folder}: {exc.strerror}"
+    if st.f_bavail * st.f_frsize < SIZE_BYTES:
+        return None, f"{folder} has less than {SIZE_BYTES // 2**20} MiB free"
+    return folder, ""
+
+
+def remove_stale_shm(folder: str = SHM) -> list[str]:
+    """Remove this user's seats' folders in ``folder`` left by judges that are gone."""
+    gone: list[str] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return gone
+    for entry in entries:
+        m = _SHM_NAME.match(entry.name)
+        try:
+            mine = (
+                entry.is_dir(follow_symlinks=False)
+                and entry.stat(follow_symlinks=False).st_uid == os.geteuid()
+            )
+        except OSError:
+            continue
+        if m and mine and _start_time(int(m.group(1))) is None:
+            shutil.rmtree(entry.path, ignore_errors=True)
+            gone.append(entry.path)
     return gone

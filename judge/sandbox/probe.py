@@ -17,7 +17,7 @@ from judge.sandbox.cgroups import CgroupBackend, detect
 from judge.sandbox.cores import BOT_NICE, CoreBudget
 from judge.sandbox.cpuwait import PsiMeter, TreeMeter
 from judge.sandbox.helper import Helper, find_helper
-from judge.sandbox.memfs import INODES, SIZE_BYTES, mount_tmpfs, unmount
+from judge.sandbox.memfs import INODES, SIZE_BYTES, mount_tmpfs, shm_folder, unmount
 from judge.sandbox.namespaces import make_namespaces
 from judge.sandbox.types import Isolation, SandboxError
 from judge.sandbox.uids import UidPool
@@ -58,6 +58,9 @@ class Machine:
     memfs: bool = False
     #: why not, when not
     memfs_note: str = ""
+    #: a normal user's seats keep their folders in a folder of their own in here (a
+    #: tmpfs: judge.sandbox.memfs.shm_folder); None: on disk
+    shm: str | None = None
 
 
 def _probe_memfs(scratch_root: str, root: bool) -> tuple[bool, str]:
@@ -146,6 +149,10 @@ def probe(
         uid_note = "the judge is not root"
     ns_mode, ns_note = _probe_namespaces(found_helper, scratch_root, namespaces, is_root)
     memfs, memfs_note = _probe_memfs(scratch_root, is_root)
+    shm = None
+    if not is_root:
+        shm, why = shm_folder()
+        memfs_note = f"{memfs_note}; {why}" if why else memfs_note
     return Machine(
         is_root,
         found_helper,
@@ -158,6 +165,7 @@ def probe(
         poll_interval_s,
         memfs,
         memfs_note,
+        shm,
     )
 
 
@@ -375,6 +383,15 @@ def isolation(m: Machine, cores: CoreBudget | None = None, leases_note: str = ""
                 f"the seat's work folder and /tmp are a tmpfs of its own, of at most "
                 f"{SIZE_BYTES // 2**20} MiB and {INODES} files; what a program writes there "
                 "is memory, counted toward its limit",
+            )
+        )
+    elif m.shm:
+        add(
+            (
+                P_SPACE,
+                False,
+                f"{m.memfs_note}: the seat's folders are in {m.shm}, memory every user "
+                "shares, without a cap of their own; only each file's size is capped",
             )
         )
     else:

@@ -19,6 +19,7 @@ import errno
 import os
 import re
 import secrets
+import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -37,7 +38,7 @@ from judge.sandbox.folders import (
     save_file,
     write_inputs,
 )
-from judge.sandbox.memfs import mount_tmpfs, unmount
+from judge.sandbox.memfs import SHM_PREFIX, mount_tmpfs, unmount
 from judge.sandbox.namespaces import SeatNamespaces, make_namespaces
 from judge.sandbox.starvation import Canary
 from judge.sandbox.steps import StepTimes
@@ -128,6 +129,8 @@ class Seat:
         self._ns: SeatNamespaces | None = None
         #: the seat's writable folders are a tmpfs of their own, to take away at close
         self._mounted = False
+        #: the seat's writable folders are outside its folder (in /dev/shm), to remove too
+        self._rw_apart = False
         #: Windows programs: wine found by the sandbox, and this seat's prefix and server
         self._wine_support = wine
         self._wine: WineSeat | None = None
@@ -171,13 +174,18 @@ class Seat:
         os.mkdir(self.base, 0o700)
         # What runs write (the work folder, the private /tmp) and the trash their
         # clean moves folders to (a rename: the same file system) are in "rw": a
-        # tmpfs of the seat's own where the machine allows it (judge.sandbox.memfs).
-        self.rw = os.path.join(self.base, "rw")
+        # tmpfs of the seat's own as root, a folder of its own in /dev/shm for a
+        # normal user, where it can (judge.sandbox.memfs).
+        if m.shm and not m.memfs:
+            self.rw = tempfile.mkdtemp(prefix=f"{SHM_PREFIX}{os.getpid()}-", dir=m.shm)
+            self._rw_apart = True
+        else:
+            self.rw = os.path.join(self.base, "rw")
+            os.mkdir(self.rw, 0o700)
         self.workdir = Path(self.rw, "work")
         self.tmpdir = os.path.join(self.rw, "tmp")
         self.trash = os.path.join(self.rw, "trash")
         self._staging = os.path.join(self.base, ".view")
-        os.mkdir(self.rw, 0o700)
         os.mkdir(self._staging, 0o700)
         if m.memfs:
             why = mount_tmpfs(self.rw, 0o750 if gid is not None else 0o700, gid)
@@ -952,6 +960,8 @@ class Seat:
             if self._mounted:  # its memory back, whatever failed above
                 unmount(self.rw)
                 self._mounted = False
+            if self._rw_apart:
+                remove_tree(self.rw)
         remove_tree(self.base)
         if self._lease is not None:
             self._lease.release()

@@ -13,7 +13,7 @@ from judge.sandbox.cgroups import pid_alive
 from judge.sandbox.cores import CoreBudget, JudgePin, plan_cores, usable_cores
 from judge.sandbox.folders import remove_tree
 from judge.sandbox.leases import CoreLeases
-from judge.sandbox.memfs import unmount_stale, unmount_under
+from judge.sandbox.memfs import remove_stale_shm, unmount_stale, unmount_under
 from judge.sandbox.probe import Machine, isolation, probe
 from judge.sandbox.seat import Seat
 from judge.sandbox.starvation import Canary
@@ -117,6 +117,8 @@ class Sandbox:
         self.wine = WineSupport(wine, wine_cache)
         if os.geteuid() == 0:
             unmount_stale()  # seats' tmpfs mounts of judges killed before they closed them
+        else:
+            remove_stale_shm()  # this user's seats' folders in /dev/shm, likewise
         self._own_root = root is None
         if root is None:
             self.root = Path(_default_root())

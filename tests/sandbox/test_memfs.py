@@ -25,6 +25,8 @@ from judge.sandbox.memfs import (
     INODES,
     SIZE_BYTES,
     mounts,
+    remove_stale_shm,
+    shm_folder,
     source_name,
     unmount_stale,
     unmount_under,
@@ -169,3 +171,38 @@ def test_only_the_seats_own_mounts_are_taken_away_and_never_through_a_link(
             assert _mount_of(str(other)) == ("tmpfs", "tmpfs")  # not a seat's: left alone
     finally:
         subprocess.run(["umount", str(other)], check=False)
+
+
+def test_a_normal_users_seats_use_dev_shm_only_when_it_is_a_tmpfs_with_room(
+    tmp_path: Path,
+) -> None:
+    assert shm_folder(str(tmp_path))[0] is None  # a folder on disk: not in memory
+    assert "is not a tmpfs" in shm_folder(str(tmp_path))[1]
+    small = tmp_path / "small"
+    small.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64m", "tmpfs", str(small)], check=True)
+    try:  # a container's 64 MB /dev/shm: a seat's files could not fit, so on disk
+        assert shm_folder(str(small)) == (None, f"{small} has less than 512 MiB free")
+        big = small / "big"
+        big.mkdir()
+        subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1g", "tmpfs", str(big)], check=True)
+        try:
+            assert shm_folder(str(big)) == (str(big), "")
+        finally:
+            subprocess.run(["umount", str(big)], check=False)
+    finally:
+        subprocess.run(["umount", str(small)], check=False)
+
+
+def test_a_dead_normal_users_seat_folders_are_removed_by_its_next_sandbox(
+    tmp_path: Path,
+) -> None:
+    dead = subprocess.Popen(["true"])  # a pid that has exited
+    dead.wait()
+    left = tmp_path / f"ocean-judge-seat-{dead.pid}-abc"
+    live = tmp_path / f"ocean-judge-seat-{os.getpid()}-def"
+    other = tmp_path / "ocean-judge-cores-65534"  # not a seat's folder
+    for d in (left, live, other):
+        (d / "work").mkdir(parents=True)
+    assert remove_stale_shm(str(tmp_path)) == [str(left)]
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, other.name])

@@ -20,7 +20,8 @@ from sandbox_support import FIXTURES, needs_root
 
 import judge
 from judge.sandbox.leases import MACHINE_FOLDER, CoreLeases
-from judge.sandbox.probe import P_MACHINE, P_NETWORK, P_SIGNAL, P_UID
+from judge.sandbox.memfs import shm_folder
+from judge.sandbox.probe import P_MACHINE, P_NETWORK, P_SIGNAL, P_SPACE, P_UID
 from tests.nobody import SYSTEM_PYTHON, leftovers, run_as_nobody
 
 pytestmark = pytest.mark.slow  # real programs: not in the fast subset
@@ -41,7 +42,8 @@ with Sandbox() as sb:
             argv = [str(seat.program_dir / prog)] + (["60"] if name == "daemon" else [])
             r = seat.run_turn(argv, {"MAP.INP": b"m"}, ["MOVE.OUT"], Limits(time_s=time_s))
             out[name] = {"verdict": r.result.verdict.value, "message": r.result.message,
-                         "peak": r.result.peak_memory_bytes, "move": (r.outputs["MOVE.OUT"] or b"").decode()}
+                         "peak": r.result.peak_memory_bytes, "move": (r.outputs["MOVE.OUT"] or b"").decode(),
+                         "work": str(seat.workdir)}
 # Without root's lease folder, the user's own: the budget is shared with this user only.
 import judge.sandbox.leases as leases
 leases.MACHINE_FOLDER = "/nonexistent/ocean-judge/cores"
@@ -92,5 +94,15 @@ def test_normal_user_runs_with_what_is_available() -> None:
         left = leftovers(work)
         assert left == [], f"processes left behind: {left}"
         assert not os.path.exists(out["root"]), "the sandbox root was not removed"
+        # the seats' folders in memory (a folder of their own in /dev/shm), gone with them
+        shm, _ = shm_folder()
+        assert iso[P_SPACE]["on"] is False
+        for name in ("ok", "tle", "mle", "daemon"):
+            work_dir = Path(out[name]["work"])
+            if shm is not None:
+                assert work_dir.parent.parent == Path(shm), out[name]
+                assert work_dir.parent.name.startswith("ocean-judge-seat-")
+                assert f"in {shm}, memory every user shares" in iso[P_SPACE]["detail"]
+            assert not work_dir.parent.exists(), f"{work_dir.parent} was not removed"
     finally:
         shutil.rmtree(work, ignore_errors=True)
