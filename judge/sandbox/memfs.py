@@ -14,10 +14,11 @@ so files and memory together are held to the memory limit.  The tmpfs itself is
 capped too (:data:`SIZE_BYTES`, :data:`INODES`), so a machine without a memory
 controller is still safe from a program filling its memory or disk with files.
 
-Mounting needs root (CAP_SYS_ADMIN).  A normal user's seats have their folders
-in a folder of their own in ``/dev/shm`` instead, where that is a tmpfs with room
-for :data:`SIZE_BYTES` (memory shared by every user and no cap of the seat's own,
-so the isolation report lists no space cap), else on disk, as before.  The mount is made in the
+Mounting needs root (CAP_SYS_ADMIN).  A normal user's seats (whose programs use
+the machine's own ``/tmp``: they have no view) have their folders in a folder of
+their own in ``/dev/shm`` instead, where that is a sticky tmpfs with room for
+:data:`SIZE_BYTES` (memory shared by every user and no cap of the seat's own, so
+the isolation report lists no space cap), else on disk, as before.  The mount is made in the
 judge's own mount namespace before the seat's namespaces are made, so they get a
 copy of it, and it is taken away when the seat closes (lazily: a process still in
 it keeps its copy until it exits).  A judge killed before it could do so leaves
@@ -33,7 +34,9 @@ import ctypes
 import ctypes.util
 import os
 import re
-import shutil
+import stat
+
+from judge.sandbox.folders import remove_tree
 
 #: cap on the bytes of a seat's folders together (the contest's memory limit: what a
 #: program writes there counts against its memory anyway)
@@ -45,9 +48,10 @@ INODES = 65536
 SOURCE_PREFIX = "ocean-judge-"
 _SOURCE = re.compile(r"^ocean-judge-(\d+)\.(\d+)$")
 
-#: a normal user's seats' folders in /dev/shm are named this, then the judge's pid
+#: a normal user's seats' folders in /dev/shm are named this, then the judge's pid and
+#: start time
 SHM_PREFIX = "ocean-judge-seat-"
-_SHM_NAME = re.compile(r"^ocean-judge-seat-(\d+)-")
+_SHM_NAME = re.compile(r"^ocean-judge-seat-(\d+)\.(\d+)-")
 SHM = "/dev/shm"
 
 _MS_NOSUID = 2
@@ -162,21 +166,50 @@ def unmount_stale() -> list[str]:
     return gone
 
 
+def shm_prefix() -> str:
+    """The start of a name for a normal user's seat folder in /dev/shm: its judge."""
+    return f"{SHM_PREFIX}{source_name()[len(SOURCE_PREFIX) :]}-"
+
+
 def shm_folder(folder: str = SHM) -> tuple[str | None, str]:
-    """Where a normal user's seats may keep their folders in memory: ``folder`` if it
-    is a tmpfs this user can write in with room for a seat's cap, and why not if not."""
-    kinds = [fstype for point, fstype, _ in mounts() if point == folder]
+    """Where a normal user's seats may keep their folders in memory: ``folder`` (as a
+    real path) if it is a tmpfs with the sticky bit that this user can write in, with
+    room for a seat's cap; and why not if not."""
+    real = os.path.realpath(folder)
+    kinds = [fstype for point, fstype, _ in mounts() if point == real]
     if not kinds or kinds[-1] != "tmpfs":
         return None, f"{folder} is not a tmpfs"
-    if not os.access(folder, os.W_OK | os.X_OK):
-        return None, f"{folder} is not writable"
     try:
-        st = os.statvfs(folder)
+        sticky = os.stat(real).st_mode & stat.S_ISVTX
+        st = os.statvfs(real)
     except OSError as exc:
         return None, f"{folder}: {exc.strerror}"
+    if not os.access(real, os.W_OK | os.X_OK):
+        return None, f"{folder} is not writable"
+    if not sticky:  # anyone could rename a seat's folder away
+        return None, f"{folder} is not sticky (mode 1777)"
     if st.f_bavail * st.f_frsize < SIZE_BYTES:
         return None, f"{folder} has less than {SIZE_BYTES // 2**20} MiB free"
-    return folder, ""
+    return real, ""
+
+
+def remove_own_folder(path: str) -> bool:
+    """Remove a folder of this user's whatever modes a program of the same uid gave it
+    (never a link, nor another user's); whether it is gone."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    if not stat.S_ISDIR(st.st_mode) or st.st_uid != os.geteuid():
+        return False
+    try:
+        os.chmod(path, 0o700, follow_symlinks=False)
+        remove_tree(path)
+    except OSError:
+        pass
+    return not os.path.lexists(path)
 
 
 def remove_stale_shm(folder: str = SHM) -> list[str]:
@@ -188,14 +221,10 @@ def remove_stale_shm(folder: str = SHM) -> list[str]:
         return gone
     for entry in entries:
         m = _SHM_NAME.match(entry.name)
-        try:
-            mine = (
-                entry.is_dir(follow_symlinks=False)
-                and entry.stat(follow_symlinks=False).st_uid == os.geteuid()
-            )
-        except OSError:
+        if m is None:
             continue
-        if m and mine and _start_time(int(m.group(1))) is None:
-            shutil.rmtree(entry.path, ignore_errors=True)
-            gone.append(entry.path)
+        now = _start_time(int(m.group(1)))
+        if now is None or now != int(m.group(2)):  # gone, or another one by that pid
+            if remove_own_folder(entry.path):
+                gone.append(entry.path)
     return gone

@@ -390,8 +390,8 @@ def isolation(m: Machine, cores: CoreBudget | None = None, leases_note: str = ""
             (
                 P_SPACE,
                 False,
-                f"{m.memfs_note}: the seat's folders are in {m.shm}, memory every user "
-                "shares, without a cap of their own; only each file's size is capped",
+                f"{m.memfs_note}: the seat's work folder is in {m.shm}, memory every user "
+                "shares, without a cap of its own; only each file's size is capped",
             )
         )
     else:

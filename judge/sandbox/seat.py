@@ -38,7 +38,7 @@ from judge.sandbox.folders import (
     save_file,
     write_inputs,
 )
-from judge.sandbox.memfs import SHM_PREFIX, mount_tmpfs, unmount
+from judge.sandbox.memfs import mount_tmpfs, remove_own_folder, shm_prefix, unmount
 from judge.sandbox.namespaces import SeatNamespaces, make_namespaces
 from judge.sandbox.starvation import Canary
 from judge.sandbox.steps import StepTimes
@@ -177,7 +177,7 @@ class Seat:
         # tmpfs of the seat's own as root, a folder of its own in /dev/shm for a
         # normal user, where it can (judge.sandbox.memfs).
         if m.shm and not m.memfs:
-            self.rw = tempfile.mkdtemp(prefix=f"{SHM_PREFIX}{os.getpid()}-", dir=m.shm)
+            self.rw = tempfile.mkdtemp(prefix=shm_prefix(), dir=m.shm)
             self._rw_apart = True
         else:
             self.rw = os.path.join(self.base, "rw")
@@ -516,13 +516,23 @@ class Seat:
             discarded,
         )
 
-    def _clean(self, keep: bool, report: list[str] | None) -> tuple[str, int] | None:
-        self._emptied = False  # until the walk below has finished
-        cleaner = Cleaner(self.trash)
-        # The program owns its folders and may have opened them up (or locked
-        # the judge out when not root): set them back.
+    def _restore_modes(self) -> None:
+        """The program owns its folders and may have opened them up (or locked the
+        judge out when not root): set them back.  Without a uid of its own it owns the
+        folders above them too."""
+        if self._lease is None:
+            os.chmod(self.base, 0o700)
+            os.chmod(self.rw, 0o700)
         os.chmod(self.workdir, 0o700)
         os.chmod(self.tmpdir, 0o700)
+
+    def _clean(
+        self, keep: bool, report: list[str] | None, modes: bool = True
+    ) -> tuple[str, int] | None:
+        self._emptied = False  # until the walk below has finished
+        cleaner = Cleaner(self.trash)
+        if modes:
+            self._restore_modes()
         cleaner.clean(self.tmpdir, spare=self._wine.tmp_spare() if self._wine else frozenset())
         cleaner.clean(str(self.workdir), self.keep if keep else None, self.keep_bytes, report)
         self._emptied = True
@@ -667,8 +677,9 @@ class Seat:
         raw, cg, to_arm = ran
         try:
             with steps.timed("clean"):
+                self._restore_modes()  # before the outputs: the way to them may be shut
                 outs = read_outputs(str(self.workdir), outputs, limits.file_bytes, discarded)
-                biggest = self._clean(keep=True, report=discarded)
+                biggest = self._clean(keep=True, report=discarded, modes=False)
         except OSError as exc:
             return self._ie(
                 f"cannot clean the folder of seat {self.name!r}: {exc}", tuple(discarded)
@@ -960,8 +971,8 @@ class Seat:
             if self._mounted:  # its memory back, whatever failed above
                 unmount(self.rw)
                 self._mounted = False
-            if self._rw_apart:
-                remove_tree(self.rw)
+            if self._rw_apart:  # its memory back, whatever modes its program left
+                remove_own_folder(self.rw)
         remove_tree(self.base)
         if self._lease is not None:
             self._lease.release()

@@ -27,6 +27,7 @@ from judge.sandbox.memfs import (
     mounts,
     remove_stale_shm,
     shm_folder,
+    shm_prefix,
     source_name,
     unmount_stale,
     unmount_under,
@@ -199,10 +200,26 @@ def test_a_dead_normal_users_seat_folders_are_removed_by_its_next_sandbox(
 ) -> None:
     dead = subprocess.Popen(["true"])  # a pid that has exited
     dead.wait()
-    left = tmp_path / f"ocean-judge-seat-{dead.pid}-abc"
-    live = tmp_path / f"ocean-judge-seat-{os.getpid()}-def"
-    other = tmp_path / "ocean-judge-cores-65534"  # not a seat's folder
-    for d in (left, live, other):
-        (d / "work").mkdir(parents=True)
-    assert remove_stale_shm(str(tmp_path)) == [str(left)]
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, other.name])
+    me = shm_prefix()  # this process: pid and start time
+    pid, started = me[len("ocean-judge-seat-") : -1].split(".")
+    left = tmp_path / f"ocean-judge-seat-{dead.pid}.1-abc"  # its judge is gone
+    reused = tmp_path / f"ocean-judge-seat-{pid}.{int(started) + 1}-abc"  # pid reused since
+    live = tmp_path / f"{me}def"
+    others = tmp_path / f"ocean-judge-seat-{dead.pid}.1-other"  # another user's
+    outside = tmp_path / "outside"
+    link = tmp_path / f"ocean-judge-seat-{dead.pid}.1-link"  # a link: never followed
+    plain = tmp_path / f"ocean-judge-seat-{dead.pid}.1-file"  # not a folder
+    cores = tmp_path / "ocean-judge-cores-65534"  # not a seat's folder
+    for d in (left, reused, live, others, outside, cores):
+        (d / "work" / "deep").mkdir(parents=True)
+    os.chmod(left / "work", 0)  # what a program of the judge's own uid may leave
+    os.chmod(left, 0)
+    os.chown(others, 65534, 65534)
+    link.symlink_to(outside)
+    plain.write_text("x")
+    gone = remove_stale_shm(str(tmp_path))
+    assert sorted(gone) == sorted([str(left), str(reused)])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+        p.name for p in (live, others, outside, link, plain, cores)
+    )
+    assert (outside / "work" / "deep").is_dir()

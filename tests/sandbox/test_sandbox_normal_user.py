@@ -44,6 +44,11 @@ with Sandbox() as sb:
             out[name] = {"verdict": r.result.verdict.value, "message": r.result.message,
                          "peak": r.result.peak_memory_bytes, "move": (r.outputs["MOVE.OUT"] or b"").decode(),
                          "work": str(seat.workdir)}
+    # a program of the judge's own uid shuts the folders above its own: read and removed all the same
+    with sb.seat("shut", None) as seat:
+        r = seat.run_turn(["/bin/sh", "-c", "echo 2 2 > MOVE.OUT; chmod 000 .. ../.. 2>/dev/null; exit 0"], {}, ["MOVE.OUT"], Limits())
+        out["shut"] = {"verdict": r.result.verdict.value, "message": r.result.message,
+                       "move": (r.outputs["MOVE.OUT"] or b"").decode(), "work": str(seat.workdir)}
 # Without root's lease folder, the user's own: the budget is shared with this user only.
 import judge.sandbox.leases as leases
 leases.MACHINE_FOLDER = "/nonexistent/ocean-judge/cores"
@@ -94,15 +99,17 @@ def test_normal_user_runs_with_what_is_available() -> None:
         left = leftovers(work)
         assert left == [], f"processes left behind: {left}"
         assert not os.path.exists(out["root"]), "the sandbox root was not removed"
-        # the seats' folders in memory (a folder of their own in /dev/shm), gone with them
-        shm, _ = shm_folder()
+        # the seats' folders in memory (a folder of their own in /dev/shm) when the judge
+        # found room there, else on disk; gone with them either way
         assert iso[P_SPACE]["on"] is False
-        for name in ("ok", "tle", "mle", "daemon"):
+        in_shm = "work folder is in /dev/shm, memory every user shares" in iso[P_SPACE]["detail"]
+        assert in_shm == (shm_folder()[0] == "/dev/shm")  # here: /dev/shm has room
+        assert out["shut"]["verdict"] == "OK" and out["shut"]["move"] == "2 2\n", out["shut"]
+        for name in ("ok", "tle", "mle", "daemon", "shut"):
             work_dir = Path(out[name]["work"])
-            if shm is not None:
-                assert work_dir.parent.parent == Path(shm), out[name]
+            if in_shm:
+                assert work_dir.parent.parent == Path("/dev/shm"), out[name]
                 assert work_dir.parent.name.startswith("ocean-judge-seat-")
-                assert f"in {shm}, memory every user shares" in iso[P_SPACE]["detail"]
             assert not work_dir.parent.exists(), f"{work_dir.parent} was not removed"
     finally:
         shutil.rmtree(work, ignore_errors=True)
