@@ -409,6 +409,23 @@ class RunCgroup:
             return False
         return True
 
+    def rebase_memory(self) -> bool:
+        """Count the memory peak from the charge now: after the clean that followed the
+        restart (:meth:`restart`, for a run armed ahead), which freed what the last run
+        left in the seat's folders (on a tmpfs, charged here).  The armed run's child,
+        asleep in the group, is part of the new base.  False: nothing to do or it cannot
+        be done (the base taken at the restart stands)."""
+        d = self._mem_dir()
+        if self._destroyed or not self.memory or d is None or self.version != 1:
+            return False
+        try:
+            _write(os.path.join(d, "memory.max_usage_in_bytes"), "0")
+            usage = int(self.files.read(os.path.join(d, "memory.usage_in_bytes")).split()[0])
+        except (OSError, ValueError, IndexError, CgroupError):
+            return False
+        self.base = {**self.base, "usage": usage}
+        return True
+
     def rebase_psi(self) -> bool:
         """Count the group's CPU pressure from now on (False: it cannot be read)."""
         psi = self.psi_dir

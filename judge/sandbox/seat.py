@@ -674,7 +674,7 @@ class Seat:
         if isinstance(ran, str):  # the run's cgroup could not be made
             self._clean(keep=True, report=discarded)
             return self._ie(ran, tuple(discarded))
-        raw, cg, to_arm = ran
+        raw, cg, armed_next = ran
         try:
             with steps.timed("clean"):
                 self._restore_modes()  # before the outputs: the way to them may be shut
@@ -684,12 +684,11 @@ class Seat:
             return self._ie(
                 f"cannot clean the folder of seat {self.name!r}: {exc}", tuple(discarded)
             )
-        if to_arm is not None:
-            # Once the folder is clean (the next run's memory counts from what is left
-            # there, the keep file: its files in the seat's tmpfs were this run's), while
-            # this run is judged, the referee works and the other seat runs.
-            with steps.timed("helper"):
-                self._arm_next(to_arm, limits, core)
+        if armed_next and self._cg is not None:
+            # The next run was armed before the clean: its memory counts from what is
+            # left now (the keep file), not from the files this run left, just freed.
+            with steps.timed("clean"):
+                self._cg.rebase_memory()
         with steps.timed("verdict"):
             result = self._verdict(argv, raw, cg, limits, biggest, windows, discarded)
         return TurnRun(result, outs, tuple(discarded))
@@ -788,9 +787,9 @@ class Seat:
         windows: bool,
         steps: StepTimes,
         starting: Callable[[], None],
-    ) -> tuple[supervise.RawRun, RunCgroup | None, supervise.Spawn | None] | str:
-        """The run itself in the seat's cgroups (pinned to ``core``), and the run to arm
-        after it (None: none); a str: why it could not run.
+    ) -> tuple[supervise.RawRun, RunCgroup | None, bool] | str:
+        """The run itself in the seat's cgroups (pinned to ``core``), and whether the
+        seat's next run was armed after it; a str: why it could not run.
 
         A Windows program's wineserver works for it: its waiting for a CPU is the
         run's (issue 32).  Where the run's pressure group is one of its own (cgroup
@@ -850,10 +849,15 @@ class Seat:
             if cg is not None:
                 with steps.timed("cgroup"):
                     stragglers = self._release_cgroup(cg, keep, discarded)
+        armed_next = False
         if stragglers:
             raw.survivors = stragglers
-            return raw, cg, None
-        return raw, cg, spawn if self._armable(spawn) else None
+        elif self._armable(spawn):
+            # As soon as the run is over and its counters read: while this seat's
+            # outputs are read and judged, the referee works and the other seat runs.
+            with steps.timed("helper"):
+                armed_next = self._arm_next(spawn, limits, core)
+        return raw, cg, armed_next
 
     def _armable(self, spawn: supervise.Spawn) -> bool:
         """Whether a run like ``spawn`` is armed ahead of its turn: not check-bot's wrapped
@@ -909,7 +913,7 @@ class Seat:
             cg.destroy()
         return backend.create(self._tag, limits.memory_bytes, limits.max_procs, core), None
 
-    def _arm_next(self, spawn: supervise.Spawn, limits: Limits, core: int | None) -> None:
+    def _arm_next(self, spawn: supervise.Spawn, limits: Limits, core: int | None) -> bool:
         """Arm the seat's next run now, after this one (:class:`~.zygote.Armed`): its
         helper joins the groups and forks, and the child does its whole set-up while the
         referee and the other seat work, so the next run starts with a go.  Only where
@@ -923,11 +927,12 @@ class Seat:
             cg is None
             or not backend.reuse(cg, limits.memory_bytes, limits.max_procs, core, arming=True)
         ):
-            return
+            return False
         try:
             supervise.arm(zygote, spawn, cg)
         except (ZygoteUnavailable, OSError):
-            pass
+            return False
+        return True
 
     def _release_cgroup(self, cg: RunCgroup, keep: bool, discarded: list[str]) -> list[int]:
         """Step "cgroup", after the run: groups left empty by a run that was watched to its
