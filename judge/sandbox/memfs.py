@@ -14,18 +14,21 @@ so files and memory together are held to the memory limit.  The tmpfs itself is
 capped too (:data:`SIZE_BYTES`, :data:`INODES`), so a machine without a memory
 controller is still safe from a program filling its memory or disk with files.
 
-Mounting needs root (CAP_SYS_ADMIN).  A normal user's seats (whose programs use
-the machine's own ``/tmp``: they have no view) have their folders in a folder of
-their own in ``/dev/shm`` instead, where that is a sticky tmpfs with room for
-:data:`SIZE_BYTES` (memory shared by every user and no cap of the seat's own, so
-the isolation report lists no space cap), else on disk, as before.  The mount is made in the
-judge's own mount namespace before the seat's namespaces are made, so they get a
-copy of it, and it is taken away when the seat closes (lazily: a process still in
-it keeps its copy until it exits).  A judge killed before it could do so leaves
-its seats' mounts behind: each is named after the judge's process (its pid and
+Mounting needs root (CAP_SYS_ADMIN).  The mount is made in the judge's own
+mount namespace before the seat's namespaces are made, so they get a copy of it,
+and it is taken away when the seat closes (lazily: a process still in it keeps
+its copy until it exits).  A judge killed before it could do so leaves its
+seats' mounts behind: each is named after the judge's process (its pid and
 start time), and the next sandbox made on the machine takes away those of
 judges that are gone (:func:`unmount_stale`), wherever their folders were.  Only
 mounts so named are ever taken away, and never through a symbolic link.
+
+A normal user's seats (whose programs use the machine's own ``/tmp``: they have
+no view) keep their folders in a folder of their own in ``/dev/shm`` instead,
+where that is a sticky tmpfs with room for :data:`SIZE_BYTES` (memory shared by
+every user, without a cap of the seat's own, so the isolation report lists no
+space cap), else on disk, as before; a dead judge's are removed by the user's
+next sandbox (:func:`remove_stale_shm`).
 """
 
 from __future__ import annotations
