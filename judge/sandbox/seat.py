@@ -707,7 +707,13 @@ class Seat:
         the seat's uid could not even start)."""
         if raw.record is not None:
             self._raise_unreachable(argv, raw.record)
-        result = decide(raw, limits, biggest, memory_by_cgroup=cg is not None and cg.memory)
+        result = decide(
+            raw,
+            limits,
+            biggest,
+            memory_by_cgroup=cg is not None and cg.memory,
+            files_in_memory=self._mounted,
+        )
         if windows:
             assert self._wine is not None
             result = self._wine_verdict(raw, self._wine.explain(result), discarded)

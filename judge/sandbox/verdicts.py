@@ -37,11 +37,27 @@ def signal_name(sig: int) -> str:
         return f"signal {sig}"
 
 
+#: an MLE names the largest file left in the seats' folders from this size on
+_FILES_NOTE_BYTES = 2**20
+
+
 def decide(
-    raw: RawRun, limits: Limits, biggest_file: tuple[str, int] | None, memory_by_cgroup: bool
+    raw: RawRun,
+    limits: Limits,
+    biggest_file: tuple[str, int] | None,
+    memory_by_cgroup: bool,
+    files_in_memory: bool = False,
 ) -> RunResult:
     """The verdict of one run.  ``biggest_file``: largest regular file left in the
-    seat's folders (name, size), found while cleaning them."""
+    seat's folders (name, size), found while cleaning them.  ``files_in_memory``: the
+    folders are a tmpfs charged to the run's memory group (judge.sandbox.memfs), so an
+    MLE says so when the run left a file of a MiB or more there."""
+    files_note = ""
+    if files_in_memory and biggest_file is not None and biggest_file[1] >= _FILES_NOTE_BYTES:
+        files_note = (
+            "; the files it writes in its folders are memory and count toward it (the "
+            f"largest it left: {biggest_file[0]}, {fmt_bytes(biggest_file[1])})"
+        )
     st = raw.main_status
     exit_code = os.WEXITSTATUS(st) if st is not None and os.WIFEXITED(st) else None
     sig = os.WTERMSIG(st) if st is not None and os.WIFSIGNALED(st) else None
@@ -75,7 +91,7 @@ def decide(
             Verdict.MLE,
             f"memory limit {fmt_bytes(limits.memory_bytes)} exceeded: the kernel "
             f"stopped the program at a peak of {fmt_bytes(peak)} for the whole "
-            "process tree",
+            f"process tree{files_note}",
         )
     if raw.internal_error:
         return result(Verdict.IE, f"judge internal error: {raw.internal_error}")
@@ -108,7 +124,7 @@ def decide(
         return result(
             Verdict.MLE,
             f"memory limit {fmt_bytes(limit)} exceeded: the kernel stopped the "
-            f"program at a peak of {fmt_bytes(peak)} for the whole process tree",
+            f"program at a peak of {fmt_bytes(peak)} for the whole process tree{files_note}",
         )
     if raw.mem_killed or (not memory_by_cgroup and peak > limit):
         how = "killed when polling saw it" if raw.mem_killed else "measured after it exited"

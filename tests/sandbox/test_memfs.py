@@ -81,6 +81,10 @@ def test_files_a_program_writes_in_its_folder_count_toward_its_memory(
             ["/bin/sh", "-c", write], {}, ["MOVE.OUT"], Limits(memory_bytes=64 * MiB)
         )
         assert over.result.verdict is Verdict.MLE, over.result.message
+        assert "the files it writes in its folders are memory and count toward it" in (
+            over.result.message
+        )
+        assert "(the largest it left: f" in over.result.message, over.result.message
         fits = seat.run_turn(
             ["/bin/sh", "-c", write], {}, ["MOVE.OUT"], Limits(memory_bytes=256 * MiB)
         )
