@@ -410,11 +410,11 @@ class RunCgroup:
         return True
 
     def rebase_memory(self) -> bool:
-        """Count the memory peak from the charge now: after the clean that followed the
-        restart (:meth:`restart`, for a run armed ahead), which freed what the last run
-        left in the seat's folders (on a tmpfs, charged here).  The armed run's child,
-        asleep in the group, is part of the new base.  False: nothing to do or it cannot
-        be done (the base taken at the restart stands)."""
+        """Count the memory peak from the charge now: at the start of a run armed
+        ahead, after the clean that followed its :meth:`restart` freed what the last
+        run left in the seat's folders (on a tmpfs, charged here).  The armed run's
+        child, asleep in the group, is part of the new base.  False: nothing to do or
+        it cannot be done (the base taken at the restart stands)."""
         d = self._mem_dir()
         if self._destroyed or not self.memory or d is None or self.version != 1:
             return False
@@ -565,7 +565,14 @@ class CgroupBackend:
         ``arming``: readied for a run armed ahead, which is reused again with
         ``restarted`` at its start: the CPU pressure is not read here (it would be read
         again then)."""
-        if not (run.rebase_psi() if restarted else run.restart(psi=not arming)):
+        if restarted:
+            # The counters were restarted before the armed run joined, which was before
+            # the last run's folder was cleaned (and a discarded run's keep file put
+            # back): its memory counts from the charge now, the CPU pressure from now.
+            if not run.rebase_psi():
+                return False
+            run.rebase_memory()
+        elif not run.restart(psi=not arming):
             return False
         try:
             old = run.settings

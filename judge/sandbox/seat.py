@@ -674,7 +674,7 @@ class Seat:
         if isinstance(ran, str):  # the run's cgroup could not be made
             self._clean(keep=True, report=discarded)
             return self._ie(ran, tuple(discarded))
-        raw, cg, armed_next = ran
+        raw, cg = ran
         try:
             with steps.timed("clean"):
                 self._restore_modes()  # before the outputs: the way to them may be shut
@@ -684,11 +684,6 @@ class Seat:
             return self._ie(
                 f"cannot clean the folder of seat {self.name!r}: {exc}", tuple(discarded)
             )
-        if armed_next and self._cg is not None:
-            # The next run was armed before the clean: its memory counts from what is
-            # left now (the keep file), not from the files this run left, just freed.
-            with steps.timed("clean"):
-                self._cg.rebase_memory()
         with steps.timed("verdict"):
             result = self._verdict(argv, raw, cg, limits, biggest, windows, discarded)
         return TurnRun(result, outs, tuple(discarded))
@@ -793,9 +788,8 @@ class Seat:
         windows: bool,
         steps: StepTimes,
         starting: Callable[[], None],
-    ) -> tuple[supervise.RawRun, RunCgroup | None, bool] | str:
-        """The run itself in the seat's cgroups (pinned to ``core``), and whether the
-        seat's next run was armed after it; a str: why it could not run.
+    ) -> tuple[supervise.RawRun, RunCgroup | None] | str:
+        """The run itself in the seat's cgroups (pinned to ``core``); a str: why it could not run.
 
         A Windows program's wineserver works for it: its waiting for a CPU is the
         run's (issue 32).  Where the run's pressure group is one of its own (cgroup
@@ -855,15 +849,14 @@ class Seat:
             if cg is not None:
                 with steps.timed("cgroup"):
                     stragglers = self._release_cgroup(cg, keep, discarded)
-        armed_next = False
         if stragglers:
             raw.survivors = stragglers
         elif self._armable(spawn):
             # As soon as the run is over and its counters read: while this seat's
             # outputs are read and judged, the referee works and the other seat runs.
             with steps.timed("helper"):
-                armed_next = self._arm_next(spawn, limits, core)
-        return raw, cg, armed_next
+                self._arm_next(spawn, limits, core)
+        return raw, cg
 
     def _armable(self, spawn: supervise.Spawn) -> bool:
         """Whether a run like ``spawn`` is armed ahead of its turn: not check-bot's wrapped
@@ -919,7 +912,7 @@ class Seat:
             cg.destroy()
         return backend.create(self._tag, limits.memory_bytes, limits.max_procs, core), None
 
-    def _arm_next(self, spawn: supervise.Spawn, limits: Limits, core: int | None) -> bool:
+    def _arm_next(self, spawn: supervise.Spawn, limits: Limits, core: int | None) -> None:
         """Arm the seat's next run now, after this one (:class:`~.zygote.Armed`): its
         helper joins the groups and forks, and the child does its whole set-up while the
         referee and the other seat work, so the next run starts with a go.  Only where
@@ -933,12 +926,11 @@ class Seat:
             cg is None
             or not backend.reuse(cg, limits.memory_bytes, limits.max_procs, core, arming=True)
         ):
-            return False
+            return
         try:
             supervise.arm(zygote, spawn, cg)
         except (ZygoteUnavailable, OSError):
-            return False
-        return True
+            pass
 
     def _release_cgroup(self, cg: RunCgroup, keep: bool, discarded: list[str]) -> list[int]:
         """Step "cgroup", after the run: groups left empty by a run that was watched to its

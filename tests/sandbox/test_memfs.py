@@ -140,8 +140,9 @@ def test_a_dead_judges_mounts_are_taken_away_by_the_next_sandbox(tmp_path: Path)
 
 
 def test_a_runs_memory_counts_from_what_the_last_run_left_once_cleaned(sandbox: Sandbox) -> None:
-    """The next run is armed once the folder is clean: the files a run left in its
-    tmpfs (freed by the clean) do not hide the next run's own memory."""
+    """The next run is armed before the folder is cleaned, and its memory counted from
+    the charge at its start: the files a run left in its tmpfs (freed by the clean)
+    do not hide the next run's own memory."""
     script = (
         "if [ -f STATE.OUT ]; then "
         "python3 -c \"b = b'x' * (40 << 20); open('MOVE.OUT', 'w').write('alloc')\"; "
