@@ -46,6 +46,7 @@ from judge.maps import load_map  # noqa: E402
 from judge.records import ReplayHeader, RoundResult, TurnRecord  # noqa: E402
 from judge.referee import RoundConfig, play_round  # noqa: E402
 from judge.sandbox import Sandbox, zygote  # noqa: E402
+from judge.sandbox.memfs import mounts  # noqa: E402
 from judge.sandbox.steps import STEPS  # noqa: E402
 
 NATIVE_TARGET = 1.3
@@ -215,14 +216,9 @@ class TimedSandbox(Sandbox):
 def fs_type(path: Path) -> str:
     """The type of the file system ``path`` is on (the longest mount point above it)."""
     best, kind = "", "?"
-    with open("/proc/self/mounts", encoding="utf-8", errors="replace") as f:
-        for line in f:
-            parts = line.split()
-            if len(parts) < 3:
-                continue
-            mount = parts[1].replace("\\040", " ")
-            if (str(path) + "/").startswith(mount.rstrip("/") + "/") and len(mount) >= len(best):
-                best, kind = mount, parts[2]
+    for point, fstype, _ in mounts():
+        if (str(path) + "/").startswith(point.rstrip("/") + "/") and len(point) >= len(best):
+            best, kind = point, fstype
     return kind
 
 

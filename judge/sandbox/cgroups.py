@@ -395,8 +395,7 @@ class RunCgroup:
             if self.memory and d is not None:
                 if self.version != 1:
                     return False
-                _write(os.path.join(d, "memory.max_usage_in_bytes"), "0")
-                usage = int(self.files.read(os.path.join(d, "memory.usage_in_bytes")).split()[0])
+                usage = self._reset_peak(d)
                 if "oom_kill" not in self.last:  # old kernel: the failure counter counts
                     self.memory_failures()
                 self.base = {**self.last, "usage": usage}
@@ -419,12 +418,17 @@ class RunCgroup:
         if self._destroyed or not self.memory or d is None or self.version != 1:
             return False
         try:
-            _write(os.path.join(d, "memory.max_usage_in_bytes"), "0")
-            usage = int(self.files.read(os.path.join(d, "memory.usage_in_bytes")).split()[0])
+            usage = self._reset_peak(d)
         except (OSError, ValueError, IndexError, CgroupError):
             return False
         self.base = {**self.base, "usage": usage}
         return True
+
+    def _reset_peak(self, d: str) -> int:
+        """cgroup v1: the memory peak of the group in ``d`` reset to its charge now,
+        which is returned (the base a run's peak counts from)."""
+        _write(os.path.join(d, "memory.max_usage_in_bytes"), "0")
+        return int(self.files.read(os.path.join(d, "memory.usage_in_bytes")).split()[0])
 
     def rebase_psi(self) -> bool:
         """Count the group's CPU pressure from now on (False: it cannot be read)."""

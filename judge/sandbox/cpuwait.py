@@ -196,11 +196,18 @@ def task_times(pid: int) -> dict[int, tuple[int, int]]:
     return out
 
 
+def proc_stat(path: str) -> list[bytes]:
+    """The fields of a /proc stat file after the command's name, its state first (the
+    name, in parentheses, may hold spaces and parentheses).  OSError: no such task;
+    IndexError: not a stat file."""
+    with open(path, "rb") as f:
+        return f.read().rsplit(b")", 1)[1].split()
+
+
 def stat_cpu_s(pid: int, children_only: bool = False) -> float:
     """CPU seconds of a process (all its threads) plus what it reaped, from /proc/PID/stat."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()
+        fields = proc_stat(f"/proc/{pid}/stat")
         utime, stime, cutime, cstime = (int(x) for x in fields[11:15])
     except (OSError, ValueError, IndexError):
         return 0.0

@@ -39,6 +39,7 @@ import os
 import re
 import stat
 
+from judge.sandbox.cpuwait import proc_stat
 from judge.sandbox.folders import remove_tree
 
 #: cap on the bytes of a seat's folders together (the contest's memory limit: what a
@@ -70,10 +71,7 @@ def _libc() -> ctypes.CDLL:
 def _start_time(pid: int) -> int | None:
     """When process ``pid`` started (clock ticks since boot; None: no such process)."""
     try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            stat = f.read()
-        # the name, in parentheses, may hold spaces: count fields after its end
-        return int(stat[stat.rindex(b")") + 2 :].split()[19])
+        return int(proc_stat(f"/proc/{pid}/stat")[19])
     except (OSError, ValueError, IndexError):
         return None
 

@@ -176,7 +176,7 @@ class Seat:
         # clean moves folders to (a rename: the same file system) are in "rw": a
         # tmpfs of the seat's own as root, a folder of its own in /dev/shm for a
         # normal user, where it can (judge.sandbox.memfs).
-        if m.shm and not m.memfs:
+        if m.shm:  # a normal user's (root's are a tmpfs of their own: m.memfs)
             self.rw = tempfile.mkdtemp(prefix=shm_prefix(), dir=m.shm)
             self._rw_apart = True
         else:

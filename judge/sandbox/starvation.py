@@ -38,7 +38,7 @@ import threading
 import time
 
 from judge.sandbox.cores import JudgePin
-from judge.sandbox.cpuwait import NS, WaitMeter
+from judge.sandbox.cpuwait import NS, WaitMeter, proc_stat
 
 #: The canary's period: how late a starvation may be seen (a wake-up of a Python
 #: thread costs some 20 µs and a hand-over of the interpreter lock).
@@ -229,11 +229,9 @@ class Canary:
 def _thread_state(tid: int) -> str:
     """A thread of this process's scheduler state (R: running or runnable; "" unknown)."""
     try:
-        with open(f"/proc/self/task/{tid}/stat", "rb") as f:
-            text = f.read()
-    except OSError:
+        fields = proc_stat(f"/proc/self/task/{tid}/stat")
+    except (OSError, IndexError):
         return ""
-    fields = text[text.rfind(b")") + 2 :].split()
     return fields[0].decode("ascii", "replace") if fields else ""
 
 
