@@ -1,4 +1,4 @@
-"""Where a judged turn's time goes, beside bare spawns of the same programs (issue 35).
+"""Where a judged turn's time goes, beside bare spawns of the same programs.
 
 A turn of the referee (``judge.referee.play_round``: MAP.INP for both seats,
 both programs in the sandbox, MOVE.OUT read, the rules, the replay line) is

@@ -1,6 +1,6 @@
 """Files the judge is given to read: maps, configurations, books, replays, its own stores.
 
-Every one of them is an input like a bot's MOVE.OUT (issue 33): it may be a
+Every one of them is an input like a bot's MOVE.OUT: it may be a
 FIFO that never ends, a device, a folder, a link to one, 24 MB of one cell, or
 a file another program or an older judge wrote.  So each reader goes through
 here first:
