@@ -26,7 +26,7 @@ from typing import Any
 
 from judge.errors import JudgeError
 
-#: Caps of what the judge reads, far above any real use (README, "Limits of the inputs").
+#: Caps of what the judge reads, far above any real use (docs/tournament.md, "Damaged files").
 MAP_BYTES = 1 * 2**20  #: a 15 x 15 map is under 1 KiB
 CONFIG_BYTES = 1 * 2**20  #: a tournament or league file of hundreds of teams is a few KiB
 BOOK_BYTES = 4 * 2**20  #: a book of the most maps it may hold (MAX_BOOK_MAPS lines)
