@@ -27,6 +27,15 @@ run the same command with --resume to play only what is missing (same
 standings as an uninterrupted run).  All randomness derives from the
 configuration's seed; the results do not depend on --jobs.
 
+A resume checks every team's program against the ledger's last run: when one
+has changed (a .exe replaced in place), it is refused, naming the team,
+unless told what to do: --replace TEAM plays that team's matches again with
+its new program (repeat it for more teams; it also replays a team's matches
+when nothing changed), --keep-changed keeps the rounds the old program played.
+Either is recorded in the ledger, and standings.json says which program
+played which round.  A recorded round whose replay is gone from the folder (a
+match folder deleted) is played again, and the run says so.
+
 Every program runs on a core of its own (--cores, or 'cores' in the
 configuration; default: every core the judge may use), so --jobs only bounds
 the rounds in flight: a round whose seats find no free core waits before its
@@ -65,6 +74,7 @@ examples:
   judge tournament                      # judge.yaml, its output folder
   judge tournament final.yaml --out matches/final --jobs 4
   judge tournament final.yaml --out matches/final --resume
+  judge tournament final.yaml --out matches/final --resume --replace "Rồng Biển"
   judge tournament final.yaml --cluster tcp://10.0.0.1:8786
   judge tournament final.yaml --cluster local:2
 """
@@ -100,6 +110,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "from its ledger (the configuration must be the same)",
     )
     p.add_argument(
+        "--replace",
+        action="append",
+        default=[],
+        metavar="TEAM",
+        help="with --resume: play TEAM's matches again with its program as it is now "
+        "(its changed .exe, or the same program); repeatable; recorded in the ledger",
+    )
+    p.add_argument(
+        "--keep-changed",
+        action="store_true",
+        help="with --resume: keep the rounds a changed program played and play the rest with "
+        "the new one (without it, or --replace, a resume whose programs changed is "
+        "refused); recorded in the ledger and standings.json",
+    )
+    p.add_argument(
         "--cluster",
         metavar="ADDRESS",
         help="play the rounds on the Dask scheduler at ADDRESS (tcp://host:8786), or on "
@@ -133,6 +158,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 def _resume_hint(args: argparse.Namespace, out: Path) -> str:
     import shlex
 
+    # Never --replace or --keep-changed: this run has recorded what they decided, and a
+    # --replace given again would play the team's new rounds once more.
     parts = ["judge", "tournament", str(args.config), "--out", str(out), "--resume"]
     if args.jobs:
         parts += ["--jobs", str(args.jobs)]
@@ -153,6 +180,7 @@ def run(args: argparse.Namespace) -> int:
     from judge.sandbox.cores import plan_cores, usable_cores
     from judge.tournament.config import load_config
     from judge.tournament.play import INDEX_HTML, Runner, check_fresh_folder
+    from judge.tournament.resume import ResumeChoices
     from judge.views.tournament import RunView, write_index
 
     console = make_console()
@@ -207,7 +235,9 @@ def run(args: argparse.Namespace) -> int:
         )
     try:
         with stop_on_signals(first_signal):
-            report = runner.run(resume=args.resume)
+            report = runner.run(
+                resume=args.resume, choices=ResumeChoices(tuple(args.replace), args.keep_changed)
+            )
     except KeyboardInterrupt:
         return fail(
             "tournament",

@@ -34,7 +34,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("judge.rules",),  # pure: no I/O
     ("judge.protocol", "judge.records", "judge.voidwhy"),
     ("judge.sandbox",),  # knows nothing of the game (see below)
-    ("judge.programs", "judge.bots"),
+    ("judge.programs", "judge.bots", "judge.isolation"),
     ("judge.referee",),
     ("judge.scheduler", "judge.cluster", "judge.match", "judge.checkbot"),
     ("judge.evaluate", "judge.evalbook"),

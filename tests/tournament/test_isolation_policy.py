@@ -66,7 +66,9 @@ def test_unsandboxed_runs_and_is_recorded(tmp_path: Path) -> None:
     data = json.loads((out / "standings.json").read_text(encoding="utf-8"))
     assert data["unsandboxed"] is True
     assert data["protections_off"] == ["no network", "separate uid per seat"]
-    assert data["runs"] == [run.to_json()]
+    (entry,) = data["runs"]  # the ledger's run, with the rounds it played
+    assert {k: v for k, v in entry.items() if k != "rounds"} == run.to_json()
+    assert len(entry["rounds"]) == report.total == 9
     assert [row["team"] for row in data["standings"]] == [row.team for row in report.standings]
 
 
