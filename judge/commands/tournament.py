@@ -176,10 +176,11 @@ def run(args: argparse.Namespace) -> int:
     import functools
 
     from judge.commands.signals import stop_on_signals
+    from judge.owner import Handover
     from judge.sandbox import CoreSpecError, Sandbox
     from judge.sandbox.cores import plan_cores, usable_cores
     from judge.tournament.config import load_config
-    from judge.tournament.play import INDEX_HTML, Runner, check_fresh_folder
+    from judge.tournament.play import INDEX_HTML, Runner
     from judge.tournament.resume import ResumeChoices
     from judge.views.tournament import RunView, write_index
 
@@ -218,46 +219,62 @@ def run(args: argparse.Namespace) -> int:
         runner.request_stop(name)
         view.stopping(name)
 
+    # Made before anything is written: the folders made for the output are given back too.
+    handover = Handover.for_sudo(out)
     web = None
-    if args.serve is not None:
-        from judge.web.app import Background, import_web
-
-        import_web()
-        if not args.resume:
-            check_fresh_folder(out)  # refused before the page promises anything
-        out.mkdir(parents=True, exist_ok=True)
-        web = Background(out, "127.0.0.1", args.serve)
-        web.start()
-        console.print(
-            f"live at http://127.0.0.1:{args.serve}/ (projector view: "
-            f"http://127.0.0.1:{args.serve}/live)",
-            highlight=False,
-        )
     try:
-        with stop_on_signals(first_signal):
-            report = runner.run(
-                resume=args.resume, choices=ResumeChoices(tuple(args.replace), args.keep_changed)
-            )
-    except KeyboardInterrupt:
-        return fail(
-            "tournament",
-            f"stopped; the ledger keeps every finished round; resume with "
-            f"--resume:\n  {_resume_hint(args, out)}",
-            130,
-        )
-    except BaseException:
-        if web is not None:
-            web.stop()
-        raise
-    if report.complete:
+        if args.serve is not None:
+            web = _start_web(console, args, out)
         try:
-            write_index(out, runner.schedule, report.standings)
-        except Exception as exc:  # noqa: BLE001 - the standings are out; the page is a view
-            view.warning(f"{INDEX_HTML} not written: {type(exc).__name__}: {exc}")
-    code = _report(console, args, out, report)
+            with stop_on_signals(first_signal):
+                report = runner.run(
+                    resume=args.resume,
+                    choices=ResumeChoices(tuple(args.replace), args.keep_changed),
+                )
+        except KeyboardInterrupt:
+            web = None  # a second Ctrl-C: the pages go with the judge
+            return fail(
+                "tournament",
+                f"stopped; the ledger keeps every finished round; resume with "
+                f"--resume:\n  {_resume_hint(args, out)}",
+                130,
+            )
+        except BaseException:
+            if web is not None:
+                web.stop()
+            raise
+        if report.complete:
+            try:
+                write_index(out, runner.schedule, report.standings)
+            except Exception as exc:  # noqa: BLE001 - the standings are out; the page is a view
+                view.warning(f"{INDEX_HTML} not written: {type(exc).__name__}: {exc}")
+        code = _report(console, args, out, report)
+    finally:
+        said = handover.give_back()  # however the run ended
+        if said:
+            console.print(said, markup=False, highlight=False, soft_wrap=True)
     if web is not None:
         _keep_serving(console, web, args.serve)
     return code
+
+
+def _start_web(console: Console, args: argparse.Namespace, out: Path) -> Any:
+    """The pages of ``--serve``, up before the first round."""
+    from judge.tournament.play import check_fresh_folder
+    from judge.web.app import Background, import_web
+
+    import_web()
+    if not args.resume:
+        check_fresh_folder(out)  # refused before the page promises anything
+    out.mkdir(parents=True, exist_ok=True)
+    web = Background(out, "127.0.0.1", args.serve)
+    web.start()
+    console.print(
+        f"live at http://127.0.0.1:{args.serve}/ (projector view: "
+        f"http://127.0.0.1:{args.serve}/live)",
+        highlight=False,
+    )
+    return web
 
 
 def _keep_serving(console: Console, web: Any, port: int) -> None:

@@ -27,6 +27,7 @@ LAYERS: list[tuple[str, ...]] = [
         "judge.pentanomial",
         "judge.inputfiles",
         "judge.sqlitefiles",
+        "judge.owner",
     ),
     ("judge.settings", "judge.grid", "judge.seeds"),
     ("judge.bundled",),  # where the bundled bots and maps are
