@@ -42,14 +42,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from judge import bundled, programs
 from judge.errors import JudgeError
 from judge.inputfiles import CONFIG_BYTES, InputFileError, excerpt, read_input_text
 from judge.names import distinct_names, normalise
 from judge.records import Json
 from judge.sandbox.wine import find_wine, refusal, windows_target
+from judge.sources import needs_building
+from judge.yamlfile import YamlSyntaxError, YamlTooDeep, load_yaml
 
 BOT_FILE = "bot.yaml"
 BUILD_TIMEOUT_S = 300
@@ -135,8 +135,10 @@ def resolve_bot(
     if looks_like_path(spec):
         if path.is_dir():
             raise _no_bot_file(spec, path)
+        near = bundled.did_you_mean_path(spec, Path.cwd()).strip()
         raise BotError(
             f"bot {excerpt(spec)}: no such bot: no such file or folder ({path.resolve()})"
+            + (f"; {near}" if near else "")
         )
     folders = bundled.search_path(bundled.BOTS, bots_dir)
     for folder in folders:
@@ -155,6 +157,43 @@ def resolve_bot(
         f"the bots are: {', '.join(names) or '(none)'} (looked up in "
         f"{bundled.describe(folders, bundled.BOTS)}; add your own folder with --bots-dir); "
         "or give the path of a bot folder or of an executable file"
+    )
+
+
+def config_bot(spec: str, base: Path, bots_dir: Path, build: bool, file: str) -> BotSpec:
+    """A bot as a configuration names it: a tournament's team, a league's entry.
+
+    A name is looked up in ``bots_dir`` then among the bundled bots, never in the
+    current folder (a configuration means the same from any folder); a path, or a
+    name found nowhere, is a path relative to ``base``, the configuration's folder.
+    ``source`` stays as written.  ``file``: the configuration, for messages ("the
+    league file").  A mistyped name gets the close bot names, a mistyped path the
+    closest path.
+    """
+    folders = [d for d in (bots_dir, bundled.bundled_dir(bundled.BOTS)) if d is not None]
+    folders = [d for d in folders if d.is_dir()]
+    if not looks_like_path(spec):
+        for folder in folders:
+            if (folder / spec).exists():
+                return dataclasses.replace(
+                    resolve_bot(str(folder / spec), build=build), source=spec
+                )
+    given = Path(os.path.expanduser(spec))
+    target = given if given.is_absolute() else base / given
+    if target.exists():
+        return dataclasses.replace(resolve_bot(str(target), build=build), source=spec)
+    if looks_like_path(spec):
+        raise BotError(
+            f"bot {excerpt(spec)}: no such file or folder ({target}); "
+            f"{bundled.did_you_mean_path(spec, base)}a path is read from the folder of "
+            f"{file} ({base})"
+        )
+    names = bot_names(folders)
+    raise BotError(
+        f"bot {excerpt(spec)}: no such bot; {bundled.did_you_mean(spec, names)}the bots are: "
+        f"{', '.join(names) or '(none)'} (looked up in "
+        f"{bundled.describe(folders, bundled.BOTS)}, and as the path {target}); give a bot "
+        f"folder's name or the path of a bot folder or program, relative to {file}"
     )
 
 
@@ -248,6 +287,9 @@ def _from_executable(path: Path, spec: str) -> BotSpec:
     path = path.resolve()
     windows = path.suffix.lower() == ".exe"
     name = lone_program_name(path)
+    source = needs_building(path)
+    if source is not None:
+        raise BotError(f"bot {excerpt(spec)}: {source}")
     if windows:
         _check_windows(path, spec)
     else:
@@ -295,20 +337,13 @@ def _is_system_dir(folder: Path) -> bool:
 
 def _load_yaml(file: Path, spec: str) -> Json:
     try:
-        loader = yaml.SafeLoader(read_input_text(file, "a bot.yaml", CONFIG_BYTES))
-        loader.name = str(file)  # errors name the file, not "<unicode string>"
-        try:
-            data = loader.get_single_data()
-        finally:
-            loader.dispose()
+        data = load_yaml(read_input_text(file, "a bot.yaml", CONFIG_BYTES), str(file))
     except InputFileError as exc:
         raise BotError(f"bot {excerpt(spec)}: cannot read {exc}") from None
-    except yaml.YAMLError as exc:
+    except YamlSyntaxError as exc:
         raise BotError(f"bot {excerpt(spec)}: {file} is not valid YAML:\n{exc}") from None
-    except (RecursionError, ValueError) as exc:  # nested too deep; a number too long for Python
-        raise BotError(
-            f"bot {excerpt(spec)}: {file} is not a bot.yaml: {excerpt(str(exc) or 'nested too deep', 120)}"
-        ) from None
+    except YamlTooDeep as exc:
+        raise BotError(f"bot {excerpt(spec)}: {file} is not a bot.yaml: {exc}") from None
     if not isinstance(data, dict):
         raise BotError(f"bot {excerpt(spec)}: {file} must be a mapping with a 'command:' key")
     unknown = set(data) - _KNOWN_KEYS
@@ -366,8 +401,8 @@ def build_output(folder: Path) -> str | None:
     out, so a bot is the same bot built or not, here or on another machine.
     """
     try:
-        data = yaml.safe_load(read_input_text(folder / BOT_FILE, "a bot.yaml", CONFIG_BYTES))
-    except (InputFileError, yaml.YAMLError, RecursionError, ValueError):
+        data = load_yaml(read_input_text(folder / BOT_FILE, "a bot.yaml", CONFIG_BYTES))
+    except (InputFileError, YamlSyntaxError, YamlTooDeep):
         return None
     build = data.get("build") if isinstance(data, dict) else None
     if isinstance(build, dict) and "output" in build:
@@ -386,6 +421,13 @@ def _check_command(folder: Path, command: tuple[str, ...], spec: str, unbuilt: s
         here = folder / tok
         named_file = "/" in tok or tok.lower().endswith(_FILE_SUFFIXES)
         if here.exists():
+            source = needs_building(here) if i == 0 and here.is_file() else None
+            if source is not None:
+                raise BotError(
+                    f"bot {excerpt(spec)}: the command in {folder / BOT_FILE} starts with "
+                    f"{excerpt(tok)}: {source}; a bot.yaml builds it with a 'build:' step "
+                    "and runs what the build makes"
+                )
             if i == 0 and here.is_file():
                 _check_line_endings(here, spec)
             continue
