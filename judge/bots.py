@@ -80,6 +80,8 @@ class BotSpec:
     home: Path | None = None
     #: SHA-256 of the bot's own files (judge.programs.tree_hash), for standings.json
     digest: str = ""
+    #: the program's file name when the bot was given as a lone file (``bot.exe``), else None
+    file: str | None = None
 
     def argv_for(self, seat_program_dir: Path | None) -> list[str]:
         """The command with the bot's own files pointing into the seat's private copy."""
@@ -254,8 +256,10 @@ def distinct_bot_names(bots: Sequence[BotSpec]) -> list[str]:
 
     Two different bots with one name (two teams' ``solver.exe``) are told apart by
     where each came from: ``solver (Rồng Biển)``, ``solver (Cá Mập)``, or their
-    folders' paths when those names do not tell; the same bot twice (greedy against
-    greedy, a normal thing to play) becomes ``greedy``, ``greedy-2``.
+    folders' paths when those names do not tell; a bot given as a lone file beside
+    a bot folder of the same name (``bots/x/bot.exe`` and ``x``) by its file name:
+    ``x`` and ``x (bot.exe)``; the same bot twice (greedy against greedy, a normal
+    thing to play) becomes ``greedy``, ``greedy-2``.
     """
     shown = [normalise(b.name) or "bot" for b in bots]
     groups: dict[str, list[int]] = {}
@@ -264,18 +268,36 @@ def distinct_bot_names(bots: Sequence[BotSpec]) -> list[str]:
     for members in groups.values():
         if len(members) < 2:
             continue
-        homes = [bots[i].home or bots[i].program_dir for i in members]
-        if any(h is None for h in homes):
-            continue
-        for place in (lambda h: h.name, str):
-            words = [place(h) for h in homes if h is not None]
-            if len({w.casefold() for w in words}) == len(members) and all(
-                w.casefold() != shown[members[0]].casefold() for w in words
-            ):
-                for i, w in zip(members, words, strict=True):
-                    shown[i] = f"{shown[i]} ({w})"
-                break
+        told = _by_home(bots, shown, members) or _by_file(bots, shown, members)
+        for i, label in (told or {}).items():
+            shown[i] = f"{shown[i]} ({label})"
     return distinct_names(shown)
+
+
+def _by_home(bots: Sequence[BotSpec], shown: list[str], members: list[int]) -> dict[int, str]:
+    """Each member's label from where it came from (its folder's name, else its path), when
+    that tells them all apart; {} when it does not."""
+    homes = [bots[i].home or bots[i].program_dir for i in members]
+    if any(h is None for h in homes):
+        return {}
+    for place in (lambda h: h.name, str):
+        words = [place(h) for h in homes if h is not None]
+        if len({w.casefold() for w in words}) == len(members) and all(
+            w.casefold() != shown[members[0]].casefold() for w in words
+        ):
+            return dict(zip(members, words, strict=True))
+    return {}
+
+
+def _by_file(bots: Sequence[BotSpec], shown: list[str], members: list[int]) -> dict[int, str]:
+    """The members given as lone files labelled with their file's name (the one bot of
+    another kind keeps its name alone), when that tells them all apart; {} when it does not
+    (the same file twice)."""
+    labels = {i: f for i in members if (f := bots[i].file) is not None}
+    words = [f.casefold() for f in labels.values()]
+    if not labels or len(members) - len(labels) > 1 or len(set(words)) != len(words):
+        return {}
+    return labels
 
 
 def named(bot: BotSpec, name: str | None) -> BotSpec:
@@ -303,7 +325,7 @@ def _from_executable(path: Path, spec: str) -> BotSpec:
     folder = path.parent
     digest = programs.file_hash(path)
     if _is_system_dir(folder):
-        return BotSpec(name, spec, None, (str(path),), digest=digest)
+        return BotSpec(name, spec, None, (str(path),), digest=digest, file=path.name)
     # A single-file program: each seat gets a copy of that file alone, not of its
     # folder (a project folder may hold matches/ with thousands of files).  A Windows
     # program also gets the DLLs that stand beside it (Windows looks there first).
@@ -321,7 +343,7 @@ def _from_executable(path: Path, spec: str) -> BotSpec:
         raise BotError(f"bot {excerpt(spec)}: cannot copy {path}: {exc}") from None
     if dlls:
         digest = programs.tree_hash(staged)  # the program is the .exe and its DLLs
-    return BotSpec(name, spec, staged, command, home=folder, digest=digest)
+    return BotSpec(name, spec, staged, command, home=folder, digest=digest, file=path.name)
 
 
 def _check_windows(exe: Path, spec: str) -> None:
