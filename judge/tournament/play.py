@@ -7,6 +7,10 @@ Why it is built this way:
   ledger, so a judge killed between the commit and the file write loses
   nothing.  A round folder without a ledger row is a half-written leftover of
   a killed run: ``--resume`` clears it and plays the round again.
+* **A resume plays the programs the rounds were played by.**  What changed
+  since the last run (a team's program, a round's files) is settled by
+  :mod:`.resume` before anything is played: refused, or the rounds concerned
+  taken out of the ledger in the same transaction that records the run.
 * **Results never depend on scheduling.**  A round's seed derives from the
   tournament seed, the match's two teams and the round index (see
   :func:`.pairings.match_seed` and :func:`judge.match.round_seed`), never from
