@@ -120,6 +120,9 @@ class RunView:
     def starting(self, run: RunStart) -> None:
         if self.show:
             self._header(run)
+        if not self.show:  # said even with --quiet: these change what the ledger holds
+            for line in resume_lines(run):
+                self.console.print(line, markup=False, highlight=False)
         if run.protections_off:  # said even with --quiet: an official run should be isolated
             self.console.print(
                 f"UNSANDBOXED (--unsandboxed): {len(run.protections_off)} sandbox protections "

@@ -107,3 +107,10 @@ def test_a_resume_says_what_it_replays_first(tmp_path: Path) -> None:
     assert "--replace Beta: its matches are played again" in shown
     assert "(6 of its rounds taken out of the ledger)" in shown
     assert "played again: Alpha-vs-Gamma round 3, whose replay is gone" in shown
+    # said with --quiet too: it changes what the ledger holds
+    shutil.rmtree(out / "Alpha-vs-Gamma" / "round-3")
+    screen = io.StringIO()
+    quiet = RunView(Console(file=screen, width=200), progress=False)
+    assert Runner(cfg, out, 2, lambda: FakeSandbox(bots), events=quiet).run(resume=True).complete
+    assert "played again: Alpha-vs-Gamma round 3" in screen.getvalue()
+    assert "tournament:" not in screen.getvalue()
