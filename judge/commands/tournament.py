@@ -51,6 +51,8 @@ An official tournament runs untrusted programs: when any sandbox protection is
 off on this machine (not root, no cgroups...; see `judge sandbox-info`), it is
 refused unless --unsandboxed is given, and that choice is recorded in the
 ledger and in standings.json.
+Run as root with sudo (sudo .venv/bin/judge tournament ...), the tournament
+folder is given to the user who ran sudo when the command ends.
 
 --cluster ADDRESS plays the rounds on a Dask cluster (the 'cluster:' key of
 the configuration says the same): the scheduler at ADDRESS and its workers
