@@ -117,13 +117,6 @@ def keep_evidence(done: RoundDone) -> RoundDone:
     return dataclasses.replace(done, error=f"{done.error} (the traceback is in {path})")
 
 
-def protections_off_in(isolation: Mapping[str, Any]) -> list[str]:
-    """The protections a round's isolation record (``Isolation.as_dict()``) says are off."""
-    return [
-        name for name, item in isolation.items() if not (isinstance(item, dict) and item.get("on"))
-    ]
-
-
 @dataclass
 class Venue:
     """Where one run's rounds are played, opened: an executor and what to say about it.

@@ -72,6 +72,15 @@ def _plain_terminal(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
+@pytest.fixture(autouse=True)
+def _not_under_sudo(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Tests do not depend on how the suite was started: under ``sudo`` the judge would give
+    its output folders to sudo's user (judge.owner); the tests of that say so themselves."""
+    for name in ("SUDO_UID", "SUDO_GID", "SUDO_USER"):
+        monkeypatch.delenv(name, raising=False)
+    yield
+
+
 #: Tests that share an expensive session or module set-up run in one xdist process.
 _GROUPS = (
     ("tests/windows/", "wine"),  # the .exe files built once, the wine prefix made once

@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from judge import isolation as protections
 from judge import voidwhy
 from judge.bots import BotSpec
 from judge.match import RoundPlan
@@ -101,13 +102,22 @@ def header(
         )
     if programs:
         console.print(Text(programs))
-    iso = isolation
-    off = [(n, d) for n, on, d in iso.items if not on]
-    head = iso.describe().splitlines()[0]
+    print_isolation(console, isolation)
+    console.print(Text(f"output: {out}"))
+
+
+def print_isolation(console: Console, report: Isolation) -> None:
+    """One line for the sandbox (the rest is ``judge sandbox-info``'s), and a line per
+    protection that is off, with why: what a header says of the isolation."""
+    off = protections.off_with_reasons(report)
+    head = (
+        "all protections on"
+        if not off
+        else f"{len(off)} of {len(protections.items(report))} protections OFF"
+    )
     console.print(Text(f"isolation: {head} (details: judge sandbox-info)"))
     for name, detail in off:
         console.print(f"  [yellow]OFF[/] {escape(name)}: {escape(detail)}", highlight=False)
-    console.print(Text(f"output: {out}"))
 
 
 def result_line(result: MatchResult) -> str:

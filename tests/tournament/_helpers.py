@@ -19,6 +19,7 @@ import yaml
 from judge.tournament.config import TournamentConfig, load_config
 from judge.tournament.ledger import LEDGER_FILE, Ledger
 from judge.tournament.play import Runner, RunReport
+from judge.tournament.resume import ResumeChoices
 from judge.views.tournament import write_index
 from tests.referee.fakes import FakeBot, FakeSandbox
 
@@ -175,13 +176,14 @@ def run_fake(
     resume: bool = False,
     bots: dict[str, FakeBot] | None = None,
     hook: Callable[[Runner], None] | None = None,
+    choices: ResumeChoices | None = None,
 ) -> RunReport:
     """Play the tournament on the fake sandbox (deterministic fake bots)."""
     bots = bots if bots is not None else fake_bots(cfg.team_names)
     runner = Runner(cfg, out, jobs, lambda: FakeSandbox(bots))
     if hook is not None:
         hook(runner)
-    report = runner.run(resume=resume)
+    report = runner.run(resume=resume, choices=choices)
     if report.complete:  # as `judge tournament` does once the standings are out
         write_index(out, runner.schedule, report.standings)
     return report
