@@ -80,6 +80,8 @@ class BotSpec:
     home: Path | None = None
     #: SHA-256 of the bot's own files (judge.programs.tree_hash), for standings.json
     digest: str = ""
+    #: a person's seat (judge play), not a program: its moves are not coding mistakes
+    person: bool = False
 
     def argv_for(self, seat_program_dir: Path | None) -> list[str]:
         """The command with the bot's own files pointing into the seat's private copy."""

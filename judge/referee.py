@@ -288,6 +288,7 @@ class _Round:
             limits=RunLimits(lim.time_s, lim.memory_bytes / 2**20, lim.file_bytes / 2**20),
             isolation=self.sandbox.isolation.as_dict(),
             worker=self.worker,
+            people=tuple(s for s in (0, 1) if self.bots[s].person),
         )
 
     def write_line(self, obj: Json) -> None:
@@ -404,10 +405,8 @@ class _Round:
                 continue
             what = f"asked {run.move}, " if run.move else ""
             extra = f" [{run.message}]" if run.message else ""
-            lines.append(
-                f"  {name}: {what}{voidwhy.status_words(run)}; "
-                f"run {run.verdict} in {run.wall_ms} ms{extra}"
-            )
+            said = voidwhy.status_words(run, voidwhy.Where.of_record(rec, s), self.bots[s].person)
+            lines.append(f"  {name}: {what}{said}; run {run.verdict} in {run.wall_ms} ms{extra}")
             for d in run.discarded:
                 lines.append(f"  {name}: {d}")
         for e in rec.events:
@@ -487,7 +486,8 @@ class _Round:
         if run.move is None:
             why = voidwhy.for_run("OK", status)
         else:
-            why = voidwhy.for_cell(self.game, s, run.move, status, placement)
+            guess = not self.bots[s].person
+            why = voidwhy.for_cell(self.game, s, run.move, status, placement, guess)
         return dataclasses.replace(run, why=why.value if why is not None else None)
 
     def result(self) -> RoundResult:

@@ -20,9 +20,9 @@ was seen (e.g. "(1, 6), one more in both, is a valid start").
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from judge import voidwhy
 from judge.checkbot.datafiles import Language, how_to_open
 from judge.checkbot.situations import AVOID_REEF, AVOID_WRECK, NEW_START, TAKE_GOLD, Situation
 from judge.maps import REEF
@@ -98,8 +98,7 @@ class Diagnosis:
     findings: list[Finding]
 
 
-def _p(pos: Pos) -> str:
-    return f"({pos[0]}, {pos[1]})"
+_p = voidwhy.cell
 
 
 def _last_line(data: bytes) -> str:
@@ -358,77 +357,35 @@ def _bad_move_out(data: bytes, status: MoveStatus) -> Finding:
 # ---------------------------------------------------------------- wrong cells
 
 
-def _shifted(t: Pos) -> list[tuple[str, Pos, str]]:
-    """Cells the bot may have meant, with the mistake that turns them into ``t``."""
-    i, j = t
+#: How each slip (:func:`judge.voidwhy.slips`, the judge's one guess of a mistake) is told.
+_SLIP_TEXT = {
+    "zero_based": "0-based coordinates: {c}, one more in both, would have been {ok}. Rows and "
+    "columns are numbered from 1; add 1 to each before writing",
+    "swapped": "i and j swapped: {c}, the same two numbers the other way round, would have been "
+    "{ok}. Write the row (i) first, then the column (j)",
+    "zero_based_swapped": "0-based and swapped: {c} would have been {ok}; add 1 to each and write "
+    "the row first",
+    "one_too_many": "1 added twice: {c}, one less in both, would have been {ok}",
+}
+
+
+def _likely(game: Game, t: Pos, placement: bool) -> list[tuple[str, str]]:
+    """The mistakes that explain ``t`` (the judge's one guess, :func:`voidwhy.slips`), in words."""
+    ok = "a valid start" if placement else "a legal move"
     return [
-        (
-            "zero_based",
-            (i + 1, j + 1),
-            "0-based coordinates: {c}, one more in both, would have been {ok}. Rows and columns "
-            "are numbered from 1; add 1 to each before writing",
-        ),
-        (
-            "swapped",
-            (j, i),
-            "i and j swapped: {c}, the same two numbers the other way round, would have been {ok}. "
-            "Write the row (i) first, then the column (j)",
-        ),
-        (
-            "zero_based_swapped",
-            (j + 1, i + 1),
-            "0-based and swapped: {c} would have been {ok}; add 1 to each and write the row first",
-        ),
-        (
-            "one_too_many",
-            (i - 1, j - 1),
-            "1 added twice: {c}, one less in both, would have been {ok}",
-        ),
+        (s.tag, _SLIP_TEXT[s.tag].format(c=_p(s.meant), ok=ok))
+        for s in voidwhy.slips(game, 0, t, placement)
     ]
 
 
-def _likely(t: Pos, fits: Callable[[Pos], bool], ok: str) -> list[tuple[str, str]]:
-    """The mistakes that explain ``t``: single ones first; the combined one only if none fits.
-
-    Equal candidates (i == j makes "swapped" a no-op) count once.
-    """
-    seen: set[Pos] = set()
-    single: list[tuple[str, str]] = []
-    combined: list[tuple[str, str]] = []
-    for tag, c, text in _shifted(t):
-        if c in seen or not fits(c):
-            continue
-        seen.add(c)
-        (combined if tag == "zero_based_swapped" else single).append(
-            (tag, text.format(c=_p(c), ok=ok))
-        )
-    return single or combined
-
-
-def _cell_words(game: Game, pos: Pos) -> str:
-    v = game.cell(pos)
-    if v == -1:
-        return "is a reef (D)"
-    if v == -2:
-        return "is a shield (S)"
-    if v > 0:
-        return f"holds {v} gold"
-    return "holds 0"
-
-
 def _outside_words(game: Game, t: Pos) -> str:
-    b = game.board
-    zero = " (rows and columns count from 1: there is no row or column 0)" if 0 in t else ""
-    return f"{_p(t)} is outside the {b.rows} x {b.cols} map{zero}"
+    return voidwhy.outside_words(t, game.board.rows, game.board.cols)
 
 
 def _bad_start(game: Game, t: Pos) -> list[Finding]:
-    if not game.board.inside(t):
-        reason = f"the start {_outside_words(game, t)}"
-    else:
-        reason = f"the start {_p(t)} {_cell_words(game, t)}: a start must be a cell holding 0"
+    reason = voidwhy.start_words(t, voidwhy.Where.of_game(game, 0))
     reason += "; the boat is placed at random"
-    causes = _likely(t, game.valid_start, "a valid start")
+    causes = _likely(game, t, placement=True)
     if not causes and game.board.inside(t) and game.cell(t) == REEF:
         return [
             Finding(
@@ -452,10 +409,6 @@ def _bad_start(game: Game, t: Pos) -> list[Finding]:
     return [Finding(ERROR, reason, text, tag) for tag, text in causes]
 
 
-def _legal(game: Game, c: Pos) -> bool:
-    return game.classify(0, c) in (MoveStatus.MOVED, MoveStatus.STAYED)
-
-
 def _bad_move(game: Game, t: Pos, status: MoveStatus) -> list[Finding]:
     own = game.position(0)
     opp = game.position(1)
@@ -463,9 +416,9 @@ def _bad_move(game: Game, t: Pos, status: MoveStatus) -> list[Finding]:
     if status is MoveStatus.OUTSIDE:
         reason = _outside_words(game, t)
     else:
-        reason = f"{_p(t)} is not next to the boat at {_p(own)}"
+        reason = voidwhy.not_next_words(t, own)
     reason += ": the boat stays where it is"
-    causes = _likely(t, lambda c: _legal(game, c), "a legal move")
+    causes = _likely(game, t, placement=False)
     if not causes and opp is not None and abs(t[0] - opp[0]) + abs(t[1] - opp[1]) <= 1:
         causes.append(
             (

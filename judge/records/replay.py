@@ -106,6 +106,8 @@ class ReplayHeader:
     schema: int = REPLAY_SCHEMA
     #: the cluster worker that played the round (judge --cluster); None = the judge's machine
     worker: str | None = None
+    #: the seats a person played (judge play): their moves are no program's
+    people: tuple[int, ...] = ()
 
     def to_json(self) -> Json:
         return {
@@ -119,6 +121,7 @@ class ReplayHeader:
             "limits": self.limits.to_json() if self.limits is not None else None,
             "isolation": dict(self.isolation),
             **({"worker": self.worker} if self.worker is not None else {}),
+            **({"people": list(self.people)} if self.people else {}),
         }
 
     @classmethod
@@ -148,6 +151,7 @@ class ReplayHeader:
         bots = h.get("bots")
         isolation = h.get("isolation")
         worker = h.get("worker")
+        people = h.get("people")
         return cls(
             map=game_map,
             turns=turns,
@@ -158,6 +162,9 @@ class ReplayHeader:
             isolation=dict(isolation) if isinstance(isolation, dict) else {},
             schema=schema,
             worker=worker if isinstance(worker, str) else None,
+            people=tuple(sorted({x for x in people if is_int(x) and x in (0, 1)}))
+            if isinstance(people, list)
+            else (),
         )
 
 

@@ -36,7 +36,7 @@ from judge.referee import RoundStopped, read_run, run_retrying
 from judge.sandbox import Limits, RunResult, Sandbox, TurnRun, Verdict
 from judge.views.html import _frame
 
-HUMAN = BotSpec("human", "a person", None, ("human",))
+HUMAN = BotSpec("human", "a person", None, ("human",), person=True)
 
 
 class HumanSeat:
@@ -185,9 +185,15 @@ class PlaySession:
                 )
 
             def turn(self, record: TurnRecord) -> None:
-                frame = _frame(record, list(names))
+                people = (session.human_seat,)
+                frame = _frame(record, list(names), people)
                 runs = record.runs or (None, None)
-                frame["why_text"] = [voidwhy.status_words(r) or None if r else None for r in runs]
+                frame["why_text"] = [
+                    voidwhy.status_words(r, voidwhy.Where.of_record(record, s), s in people) or None
+                    if r
+                    else None
+                    for s, r in enumerate(runs)
+                ]
                 session._publish({"kind": "turn", "frame": frame})
 
             def end(self, result: RoundResult) -> None:
