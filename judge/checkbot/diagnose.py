@@ -143,6 +143,9 @@ def _crash_cause(facts: RunFacts) -> tuple[str, str]:
             f"a module it imports is not installed for the judge's python ({last}); "
             "use the standard library only"
         )
+    windows = _windows_cause(facts.message)
+    if windows is not None:
+        return "crash", windows
     if last:
         return "crash", f"its error output ends with: {last}"
     if facts.signal is not None:
@@ -154,6 +157,36 @@ def _crash_cause(facts: RunFacts) -> tuple[str, str]:
         "it exits with a non-zero status without an error message (exit(1) on a path "
         "it did not expect?)"
     )
+
+
+#: The sandbox's words for a Windows program's crash (as ``judge match`` shows them):
+#: "Windows exception 0xC0000005 (access violation: page fault on read access to 0x0...)".
+_WINDOWS_CRASH = re.compile(r"Windows (?:exception|status) (0x[0-9A-Fa-f]{8}) \(([^:)]+)")
+#: What each usual exception most likely is in a contest bot's code.
+_WINDOWS_CAUSES = {
+    0xC0000005: "it read or wrote memory it does not own: an array index out of range (a row "
+    "or column 0, or past M or N?), a null or freed pointer, or a local array too big",
+    0xC0000094: "it divided an integer by zero (a count, a distance or a number of turns that "
+    "can be 0?)",
+    0xC000008E: "it divided by zero in floating point",
+    0xC00000FD: "a recursion too deep, or a big array declared inside a function (make it "
+    "global or static)",
+    0xC000008C: "an index out of an array's range (a range check caught it)",
+    0xC0000409: "the C runtime stopped it (a buffer overrun, or abort())",
+    0xE06D7363: "a C++ exception nobody caught (std::out_of_range from .at()? a failed stoi?)",
+    0xC0000135: "it needs a DLL the judge's machine does not have: link it statically (e.g. "
+    "g++ -static) or put the DLL next to the .exe",
+}
+
+
+def _windows_cause(message: str) -> str | None:
+    """The likely cause of a Windows exception the sandbox named (None: none was named)."""
+    m = _WINDOWS_CRASH.search(message)
+    if m is None:
+        return None
+    code, name = int(m.group(1), 16), m.group(2).strip()
+    likely = _WINDOWS_CAUSES.get(code, "a crash in its native code")
+    return f"a Windows {name} (exception {m.group(1)}): {likely}"
 
 
 #: "No such file or directory: 'weights.txt'" (Python), "weights.txt (No such file ..." (Java),
@@ -239,17 +272,15 @@ def _no_move_out(facts: RunFacts) -> Finding:
     reason = "it wrote no MOVE.OUT (the boat does not move; at placement, it is placed at random)"
     if facts.misnamed:
         name = sorted(facts.misnamed)[0]
-        shown = name.replace("\r", "\\r")
         return Finding(
             ERROR,
             reason,
-            f"it wrote {shown!r} instead: the name must be exactly MOVE.OUT, in capitals "
+            f"it wrote {name!r} instead: the name must be exactly MOVE.OUT, in capitals "
             "(file names are case-sensitive on the judge's machine)",
             "misnamed",
         )
-    out = facts.stdout.decode("utf-8", "replace")
-    if parse_move_out(facts.stdout).target is not None or re.match(r"\s*-?\d+\s+-?\d+", out):
-        first = out.strip().splitlines()[0][:40] if out.strip() else ""
+    first = _printed_move(facts.stdout)
+    if first is not None:
         return Finding(
             ERROR,
             reason,
@@ -266,8 +297,26 @@ def _no_move_out(facts: RunFacts) -> Finding:
     )
 
 
-def _bad_move_out(data: bytes, status: MoveStatus) -> Finding:
+def _printed_move(stdout: bytes) -> str | None:
+    """The start of standard output when it holds what MOVE.OUT should have (else None)."""
+    out = stdout.decode("utf-8", "replace")
+    if parse_move_out(stdout).target is not None or re.match(r"\s*-?\d+\s+-?\d+", out):
+        return out.strip().splitlines()[0][:40] if out.strip() else ""
+    return None
+
+
+def _bad_move_out(data: bytes, status: MoveStatus, stdout: bytes = b"") -> Finding:
     """MOVE.OUT exists but is not two integers on its first line: say what it holds instead."""
+    printed = _printed_move(stdout) if not data.strip() else None
+    if printed is not None:
+        return Finding(
+            ERROR,
+            "MOVE.OUT is empty",
+            f"it opened MOVE.OUT but printed the move on standard output ({printed!r}): "
+            "write the move into the file it opened (in C++ to the ofstream, not cout; in "
+            "Pascal writeln(f, ...), not writeln(...); in Python print(..., file=f))",
+            "stdout",
+        )
     if not data.strip():
         return Finding(
             ERROR,
@@ -293,7 +342,9 @@ def _bad_move_out(data: bytes, status: MoveStatus) -> Finding:
         )
     text = data.decode("utf-8").lstrip("\ufeff")
     first = text.split("\n", 1)[0]
-    shown = first[:60].replace("\r", "\\r")
+    # A CR before the newline is a Windows program's line end, which R10 accepts: not
+    # shown, not blamed.  Any other CR is shown once, as Python writes it ('\r').
+    shown = first.rstrip("\r")[:60]
     reason = f"MOVE.OUT's first line is {shown!r}, not two integers"
     if "\r" in first.rstrip("\r"):
         return Finding(
@@ -572,7 +623,7 @@ def diagnose(
         return Diagnosis(None, None, findings)
     if parsed.target is None:
         assert parsed.status is not None
-        findings.insert(0, _bad_move_out(facts.move_out, parsed.status))
+        findings.insert(0, _bad_move_out(facts.move_out, parsed.status, facts.stdout))
         return Diagnosis(None, parsed.raw, findings)
     t = parsed.target
     g = sit.game
