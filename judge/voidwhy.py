@@ -344,18 +344,3 @@ def summary(counts: Mapping[str, int], moves: int) -> str:
 
 #: Reasons whose cause is in the team's stderr.log.
 IN_STDERR = {Why.CRASH, Why.CRLF, Why.MEMORY, Why.FILE_SIZE, Why.RUN_FAILED}
-#: Reasons ``judge check-bot`` diagnoses in detail.
-PROTOCOL = {
-    Why.NO_MOVE_OUT,
-    Why.ON_STDOUT,
-    Why.NOT_TWO_INTEGERS,
-    Why.UNREADABLE,
-    Why.OUTSIDE,
-    Why.NOT_ADJACENT,
-    Why.ZERO_BASED,
-    Why.SWAPPED,
-    Why.INVALID_START,
-    Why.CRASH,
-    Why.CRLF,
-    Why.TIME,
-}

@@ -188,6 +188,10 @@ class SeatRun:
     #: how long the run was kept waiting for a CPU by something else (issue 16); None when
     #: not measured (or an older replay)
     wait_ms: float | None = None
+    #: the STATE.OUT the run started with, kept for a void move so that ``judge check-bot
+    #: --from`` can run that turn again: a file of the round's folder (its path, relative
+    #: to the folder), "" when it started without one; None when not kept
+    state_in: str | None = None
 
     @property
     def ran(self) -> bool:
@@ -207,7 +211,10 @@ _RUN_KEYS = (
     ("discarded", "discarded"),
     ("messages", "message"),
     ("why", "why"),
+    ("state_in", "state_in"),
 )
+#: Keys written only when a seat has a value (most turns have none to keep).
+_SPARSE_KEYS = frozenset({"state_in"})
 
 
 def _runs_json(runs: tuple[SeatRun, SeatRun]) -> Json:
@@ -220,6 +227,8 @@ def _runs_json(runs: tuple[SeatRun, SeatRun]) -> Json:
             values = [v.value if v is not None else None for v in values]
         elif attr == "discarded":
             values = [list(v) for v in values]
+        elif key in _SPARSE_KEYS and values == [None, None]:
+            continue
         out[key] = values
     return out
 
@@ -255,6 +264,7 @@ def _runs(d: Mapping[str, Any]) -> tuple[SeatRun, SeatRun]:
                 discarded=tuple(str(x) for x in discarded),
                 message=read_text(f"messages[{s}]", pairs["messages"][s]),
                 why=read_text(f"why[{s}]", pairs["why"][s]),
+                state_in=read_text(f"state_in[{s}]", pairs["state_in"][s]),
             )
         )
     return out[0], out[1]
