@@ -144,3 +144,13 @@ def test_the_match_advice_is_the_command_that_explains_its_failed_turns(
     assert len(json.loads(capsys.readouterr().out)["situations"]) == 3
     assert main(["check-bot", str(a), "--from", str(out), "--team", "zz"]) == 2
     assert "no team of that name" in capsys.readouterr().err
+
+
+def test_a_tournaments_folder_and_a_bot_that_is_not_there(capsys: Any) -> None:
+    """Every match of a tournament is looked at; a bot of none of them is told which teams are."""
+    assert main(["check-bot", "random", "--from", str(V010 / "tournament")]) == 0
+    assert "random has no void move in" in capsys.readouterr().out
+    assert main(["check-bot", "collector", "--from", str(V010 / "match")]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "collector is not one of the bots of" in err and "'greedy', 'random'" in err
+    assert main(["check-bot", "greedy", "--team", "greedy"]) == 2  # --team needs --from
