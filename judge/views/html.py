@@ -115,6 +115,7 @@ def _round_data(rnd: RoundReplay) -> Json:
         "teams": names,
         "seed": rnd.header.seed,
         "partial": rnd.partial,
+        "people": list(rnd.header.people),  # the seats a person played (judge play)
         # in seat order, as the page names the teams (the header's order)
         "result": {
             "gold": list(res.gold),
