@@ -300,7 +300,7 @@ def ask_bot(bot: BotSpec, sandbox: Sandbox, map_inp: str, limits: Limits) -> Jso
         "raw": seat_run.raw,
         "status": seat_run.status.value if seat_run.status is not None else None,
         "void": voidwhy.of_run(seat_run) is not None,
-        "said": _what_it_does(game, seat_run),
+        "said": what_it_does(game, seat_run),
         "why": voidwhy.status_words(seat_run, voidwhy.Where.of_game(game, 0))
         if seat_run.status is not None
         else None,
@@ -329,7 +329,7 @@ def judged(game: Game, run: SeatRun) -> SeatRun:
     return dataclasses.replace(run, status=status, why=why.value if why is not None else None)
 
 
-def _what_it_does(game: Game, run: SeatRun) -> str:
+def what_it_does(game: Game, run: SeatRun) -> str:
     """The answer in one line: ``it moves to (3, 4)``, ``void: ...``, ``it sinks: ...``."""
     said = voidwhy.explain(run, voidwhy.Where.of_game(game, 0))
     if said is not None:

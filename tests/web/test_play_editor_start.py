@@ -33,3 +33,29 @@ def test_the_editor_starts_from_the_bots_map_inp_not_the_persons(tmp_path: Path)
         assert session.bot_map_inp() == seen[turn][0], turn
     session.records = list(rnd.records)  # the round is over: its last turn
     assert session.bot_map_inp() == seen[len(rnd.records) - 1][0]
+
+
+def test_the_editors_answer_is_judged_as_the_referee_judges_it() -> None:
+    """A diagonal is void with why, a reef without a shield sinks, a stay stays."""
+    from judge.protocol import read_map_inp
+    from judge.records import SeatRun
+    from judge.web.play import judged, what_it_does
+
+    sea = "0 D 1\n1 1 1\n1 1 0\n"
+    game = read_map_inp(f"3 3 4\n1 1 3 3\n0 0\n{sea}")
+
+    def said(i: int, j: int) -> str:
+        return what_it_does(game, judged(game, SeatRun(move=(i, j), verdict="OK")))
+
+    assert said(2, 2) == "void: (2, 2) is not next to the boat at (1, 1)"
+    assert said(1, 2) == "it moves to (1, 2): the boat sank on a reef at (1,2)"
+    assert said(2, 1) == "it moves to (2, 1)"
+    assert said(1, 1) == "it stays at (1, 1)"
+    start = read_map_inp(f"3 3 4\n0 0 0 0\n0 0\n{sea}")
+    assert what_it_does(start, judged(start, SeatRun(move=(1, 1), verdict="OK"))) == (
+        "it starts at (1, 1)"
+    )
+    assert what_it_does(start, judged(start, SeatRun(move=(2, 1), verdict="OK"))) == (
+        "void: the start (2, 1) holds 1 gold: a start must be a cell holding 0; the boat is "
+        "placed at random"
+    )
