@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from judge.commands.options import (
     add_bot_folder_options,
@@ -18,6 +18,12 @@ from judge.commands.options import (
     open_sandbox,
 )
 from judge.errors import UsageError
+
+if TYPE_CHECKING:  # the types only: a run's modules are imported when it runs
+    from judge.bots import BotSpec
+    from judge.checkbot.replayed import PlayedRound
+    from judge.records import ReplayHeader
+    from judge.sandbox import Limits
 
 #: ``--max-turns``'s default: how many failed turns are run again.
 MAX_TURNS = 10
@@ -159,7 +165,7 @@ def run(args: argparse.Namespace) -> int:
     return 0 if passed(results, args.strict) else 1
 
 
-def _run_from(args: argparse.Namespace, bot: Any, limits: Any) -> int:
+def _run_from(args: argparse.Namespace, bot: BotSpec, limits: Limits) -> int:
     """``--from FOLDER``: the turns the bot failed in a match, run again and explained."""
     import json
 
@@ -217,14 +223,15 @@ def _run_from(args: argparse.Namespace, bot: Any, limits: Any) -> int:
     return 0 if passed(results, args.strict) else 1
 
 
-def _rounds_in(folder: Path) -> list[Any]:
+def _rounds_in(folder: Path) -> list[PlayedRound]:
     """The recorded rounds of a match's, a round's or a tournament's folder (every match
     of a tournament), for :mod:`judge.checkbot.replayed`; a ReplayError (exit 2) says why not."""
     from judge.checkbot.replayed import PlayedRound
     from judge.views.replayfile import RESULT_NAME, load, matches_in
 
-    if folder.is_dir() and not (folder / RESULT_NAME).is_file() and matches_in(folder):
-        labelled = [(load(m), f"{m.name} ") for m, _ in matches_in(folder)]
+    matches = [] if (folder / RESULT_NAME).is_file() else matches_in(folder)
+    if matches:  # a tournament's folder: every match in it
+        labelled = [(load(m), f"{m.name} ") for m, _ in matches]
     else:
         labelled = [(load(folder), "")]
     out = []
@@ -237,7 +244,7 @@ def _rounds_in(folder: Path) -> list[Any]:
     return out
 
 
-def _same_program(source: str, bot: Any) -> bool:
+def _same_program(source: str, bot: BotSpec) -> bool:
     """Whether a replay's bot (as the match was given it) is ``bot``."""
     if source == bot.source:
         return True
@@ -247,7 +254,7 @@ def _same_program(source: str, bot: Any) -> bool:
         return False
 
 
-def _seats_of(header: Any, bot: Any, team: str | None) -> list[int]:
+def _seats_of(header: ReplayHeader, bot: BotSpec, team: str | None) -> list[int]:
     """The seats of a round that ``bot`` (or ``--team``) played."""
     if team is not None:
         return [s for s in (0, 1) if header.teams[s] == team]
@@ -255,7 +262,7 @@ def _seats_of(header: Any, bot: Any, team: str | None) -> list[int]:
     return by_program or [s for s in (0, 1) if header.teams[s] == bot.name]
 
 
-def _which_team(rounds: list[Any], bot: Any, team: str | None, folder: str) -> str:
+def _which_team(rounds: list[PlayedRound], bot: BotSpec, team: str | None, folder: str) -> str:
     teams = sorted({t for r in rounds for t in r.header.teams})
     listed = ", ".join(repr(t) for t in teams)
     if team is not None:
