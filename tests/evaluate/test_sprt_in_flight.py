@@ -27,13 +27,13 @@ def _request() -> EvalRequest:
     return EvalRequest(bots, ["a", "b"], 40, [(5, 5)], [8], seed=3, jobs=3, sprt=SPRT)
 
 
-def _decides_at() -> int:
+def _decides_at(out: Path) -> int:
     """The pair (0-based map) whose completion decides, played one round at a time."""
     tracker = PairTracker(SPRT)
     sb = FakeSandbox({"a": fake_greedy(0), "b": _stay})
     req = _request()
     req.jobs = 1
-    evaluate(req, sb, Path("/nonexistent"), keep_out=False, tracker=tracker, executor=None)
+    evaluate(req, sb, out, keep_out=False, tracker=tracker)
     assert tracker.verdict is SprtVerdict.H1
     return len(tracker.pairs) - 1
 
@@ -48,7 +48,8 @@ def _stay(map_inp: str, state: bytes | None) -> tuple[bytes | None, bytes | None
 
 
 def test_rounds_in_flight_when_the_sprt_decides_are_finished_and_recorded(tmp_path: Path) -> None:
-    d = _decides_at()
+    d = _decides_at(tmp_path / "one-at-a-time")
+    tmp_path = tmp_path / "three-at-a-time"
     req = _request()
     later = req.plans()[d + 1].game_map()  # the map after the deciding one
     later_rows = [
