@@ -49,7 +49,7 @@ def _stay(map_inp: str, state: bytes | None) -> tuple[bytes | None, bytes | None
 
 def test_rounds_in_flight_when_the_sprt_decides_are_finished_and_recorded(tmp_path: Path) -> None:
     d = _decides_at(tmp_path / "one-at-a-time")
-    tmp_path = tmp_path / "three-at-a-time"
+    out = tmp_path / "three-at-a-time"
     req = _request()
     later = req.plans()[d + 1].game_map()  # the map after the deciding one
     later_rows = [
@@ -76,14 +76,12 @@ def test_rounds_in_flight_when_the_sprt_decides_are_finished_and_recorded(tmp_pa
         if tracker.decided:
             decided.set()
 
-    summary = evaluate(
-        req, sb, tmp_path, on_done=done, tracker=tracker, executor=ThreadExecutor(sb, 3)
-    )
+    summary = evaluate(req, sb, out, on_done=done, tracker=tracker, executor=ThreadExecutor(sb, 3))
     assert waited and all(waited)  # a round of the later map was in flight at the verdict
     assert summary.sprt is not None and summary.sprt.verdict is SprtVerdict.H1
     assert summary.sprt.pairs == d + 1
     assert summary.sprt.rounds_after_verdict >= 1  # finished, and not counted
     assert summary.rounds_aborted == ()
-    assert list(tmp_path.rglob("*.part")) == []  # nothing left half-written
-    replays = sorted(tmp_path.rglob("replay.jsonl"))
+    assert list(out.rglob("*.part")) == []  # nothing left half-written
+    replays = sorted(out.rglob("replay.jsonl"))
     assert len(replays) == 2 * (d + 1) + summary.sprt.rounds_after_verdict
