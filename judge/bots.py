@@ -82,6 +82,8 @@ class BotSpec:
     digest: str = ""
     #: the program's file name when the bot was given as a lone file (``bot.exe``), else None
     file: str | None = None
+    #: a person's seat (judge play), not a program: its moves are not coding mistakes
+    person: bool = False
 
     def argv_for(self, seat_program_dir: Path | None) -> list[str]:
         """The command with the bot's own files pointing into the seat's private copy."""

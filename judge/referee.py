@@ -10,6 +10,7 @@ a value (:class:`RoundResult`); writing ``result.json`` is the match's job.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import random
@@ -63,6 +64,12 @@ __all__ = [
     "read_run",
     "run_retrying",
 ]
+
+#: At most this much of one seat's STATE.OUT is kept in a round's folder for its void
+#: moves (``judge check-bot --from``); identical ones are kept once.
+STATES_KEPT_BYTES = 8 * STATE_MAX_BYTES
+#: Where a team's kept STATE.OUT files go, in its folder of the round.
+STATES_FOLDER = "states"
 
 #: A judge failure (IE) is retried this many times before the round is abandoned.
 IE_RETRIES = 1
@@ -186,6 +193,26 @@ def read_run(run: TurnRun | None) -> SeatRun:
     )
 
 
+def _state_read_unsaid(run: TurnRun) -> TurnRun:
+    """The run without the notes of the referee's own read of STATE.OUT (a link, a file
+    over the cap): the seat's clean says what became of the file, in its own note."""
+    notes = tuple(
+        d for d in run.discarded if not (d.startswith(f"{STATE_OUT} ") and "not read" in d)
+    )
+    return run if notes == run.discarded else dataclasses.replace(run, discarded=notes)
+
+
+def _kept_state(run: TurnRun) -> bytes | None:
+    """STATE.OUT as the seat keeps it for its next run: None when absent, over its cap,
+    or refused by the seat (its note names the file: a link, hard links)."""
+    data = run.outputs.get(STATE_OUT)
+    if data is None or len(data) > STATE_MAX_BYTES:
+        return None
+    if any(d.startswith(f"{STATE_OUT} ") for d in run.discarded):
+        return None
+    return data
+
+
 @dataclass
 class _Tally:
     """One seat's measurements while the round is played (a :class:`SeatStats` at the end)."""
@@ -271,6 +298,13 @@ class _Round:
         self.replay_path = out_dir / "replay.jsonl"
         self.part_path = out_dir / "replay.jsonl.part"
         self.replay_file: TextIO | None = None
+        #: each seat's STATE.OUT as its next run gets it (None: absent), and as the runs
+        #: of this turn got it, for :meth:`keep_state`
+        self.states: list[bytes | None] = [None, None]
+        self.started_with: list[bytes | None] = [None, None]
+        #: the STATE.OUT files kept in the round's folder, by digest, and their bytes
+        self.kept: tuple[dict[str, str], dict[str, str]] = ({}, {})
+        self.kept_bytes = [0, 0]
         #: seat 0's thread for the whole round, while seat 1 runs on the referee's own
         #: (shut down by play_round)
         self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="seat-0")
@@ -288,6 +322,7 @@ class _Round:
             limits=RunLimits(lim.time_s, lim.memory_bytes / 2**20, lim.file_bytes / 2**20),
             isolation=self.sandbox.isolation.as_dict(),
             worker=self.worker,
+            people=tuple(s for s in (0, 1) if self.bots[s].person),
         )
 
     def write_line(self, obj: Json) -> None:
@@ -348,7 +383,7 @@ class _Round:
                 seats[s],
                 argvs[s],
                 inputs[s],
-                [MOVE_OUT],
+                [MOVE_OUT, STATE_OUT],
                 self.cfg.limits,
                 on_retry=noted,
                 starting=starting,
@@ -357,8 +392,9 @@ class _Round:
                 raise RoundAborted(
                     f"the judge could not run {self.names[s]} at turn {turn}: {run.result.message}"
                 )
-            return run
+            return _state_read_unsaid(run)
 
+        self.started_with = list(self.states)
         if self.cfg.sequential or not all(active):
             runs = [one(0), one(1)]
         else:
@@ -382,6 +418,7 @@ class _Round:
             runs = [first.result(), second]
         for s, run in enumerate(runs):
             if run is not None:
+                self.states[s] = _kept_state(run)
                 self.tallies[s].add(run)
                 # The bot's own paths, not the sandbox's, as its author knows them.
                 own = self.bots[s].own_paths
@@ -404,10 +441,8 @@ class _Round:
                 continue
             what = f"asked {run.move}, " if run.move else ""
             extra = f" [{run.message}]" if run.message else ""
-            lines.append(
-                f"  {name}: {what}{voidwhy.status_words(run)}; "
-                f"run {run.verdict} in {run.wall_ms} ms{extra}"
-            )
+            said = voidwhy.status_words(run, voidwhy.Where.of_record(rec, s), self.bots[s].person)
+            lines.append(f"  {name}: {what}{said}; run {run.verdict} in {run.wall_ms} ms{extra}")
             for d in run.discarded:
                 lines.append(f"  {name}: {d}")
         for e in rec.events:
@@ -478,17 +513,39 @@ class _Round:
         self.emit(self.record(runs, events, turn, k_left))
 
     def with_why(self, s: int, run: SeatRun, placement: bool) -> SeatRun:
-        """Seat ``s``'s run with why its move is void (None when it is not): the run's, else the cell's."""
+        """Seat ``s``'s run with why its move is void (None when it is not): the run's, else
+        the cell's; a void move's run also with the STATE.OUT it started with."""
         status = run.status
         if status is None or not status.void or status is MoveStatus.SUNK:
             return dataclasses.replace(run, why=None) if run.why is not None else run
-        if run.why is not None:
+        if run.why is None:
+            if run.move is None:
+                why = voidwhy.for_run("OK", status)
+            else:
+                guess = not self.bots[s].person
+                why = voidwhy.for_cell(self.game, s, run.move, status, placement, guess)
+            run = dataclasses.replace(run, why=why.value if why is not None else None)
+        if run.why is None or not run.ran or self.bots[s].person:
             return run
-        if run.move is None:
-            why = voidwhy.for_run("OK", status)
-        else:
-            why = voidwhy.for_cell(self.game, s, run.move, status, placement)
-        return dataclasses.replace(run, why=why.value if why is not None else None)
+        return dataclasses.replace(run, state_in=self.keep_state(s))
+
+    def keep_state(self, s: int) -> str | None:
+        """The STATE.OUT seat ``s``'s last run started with, kept in the round's folder:
+        its path there, "" when there was none, None when the seat's share is used up."""
+        data = self.started_with[s]
+        if data is None:
+            return ""
+        digest = hashlib.sha256(data).hexdigest()[:16]
+        kept = self.kept[s]
+        if digest in kept:
+            return kept[digest]
+        if self.kept_bytes[s] + len(data) > STATES_KEPT_BYTES:
+            return None
+        rel = f"{self.folders[s]}/{STATES_FOLDER}/{digest}"
+        atomic.write_bytes(self.out_dir / rel, data)
+        kept[digest] = rel
+        self.kept_bytes[s] += len(data)
+        return rel
 
     def result(self) -> RoundResult:
         g = self.game

@@ -47,6 +47,8 @@ class SituationResult:
     facts: RunFacts
     run: SeatRun
     findings: list[Finding] = field(default_factory=list)
+    #: the STATE.OUT the run was given (``--from``: the one it had in the match; None: none)
+    state_in: bytes | None = None
 
     @property
     def target(self) -> tuple[int, int] | None:
@@ -69,6 +71,7 @@ class SituationResult:
             "title": s.title,
             "purpose": s.purpose,
             "map_inp": self.map_inp,
+            **({"state_in_bytes": len(self.state_in)} if self.state_in is not None else {}),
             "verdict": r.verdict,
             "message": f.message,
             "wall_ms": r.wall_ms,

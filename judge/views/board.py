@@ -152,7 +152,8 @@ def seat_lines(record: TurnRecord, names: Sequence[str], s: int) -> Text:
             t.append(f" {run.raw[:12]!r}")
         if run.status is not None:
             void = voidwhy.of_run(run) is not None
-            t.append(f" {voidwhy.status_words(run)}", style="bold yellow" if void else "dim")
+            said = voidwhy.status_words(run, voidwhy.Where.of_record(record, s))
+            t.append(f" {said}", style="bold yellow" if void else "dim")
     if run.message:
         t.append(f"\n  {run.message}", style="yellow")
     return t

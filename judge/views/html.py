@@ -82,8 +82,9 @@ _KEEP = (
 )
 
 
-def _frame(rec: TurnRecord, names: Sequence[str]) -> Json:
-    """A record as the page needs it, with the events already in words (one wording: rules.py)."""
+def _frame(rec: TurnRecord, names: Sequence[str], people: Sequence[int] = ()) -> Json:
+    """A record as the page needs it, with the events already in words (one wording: rules.py);
+    ``people``: the seats a person played (no guess of a coding mistake for them)."""
     data = rec.to_json()
     f = {k: data[k] for k in _KEEP if k in data}
     f["grid"] = rec.cells()
@@ -95,7 +96,10 @@ def _frame(rec: TurnRecord, names: Sequence[str]) -> Json:
     f["text"] = texts
     # What became of each move in words (judge.voidwhy): the same sentence as log.txt and the board.
     runs = rec.runs or (None, None)
-    f["status_text"] = [voidwhy.status_words(r) or None if r else None for r in runs]
+    f["status_text"] = [
+        voidwhy.status_words(r, voidwhy.Where.of_record(rec, s), s in people) or None if r else None
+        for s, r in enumerate(runs)
+    ]
     return f
 
 
@@ -111,6 +115,7 @@ def _round_data(rnd: RoundReplay) -> Json:
         "teams": names,
         "seed": rnd.header.seed,
         "partial": rnd.partial,
+        "people": list(rnd.header.people),  # the seats a person played (judge play)
         # in seat order, as the page names the teams (the header's order)
         "result": {
             "gold": list(res.gold),
@@ -131,7 +136,7 @@ def _frames(rnd: RoundReplay) -> list[Json]:
     taker: int | None = None
     out = []
     for rec in rnd.frames():
-        f = _frame(rec, rnd.names)
+        f = _frame(rec, rnd.names, rnd.header.people)
         if rec.treasure is not None and taker is None:
             for e in rec.events:
                 if isinstance(e, Event) and e.kind is EventKind.COLLECT and e.pos == middle:

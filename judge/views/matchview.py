@@ -149,11 +149,12 @@ def void_lines(result: MatchResult, s: int, out: Path, source: str) -> list[str]
     if not counts:
         return []
     lines = [f"{result.teams[s]}: {voidwhy.summary(counts, moves)}"]
-    hints = []
-    if any(voidwhy.parse(k) in voidwhy.PROTOCOL for k in counts):
-        hints.append(
-            f"to see why, situation by situation, run: judge check-bot {shlex.quote(source)}"
-        )
+    # check-bot runs the bot again on those very turns (their MAP.INP and STATE.OUT), and
+    # finds the team by the bot as the match was given it
+    hints = [
+        "to run it again on the turns it failed and see why, turn by turn: "
+        f"judge check-bot {shlex.quote(source)} --from {shlex.quote(str(out))}"
+    ]
     if logs:
         more = f" (and {len(logs) - 1} more round(s))" if len(logs) > 1 else ""
         hints.append(f"its error output is in {logs[0]}{more}")

@@ -287,9 +287,18 @@ class PlaySite:
         return _html(pages.play_page())
 
     async def editor(self, request: Request) -> Response:
-        waiting = [e for e in self.session.events if e.get("kind") == "your_turn"]
-        start = waiting[-1]["map_inp"] if waiting else self.first_map_inp
+        # the bot's view of the turn being played (its boat and gold first), never the person's
+        start = self.session.bot_map_inp() or self.first_map_inp
         return _html(pages.editor_page(start))
+
+    async def replay(self, request: Request) -> Response:
+        """The round played, in the replay viewer: no link back to a tournament (none)."""
+        try:
+            match = await asyncio.to_thread(load, self.session.out)
+        except ReplayError as exc:
+            return _not_found(str(exc))
+        teams = match.teams
+        return _html(replay_html(match.rounds, f"{teams[0]} vs {teams[1]}"))
 
     async def events(self, request: Request) -> Response:
         async def stream() -> AsyncIterator[str]:
@@ -339,7 +348,7 @@ class PlaySite:
                 Route("/api/play/events", self.events),
                 Route("/api/play/move", self.move, methods=["POST"]),
                 Route("/api/play/ask", self.ask, methods=["POST"]),
-                Route("/replay", self.site.replay),
+                Route("/replay", self.replay),
                 Route("/files/{path:path}", self.site.files),
             ]
         )

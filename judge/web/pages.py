@@ -261,13 +261,28 @@ function parseMapInp(text){
   const positions = (p[0]===0) ? [null, null] : [[p[0],p[1]],[p[2],p[3]]];
   return {rows:h[0], cols:h[1], left:h[2], positions:positions, gold:g[0], shield:g[1]===1, grid:grid};
 }
+// Row numbers down the left and column numbers along the top of a drawn board (1-based,
+// as MAP.INP and the moves count): extra grid items, never '.cell's.
+function addRulers(board, rows, cols){
+  const m = /,\s*(\d+)px\)/.exec(board.style.gridTemplateColumns); const size = m ? +m[1] : 24;
+  board.style.gridTemplateColumns = 'repeat('+(cols+1)+','+size+'px)';
+  function ruler(attrs, text){ const r = el('div', attrs, text);
+    r.style.cssText = 'display:flex;align-items:center;justify-content:center;opacity:.7;font-size:'+Math.max(10, Math.floor(size*0.4))+'px';
+    return r; }
+  const first = board.firstChild;
+  board.insertBefore(ruler({'class':'ruler corner'}), first);
+  for(let c=1;c<=cols;c++){ board.insertBefore(ruler({'class':'ruler','data-ruler-col':c}, c), first); }
+  for(let r=1;r<=rows;r++){ board.insertBefore(ruler({'class':'ruler','data-ruler-row':r}, r),
+    board.querySelector('.cell[data-row="'+r+'"][data-col="1"]')); }
+}
+function isReef(token){ return token==='D' || token==='W'; }
 """
 
 PLAY_JS = (
     MAPINP_JS
     + r"""
 const box = document.getElementById('round'), info = document.getElementById('info');
-let head = null, last = null, ask = null, seen = 0;
+let head = null, last = null, ask = null, seen = 0, sank = null;
 function say(id, text, cls){const e=document.getElementById(id); e.textContent=text; if(cls!==undefined){e.className=cls;}}
 function reachable(){
   const cells = document.querySelectorAll('.cell'); cells.forEach(function(c){c.classList.remove('reach');});
@@ -275,7 +290,9 @@ function reachable(){
   const m = parseMapInp(ask.map_inp);
   cells.forEach(function(c){const r=+c.dataset.row, col=+c.dataset.col;
     if(ask.placement){ if(m.grid[r-1][col-1]==='0'){c.classList.add('reach');} }
-    else { const me=m.positions[0]; if(Math.abs(me[0]-r)+Math.abs(me[1]-col)===1){c.classList.add('reach');} }});
+    else { const me=m.positions[0];
+      // a reef sinks a boat without a shield: not offered as a move
+      if(Math.abs(me[0]-r)+Math.abs(me[1]-col)===1 && (m.shield || !isReef(m.grid[r-1][col-1]))){c.classList.add('reach');} }});
 }
 function send(r, c){ if(!ask){return;} const body = JSON.stringify({row:r, col:c}); ask = null; reachable();
   say('prompt','waiting for the bot…');
@@ -287,7 +304,9 @@ function draw(){
     // the board as the person sees it now (their boat first in MAP.INP)
     const pos = [null,null]; if(m.positions[0]){pos[head.human_seat]=m.positions[0]; pos[1-head.human_seat]=m.positions[1];}
     frame = {turn: last?last.turn:0, grid: m.grid, positions: pos, gold: last?last.gold:[0,0], sunk: last?last.sunk:[false,false]}; }
-  teamsLine(box, head, frame); drawBoard(box, head, frame);
+  teamsLine(box, head, frame); const board = drawBoard(box, head, frame); addRulers(board, head.rows, head.cols);
+  [0,1].forEach(function(s){ const b = board.querySelector('#boat-'+s);
+    if(b){ b.title = s===head.human_seat ? 'your boat' : head.teams[s]+"'s boat"; b.dataset.owner = s===head.human_seat ? 'you' : 'bot'; } });
   box.querySelectorAll('.cell').forEach(function(c){c.addEventListener('click', function(){ if(c.classList.contains('reach')){send(+c.dataset.row, +c.dataset.col);} });});
   reachable(); document.body.dataset.ready='true';
 }
@@ -296,10 +315,15 @@ function handle(ev){
   else if(ev.kind==='turn'){ last = ev.frame; const bot = 1-head.human_seat;
     say('bot', head.teams[bot]+': '+(last.raw&&last.raw[bot]!==null?'wrote "'+last.raw[bot]+'"':'wrote nothing')+(last.why_text&&last.why_text[bot]?' — '+last.why_text[bot]:''));
     say('me', 'you: '+(last.why_text&&last.why_text[head.human_seat]?last.why_text[head.human_seat]:''), (last.why_text&&last.why_text[head.human_seat]&&last.why_text[head.human_seat].indexOf('void')===0)?'why':'');
-    const ul = document.getElementById('events'); clear(ul); (last.text||[]).forEach(function(t){ul.appendChild(el('li',{},t));}); }
+    const ul = document.getElementById('events'); clear(ul); (last.text||[]).forEach(function(t){ul.appendChild(el('li',{},t));});
+    if(sank===null && last.sunk && last.sunk[head.human_seat]){
+      // said at once and kept: the bot plays on alone, and the round soon ends
+      const how = (last.text||[]).filter(function(t){return t.indexOf(head.teams[head.human_seat]+' sank')===0;})[0];
+      sank = (how ? 'you '+how.slice(head.teams[head.human_seat].length+1)+', turn ' : 'you sank at turn ')+last.turn;
+      say('sank', sank, 'why'); document.body.dataset.sank='true'; } }
   else if(ev.kind==='your_turn'){ ask = ev; say('prompt', ev.placement ? 'your start: click an empty cell' : 'your move: click a cell next to your boat, or use the arrow keys'); }
   else if(ev.kind==='end'){ ask = null; const w = ev.winner===null ? 'a draw' : (ev.winner===head.human_seat ? 'you win' : head.teams[ev.winner]+' wins');
-    say('prompt', 'round over: '+w+', gold '+ev.gold[0]+'–'+ev.gold[1]); document.body.dataset.over='true';
+    say('prompt', 'round over: '+w+', gold '+ev.gold[0]+'–'+ev.gold[1]+(sank ? ' — '+sank : '')); document.body.dataset.over='true';
     const a = document.getElementById('replay'); a.setAttribute('href','/replay?p='+encodeURIComponent(ev.replay)); a.textContent='the replay'; }
   else if(ev.kind==='error'){ say('prompt', 'the judge stopped: '+ev.message, 'why'); }
   draw();
@@ -315,7 +339,7 @@ follow('/api/play/events', function(evs){ evs.forEach(handle); });
 def play_page() -> str:
     body = (
         '<section id="round"><h2 id="title"></h2></section>'
-        '<section id="info"><p id="prompt" class="live">starting…</p><p id="bot"></p><p id="me"></p>'
+        '<section id="info"><p id="prompt" class="live">starting…</p><p id="sank"></p><p id="bot"></p><p id="me"></p>'
         '<ul id="events"></ul><a id="replay"></a><p><a href="/editor">position editor</a></p></section>'
     )
     return page("play", "Play against your bot", body, PLAY_JS, {})
@@ -330,7 +354,13 @@ function render(){
   let m; try { m = parseMapInp(text.value); } catch(e) { return; }
   const head = {rows:m.rows, cols:m.cols, teams:['your bot','opponent'], turns:m.left};
   const frame = {turn:0, grid:m.grid, positions:m.positions, gold:[m.gold,0], sunk:[false,false]};
-  drawBoard(box, head, frame);
+  const board = drawBoard(box, head, frame); addRulers(board, m.rows, m.cols);
+  const names = ["your bot's boat (line 2: i1 j1)", 'the other boat (line 2: i2 j2)'];
+  const legend = document.getElementById('legend'); clear(legend);
+  names.forEach(function(t, s){ const item = legend.appendChild(el('span', {id:'legend-'+s}));
+    const dot = item.appendChild(el('span', {}, '\u25cf ')); dot.style.color = COLOURS[s];
+    item.appendChild(document.createTextNode(t+'   '));
+    const b = board.querySelector('#boat-'+s); if(b){ b.title = t; b.dataset.owner = s===0 ? 'bot' : 'other'; } });
   box.querySelectorAll('.cell').forEach(function(c){ c.addEventListener('click', function(){
     const r=+c.dataset.row-1, col=+c.dataset.col-1; const v=m.grid[r][col];
     m.grid[r][col] = CYCLE[(CYCLE.indexOf(v)+1)%CYCLE.length]; write(m); }); });
@@ -348,8 +378,13 @@ document.getElementById('ask').addEventListener('click', function(){
     .then(function(r){return r.json();}).then(function(a){ clear(out);
       if(a.error){ out.appendChild(el('p',{'class':'why'}, a.error)); return; }
       out.dataset.verdict = a.verdict; out.dataset.move = a.move ? a.move.join(' ') : '';
-      out.appendChild(el('p',{id:'answer-move'}, a.move ? 'it moves to ('+a.move[0]+','+a.move[1]+')' : 'no usable move: '+(a.why||a.raw||'no MOVE.OUT')));
+      out.dataset.void = a.void ? 'true' : 'false'; out.dataset.status = a.status || '';
+      // what the rules make of the answer, in the match's words: an illegal cell is a void move
+      out.appendChild(el('p',{id:'answer-move','class':a.void?'why':''}, a.said || a.why || 'no usable move'));
       out.appendChild(el('p',{}, a.verdict+' in '+a.wall_ms+' ms ('+a.cpu_ms+' ms of CPU): '+a.message));
+      if(a.findings && a.findings.length){ const ul = out.appendChild(el('ul',{id:'answer-findings'}));
+        a.findings.forEach(function(f){ ul.appendChild(el('li',{'data-level':f.level,'class':f.level==='error'?'why':''},
+          f.level+': '+f.reason+(f.cause ? ' — likely cause: '+f.cause : ''))); }); }
       if(a.stderr){ out.appendChild(el('pre',{id:'answer-stderr'}, a.stderr)); } }); });
 render();
 """
@@ -358,8 +393,9 @@ render();
 
 def editor_page(map_inp: str) -> str:
     body = (
-        '<section><div id="board-box"></div><p class="muted">click a cell to change it; '
-        "the text is the MAP.INP your bot gets (your boat first)</p></section>"
+        '<section><div id="board-box"></div><p id="legend"></p><p class="muted">click a cell to '
+        "change it; the text is the MAP.INP your bot gets: line 2 is its own boat, then the "
+        "other boat; line 3 its gold and shield</p></section>"
         '<section><textarea id="mapinp" rows="20" cols="40"></textarea><p>'
         '<button id="ask">what does my bot do here?</button></p><div id="answer"></div></section>'
     )

@@ -44,7 +44,10 @@ class FakeSeat:
             b"",
             "fake",
         )
-        return TurnRun(result, {"MAP.INP": None, "MOVE.OUT": move}, ())
+        outs = {"MAP.INP": None, "MOVE.OUT": move}
+        if "STATE.OUT" in outputs:  # asked, as the real seat: the file it keeps
+            outs["STATE.OUT"] = state
+        return TurnRun(result, outs, ())
 
     def close(self) -> None:
         pass
