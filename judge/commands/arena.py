@@ -80,7 +80,7 @@ def _serve_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--cluster",
         metavar="ADDRESS",
-        help="a Dask cluster for the rounds that may be played there (checks stay on this machine)",
+        help="a Dask cluster for the tasks that play rounds there (the ladder's games); checks always run on this machine's sandbox",
     )
     p.add_argument(
         "--tls-cert", type=Path, metavar="FILE", help="serve HTTPS with this certificate (PEM)"
