@@ -74,9 +74,16 @@ class Client:
             except (ValueError, AttributeError, OSError):
                 said = exc.reason
             words = STATUS_WORDS.get(exc.code, f"HTTP {exc.code}")
-            raise Refused(f"{words}: {said}" if said else words, exc.code) from None
+            if said and not str(said).startswith(words):
+                said = f"{words}: {said}"
+            raise Refused(str(said or words), exc.code) from None
         except (urllib.error.URLError, OSError) as exc:
             reason = getattr(exc, "reason", exc)
+            if body is not None and isinstance(reason, (ConnectionResetError, BrokenPipeError)):
+                raise Refused(
+                    f"too large: the arena at {self.url} cut the upload off while it was being "
+                    f"sent ({reason}): the files are most likely over its caps"
+                ) from None
             raise Refused(f"cannot reach the arena at {self.url}: {reason}") from None
         except ValueError as exc:
             raise Refused(

@@ -101,33 +101,68 @@ class BodyCap:
             await self.app(scope, receive, send)
             return
         cap = self.cap_for(scope["path"])
-        length = dict(scope.get("headers") or []).get(b"content-length")
+        headers = dict(scope.get("headers") or [])
+        length = headers.get(b"content-length")
+        has_body = (length not in (None, b"0")) or b"transfer-encoding" in headers
+        seen, ended, started = 0, not has_body, False
         if length is not None and (not length.isdigit() or int(length) > cap):
+            if length.isdigit() and int(length) <= DRAIN_BYTES:
+                await _drain(receive, ended)
             await _too_large(send, cap)
             return
-        seen = 0
-        started = False
 
         async def counted() -> Message:
-            nonlocal seen
+            nonlocal seen, ended
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
+                ended = not message.get("more_body", False)
                 if seen > cap:
                     raise BodyTooLarge(f"the request is larger than its cap of {_size(cap)}")
+            else:
+                ended = True
             return message
 
         async def sending(message: Message) -> None:
-            nonlocal started
+            nonlocal started, ended
             if message["type"] == "http.response.start":
                 started = True
+                # an answer before the whole body (a refusal): the rest is read first, or
+                # the client, still sending, would see its connection reset, not the answer
+                await _drain(receive, ended)
+                ended = True
             await send(message)
 
         try:
             await self.app(scope, counted, sending)
         except BodyTooLarge:
             if not started:
+                await _drain(receive, ended)
                 await _too_large(send, cap)
+
+
+#: Before a refusal, the rest of a body is read (and dropped), up to this much, for this
+#: long: a client still sending gets to read the answer (413, why) instead of a reset
+#: connection (uvicorn reads no more of a request once its answer is complete).
+DRAIN_BYTES = 256 * 2**20
+DRAIN_S = 30.0
+
+
+async def _drain(receive: Receive, ended: bool) -> None:
+    if ended:
+        return
+    loop = asyncio.get_running_loop()
+    deadline, dropped = loop.time() + DRAIN_S, 0
+    while dropped < DRAIN_BYTES:
+        try:
+            message = await asyncio.wait_for(receive(), max(0.0, deadline - loop.time()))
+        except (asyncio.TimeoutError, TimeoutError):
+            return
+        if message["type"] != "http.request":
+            return
+        dropped += len(message.get("body", b""))
+        if not message.get("more_body", False):
+            return
 
 
 def _size(n: int) -> str:

@@ -79,6 +79,18 @@ def test_judge_submit_says_why_it_was_refused(
             == 2
         )
         assert "neither a 64-bit .exe" in capsys.readouterr().err
+        # over a file's cap, and over the whole request's: the arena's answer, not a reset
+        for size, words in (
+            (3 << 19, "the bot file is larger than its cap of 1 MiB"),
+            (4 << 20, "the request is larger than its cap of 3 MiB"),
+        ):
+            (tmp_path / "big.zip").write_bytes(b"PK\x03\x04" + b"\0" * size)
+            assert (
+                main(["submit", live.url, str(tmp_path / "big.zip"), "--token", made.token(TEAM)])
+                == 2
+            )
+            err = capsys.readouterr().err
+            assert f"judge submit: too large: {words}" in err, err
         live.served.arena.store.set_phase(Phase.FROZEN)
         assert main(["submit", live.url, good, "--token", made.token(TEAM)]) == 2
         assert "the arena is closed for uploads" in capsys.readouterr().err
