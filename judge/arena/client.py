@@ -101,10 +101,22 @@ class Client:
     def wait(
         self, version_id: int, wait_s: float, on_status: Callable[[str], None] = lambda s: None
     ) -> Any:
-        """The version once it has its verdict (None when ``wait_s`` passed before)."""
+        """The version once it has its verdict (None when ``wait_s`` passed before).
+
+        The upload is in the arena's store: an arena that cannot be reached for a while
+        (restarted) is asked again until the wait is over, and the check goes on there."""
         deadline, last = time.monotonic() + wait_s, ""
         while True:
-            v = self.version(version_id)
+            try:
+                v = self.version(version_id)
+            except Refused as exc:
+                if exc.status is not None or time.monotonic() > deadline:
+                    raise
+                if last != "unreachable":
+                    last = "unreachable"
+                    on_status(f"{exc}; asking again")
+                time.sleep(POLL_S)
+                continue
             if v.get("status") != last:
                 last = str(v.get("status"))
                 on_status(last)

@@ -146,6 +146,8 @@ def _wait_up(port: int, proc: subprocess.Popen[bytes]) -> None:
 
 
 def _status(made: Made, version_id: int) -> str:
+    if not (made.root / "arena.sqlite").is_file():
+        return "missing"
     with Store.open(made.root / "arena.sqlite") as store:
         v = store.version(version_id)
         return v.status.value if v else "missing"
@@ -166,13 +168,17 @@ def test_a_server_killed_mid_check_checks_the_version_again_once(tmp_path: Path)
     made = make(tmp_path, settings=FAST)
     port = _port()
     proc = _serve(made, port)
+    submit: subprocess.Popen[bytes] | None = None
     try:
         _wait_up(port, proc)
         client = Client(f"http://127.0.0.1:{port}", made.token(TEAM))
         (tmp_path / "slow.zip").write_bytes(zip_of(files))
-        sent = client.upload(tmp_path / "slow.zip")
-        assert sent["status"] == "queued"
-        vid = int(sent["id"])
+        # judge submit waits for the verdict through the server's death and restart
+        submit = subprocess.Popen(
+            [sys.executable, "-m", "judge", "submit", client.url, str(tmp_path / "slow.zip"), "--token", made.token(TEAM)],
+            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ROOT,
+        )  # fmt: skip
+        vid = 1
         deadline = time.monotonic() + 60
         while _status(made, vid) != "checking":
             assert time.monotonic() < deadline, "the check never started"
@@ -199,7 +205,14 @@ def test_a_server_killed_mid_check_checks_the_version_again_once(tmp_path: Path)
             )
             assert len(stored) == 1
         assert client.version(vid)["status"] == "accepted"
+        out, _ = submit.communicate(timeout=60)
+        text = out.decode("utf-8", "replace")
+        assert submit.returncode == 0, text
+        assert "cannot reach the arena" in text and "asking again" in text and "accepted: " in text
     finally:
+        if submit is not None and submit.poll() is None:
+            submit.kill()
+            submit.wait()
         if proc.poll() is None:
             proc.send_signal(signal.SIGINT)
             try:
