@@ -12,7 +12,7 @@ counts each map once (deterministic bots replay the same game in both seat
 orders, so a map's two rounds are one sample, not two), and the seat-swapped
 pairs' statistics of ``judge eval`` (judge/pentanomial.py): the pentanomial
 counts, the score per round with its 95 % interval and the Elo difference.  A closing section
-checks the issue's targets: at least 70 % of the decided rounds against every
+checks the reference's targets: at least 70 % of the decided rounds against every
 bundled bot (65 % against ``planner``, the whole-route planner of bots/planner), no failed runs, and per turn on 15 x 15 with K = 100 (start-up
 included) p99 < 300 ms, max < 1 s, peak memory < 128 MiB.
 
@@ -58,8 +58,8 @@ SIZES = [(5, 7), (7, 7), (9, 9), (11, 11), (13, 13), (15, 15), (5, 15), (15, 5),
 NOT_OPPONENTS = {"reference"}
 TARGET_RATE = 0.70
 #: Opponents with a target of their own: planner (bots/planner, a whole-route
-#: planner for both boats, the kind of rival issue 34 was measured against) is
-#: the strongest sparring partner, and the issue asks 65 % of decided rounds against it.
+#: planner for both boats, the kind of rival the reference is measured against) is
+#: the strongest sparring partner; the reference's aim is 65 % of decided rounds against it.
 TARGET_RATES = {"planner": 0.65}
 #: Generated maps per style by default: as many as there are hand-made maps
 #: (maps/styles/), so that every style, "hand" included, weighs the same in the
@@ -150,7 +150,7 @@ def _generated(style: str, i: int, rng: random.Random) -> MapCase:
 
 
 def timing_cases(rounds: int, seed: int) -> list[MapCase]:
-    """The maps the turn times are measured on: 15 x 15 with K = 100 (the issue's
+    """The maps the turn times are measured on: 15 x 15 with K = 100 (the targets'
     size), one of each of the first ``rounds`` styles."""
     return [
         MapCase(s, f"timing-{s}", generate_styled(15, 15, 100, seed=seed + i, style=s), seed + i)

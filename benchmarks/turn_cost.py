@@ -1,4 +1,4 @@
-"""Where a judged turn's time goes, beside bare spawns of the same programs (issue 35).
+"""Where a judged turn's time goes, beside bare spawns of the same programs.
 
 A turn of the referee (``judge.referee.play_round``: MAP.INP for both seats,
 both programs in the sandbox, MOVE.OUT read, the rules, the replay line) is
@@ -226,7 +226,7 @@ def file_probe(folder: Path, over: bool, reps: int = 200) -> float:
     """Median seconds to make three small files and remove them (a judged turn's way: the
     folder is emptied after each run) or, ``over``, to write over three existing ones (the
     bare loop's way).  Both move with the file system's state more than anything else a
-    turn does (CONTRIBUTING.md, "The cost of a turn")."""
+    turn does (docs/turn-cost.md)."""
     probe = folder / ".file-probe"
     probe.mkdir(parents=True, exist_ok=True)
     names = [probe / n for n in ("MAP.INP", "MOVE.OUT", "STATE.OUT")]

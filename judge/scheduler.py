@@ -10,7 +10,7 @@ An :class:`Executor` plays an iterable of tasks ``jobs`` at a time and calls
 ``on_done`` in the caller's thread as each round ends, in the order they end.
 :class:`ThreadExecutor` is the local one (threads sharing one sandbox: bots
 run as separate processes, so threads only wait); a cluster executor
-(issue 13) implements the same :meth:`Executor.play` with one sandbox per
+(judge/cluster) implements the same :meth:`Executor.play` with one sandbox per
 worker and :func:`play_task` on each.
 
 Stopping is cooperative and needs no wrapper around the sandbox: once

@@ -215,7 +215,7 @@ def _trace_data_files(
     bot: BotSpec, sandbox: Sandbox, limits: Limits, results: list[SituationResult]
 ) -> None:
     """One more run of the traced situations with every file lookup logged: a bot's own
-    file looked for in the team folder and found nowhere is an error (issue 37), which a
+    file looked for in the team folder and found nowhere is an error, which a
     compiled bot that plays on without its data would otherwise pass with."""
     own = bot_files(bot)
     if not own or not results:

@@ -45,7 +45,7 @@ ledger and in standings.json.
 
 --cluster ADDRESS plays the rounds on a Dask cluster (the 'cluster:' key of
 the configuration says the same): the scheduler at ADDRESS and its workers
-(see README, "Several machines"); --cluster local:N starts N worker
+(docs/cluster.md); --cluster local:N starts N worker
 processes on this machine for the run.  Each bot is sent to each worker once
 and built there; only this command writes the ledger and the folder.  There
 the isolation is each worker's: a worker with a protection off (or no

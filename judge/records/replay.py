@@ -178,7 +178,7 @@ class SeatRun:
     #: why the move was void (a :class:`judge.voidwhy.Why` value, kept as recorded: a
     #: newer judge's reason stays readable); None when it was not, or not recorded
     why: str | None = None
-    #: how long the run was kept waiting for a CPU by something else (issue 16); None when
+    #: how long the run was kept waiting for a CPU by something else, given back to it; None when
     #: not measured (or an older replay)
     wait_ms: float | None = None
 

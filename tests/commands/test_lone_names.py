@@ -1,4 +1,4 @@
-"""A lone program's name (issue 37): a generic file name (bot.exe, main, a.out,
+"""A lone program's name: a generic file name (bot.exe, main, a.out,
 Project1.exe) gives way to the folder's name, --name names a bot outright, and two
 teams' programs of one name are told apart by where each came from."""
 

@@ -1,4 +1,4 @@
-"""Why a move was void, in words (issue 12 item 1): one wording for every view."""
+"""Why a move was void, in words: one wording for every view."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A run the machine kept waiting for a CPU is retried, never held against the bot (issue 16).
+"""A run the machine kept waiting for a CPU is retried, never held against the bot.
 
 The referee runs a ``kept_waiting`` IE again after a pause (a burst of load
 elsewhere passes), up to BUSY_RETRIES times, and notes each retry in the

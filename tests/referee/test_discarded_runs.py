@@ -1,4 +1,4 @@
-"""A round with runs the judge discarded (IE) is the round without them (issue 32).
+"""A round with runs the judge discarded (IE) is the round without them.
 
 Both bots count their runs in STATE.OUT and choose every move from the count,
 so a discarded run that left its STATE.OUT behind would change every later

@@ -1,4 +1,4 @@
-"""``judge match`` says why a bot is losing (issue 12 item 1), through the real sandbox."""
+"""``judge match`` says why a bot is losing, through the real sandbox."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A seat's next run, armed after each run (judge.sandbox.zygote.Armed, issue 35).
+"""A seat's next run, armed after each run (judge.sandbox.zygote.Armed).
 
 The armed run's helper has joined the groups and forked; its child has done its
 whole set-up but the core and waits for the go.  These tests pin what must not

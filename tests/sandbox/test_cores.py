@@ -1,4 +1,4 @@
-"""The core budget and the CPU-wait meters, piece by piece (issue 16, items 1 and 2).
+"""The core budget and the CPU-wait meters, piece by piece.
 
 Pure parts (plans, quotas, the budget's queue, the verdict rules) run on
 made-up inputs; the meters read real processes of this machine.

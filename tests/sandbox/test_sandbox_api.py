@@ -336,7 +336,7 @@ def test_default_root_is_passable_whatever_the_umask(tmp_path: Path, monkeypatch
 
 
 def test_a_seats_reused_cgroups_count_each_run_alone(sandbox: Sandbox) -> None:
-    """Issue 35: a seat's cgroups are reused between runs, and a run counts only its
+    """A seat's cgroups are reused between runs, and a run counts only its
     own OOM kill, refused forks and memory: an OK run after an MLE and a fork storm
     in the same seat is OK, with a peak of its own size."""
     with sandbox.seat("reuse", FIXTURES, **{"keep": "STATE.OUT", "keep_bytes": 2**20}) as seat:

@@ -1,4 +1,4 @@
-"""The machine's starvation of ordinary processes is given back like waiting (issue 32).
+"""The machine's starvation of ordinary processes is given back like waiting.
 
 Real-time load on every core starves every ordinary process, kernel threads
 included; a program that needs one of them, or a lock one of them holds,

@@ -76,7 +76,7 @@ runpy.run_path(os.path.join(here, "random_bot.py"), run_name="__main__")
 
 
 def make_burner(folder: Path, cpu_s: float) -> Path:
-    """A bot folder whose program needs ``cpu_s`` seconds of CPU every turn (issue 16)."""
+    """A bot folder whose program needs ``cpu_s`` seconds of CPU every turn."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "bot.py").write_text(BURNER)
     shutil.copy(BOTS / "random" / "bot.py", folder / "random_bot.py")

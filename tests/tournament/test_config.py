@@ -121,7 +121,7 @@ def test_unknown_organiser_map_key(tmp_path: Path) -> None:
 
 
 def test_a_misspelt_key_is_reported_first_with_did_you_mean(tmp_path: Path) -> None:
-    """Issue 12: the typo comes before the problems it causes (here: maps/ not found)."""
+    """The typo comes before the problems it causes (here: maps/ not found)."""
     data = config_dict(3)
     data["maps_dri"] = data.pop("maps_dir")
     data["seed"] = -1
@@ -212,7 +212,7 @@ def test_names_that_cannot_be_names(tmp_path: Path, name: str) -> None:
 
 
 def test_unicode_names_are_kept_as_written(tmp_path: Path) -> None:
-    """Issue 12: Vietnamese names, spaces, slashes and rich markup are names like any other."""
+    """Vietnamese names, spaces, slashes and rich markup are names like any other."""
     data = config_dict(3)
     written = ["Rồng Biển", "Đội Hải Âu", "[bold]x[/] / ../A-vs-B"]
     for team, name in zip(data["teams"], written, strict=True):

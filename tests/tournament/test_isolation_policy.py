@@ -1,4 +1,4 @@
-"""An official tournament is isolated, or says so loudly and records it (issue 12 item 6).
+"""An official tournament is isolated, or says so loudly and records it.
 
 Also what standings.json records for an audit (item 7): seed, date, the judge's
 version, the configuration's hash and each team's program hash.  These run on

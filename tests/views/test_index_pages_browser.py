@@ -1,4 +1,4 @@
-"""The league and tournament pages in Chromium at 1280 x 800 and on a phone (issue 37).
+"""The league and tournament pages in Chromium at 1280 x 800 and on a phone.
 
 * The league's table fits 1280 px (every column in view, the page never scrolls
   sideways) and on a phone scrolls inside its own box; its match list gives

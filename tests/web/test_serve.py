@@ -1,4 +1,4 @@
-"""``judge serve``: a folder of results on the web, live while a tournament is played (issue 36).
+"""``judge serve``: a folder of results on the web, live while a tournament is played.
 
 The app is driven in-process with Starlette's test client for what the server
 answers (the index, the state of a tournament, refusals), and in real headless

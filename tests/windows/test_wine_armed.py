@@ -1,6 +1,7 @@
-"""The next run's wineserver is armed while a run goes on (issue 35).
+"""The next run's wineserver is armed while a run goes on.
 
-After each .exe run the seat's server is made afresh (issue 32).  The new
+After each .exe run the seat's server is made afresh, so that a program keeps
+nothing of wine's state between runs.  The new
 server's helper is started one run ahead: it joins its groups and readies the
 server's process, which waits, still root and without a single instruction of
 wine run, for its go at the refresh after the next run.  Checked here: the

@@ -1,4 +1,4 @@
-"""A Windows program carries nothing from run to run but its keep file (issue 32).
+"""A Windows program carries nothing from run to run but its keep file.
 
 * Whatever it leaves in wine (registry values, global atoms) is gone by its next
   run: each run starts on a fresh wineserver loaded with the template's registry.

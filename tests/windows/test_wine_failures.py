@@ -1,4 +1,4 @@
-"""Wine's own failures are the judge's, never the program's (issue 32, item 4).
+"""Wine's own failures are the judge's, never the program's.
 
 A run wine fails (its server gone, a prefix it cannot use: anything before
 wine has loaded the program's own file) is IE, and the referee runs it again.

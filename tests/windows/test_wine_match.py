@@ -192,7 +192,7 @@ def test_sandbox_info_says_how_exes_run(exes: Exes, capsys: pytest.CaptureFixtur
 
 
 def test_two_teams_bot_exe_play_under_their_folders_names(exes: Exes, tmp_path: Path) -> None:
-    """Issue 37: two teams hand in a bot.exe each; the standings name the teams, not 'bot'
+    """Two teams hand in a bot.exe each; the standings name the teams, not 'bot'
     and 'bot-2'."""
     for team in ("Rồng Biển", "Cá Mập"):
         (tmp_path / team).mkdir()

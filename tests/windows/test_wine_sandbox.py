@@ -61,7 +61,7 @@ class Case:
     words: tuple[str, ...] = ()  # in the verdict's message
     time_s: float = 10.0
     program: str = "hostile"  # or "dynamic": the C++ kit built without -static
-    #: not in the message (an exit code that only repeats the Windows status: issue 37)
+    #: not in the message (an exit code that only repeats the Windows status)
     not_words: tuple[str, ...] = ()
 
 
@@ -88,7 +88,8 @@ class Outcome:
     run: TurnRun
     during: list[int]  # pids of the seat's uid right after the run
     server: int | None  # pid of the seat's wineserver before the run
-    fresh: list[int]  # the seat's wineserver after the run (a new one: issue 32)
+    #: the seat's wineserver after the run (a new one: nothing of wine's state carries over)
+    fresh: list[int]
     after_close: list[int]
     uid: int | None
 
