@@ -3,8 +3,8 @@
 A version is checked on this machine's sandbox, under the contest's limits
 (``limits:`` of arena.yaml), wine for an ``.exe``, as the final will run it:
 
-1. the bot is made ready: an ``.exe`` as it is; a ``.zip`` unpacked into its store
-   folder and built (:mod:`judge.arena.builds`, confined);
+1. the bot is made ready in its store folder: an ``.exe`` in a folder of its own, a
+   ``.zip`` unpacked and built (:mod:`judge.arena.builds`, confined);
 2. ``judge check-bot``'s battery (:func:`judge.checkbot.check_bot`): any error
    rejects it, in check-bot's words (the situation, what went wrong, its likely
    cause);
@@ -28,13 +28,15 @@ import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
+
 from judge.arena.builds import build
 from judge.arena.config import ArenaConfig
 from judge.arena.service import Context, Outcome, Retry, TaskKind
 from judge.arena.store import Account, Status, Store, Version
 from judge.arena.submissions import set_status, store_folder, unpack
 from judge.arena.tasks import Task
-from judge.bots import BOT_FILE, BotError, BotSpec, build_output, named, resolve_bot
+from judge.bots import BOT_FILE, BotError, BotSpec, named, resolve_bot
 from judge.checkbot import ERROR, CheckAborted, SituationResult, check_bot, passed
 from judge.maps import load_map
 from judge.names import distinct_folders
@@ -70,41 +72,56 @@ class Rejected(Exception):
 def prepare(
     root: Path, version: Version, team: str, config: ArenaConfig, log: list[str]
 ) -> BotSpec:
-    """The version as a runnable bot, under the team's name (Rejected: why it cannot be)."""
+    """The version as a runnable bot, under the team's name (Rejected: why it cannot be).
+
+    Every version is a bot folder inside its store folder, so that nothing of it is
+    copied out of the arena (a lone program would be staged in the judge's cache): an
+    ``.exe`` gets a folder of its own with a ``bot.yaml`` that runs it, a zip is
+    unpacked, and a zipped ``.exe`` without a ``bot.yaml`` gets one the same way."""
     stored = root / version.path
     try:
-        if version.kind == "exe":
-            return named(resolve_bot(str(stored)), team)
-        folder = _unpacked(root, version, config)
-        if (folder / BOT_FILE).is_file():
+        folder = _made_ready(root, version, config)
+        if _has_build(folder):
             result = build(folder, config.uploads.build_timeout_s)
             if not result.ok:
                 raise Rejected(f"its build failed: {_shown(result.message, root, folder)}")
-            if build_output(folder) is not None:
-                log.append(f"built ({result.message})")
-            return named(resolve_bot(str(folder), build=False), team)
-        exe = next(p for p in sorted(folder.iterdir()) if p.suffix.lower() == ".exe")
-        return named(resolve_bot(str(exe)), team)
+            log.append(f"built ({result.message})")
+        return named(resolve_bot(str(folder), build=False), team)
     except BotError as exc:
         raise Rejected(_shown(str(exc), root, stored.parent)) from None
 
 
-def _unpacked(root: Path, version: Version, config: ArenaConfig) -> Path:
-    """The zip's bot folder in its store folder, unpacked once (whole, or not at all)."""
+def _has_build(folder: Path) -> bool:
+    try:
+        data = yaml.safe_load((folder / BOT_FILE).read_text(encoding="utf-8", errors="replace"))
+    except (OSError, yaml.YAMLError, RecursionError, ValueError):
+        return False  # said by resolve_bot, in its words
+    return isinstance(data, dict) and "build" in data
+
+
+def _made_ready(root: Path, version: Version, config: ArenaConfig) -> Path:
+    """The version's bot folder in its store folder, made once (whole, or not at all)."""
     home = store_folder(root, version.sha256)
-    folder = home / UNPACKED
+    folder = home / (UNPACKED if version.kind == "zip" else "exe")
     if folder.is_dir():
         return folder
-    building = home / f".{UNPACKED}-{secrets.token_hex(4)}"
+    building = home / f".{folder.name}-{secrets.token_hex(4)}"
     try:
-        unpack(root / version.path, building, config.uploads)
+        if version.kind == "zip":
+            unpack(root / version.path, building, config.uploads)
+        else:
+            building.mkdir()
+            shutil.copyfile(root / version.path, building / "bot.exe")
+        if not (building / BOT_FILE).exists():
+            exe = next(p.name for p in sorted(building.iterdir()) if p.suffix.lower() == ".exe")
+            (building / BOT_FILE).write_text(yaml.safe_dump({"command": [exe]}), encoding="utf-8")
         os.chmod(building, 0o700)  # the team's own files: no other team's build may read them
         os.replace(building, folder)
     except FileExistsError:
         pass
     except OSError as exc:
         if not folder.is_dir():
-            raise Rejected(f"its zip could not be unpacked: {exc}") from None
+            raise Rejected(f"its files could not be made ready: {exc}") from None
     finally:
         shutil.rmtree(building, ignore_errors=True)
     return folder

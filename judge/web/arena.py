@@ -27,6 +27,8 @@ organiser), at the path the store recorded.
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import json
 import secrets
 import threading
@@ -251,9 +253,6 @@ class ArenaSite:
         return urlsplit(origin).netloc != request.headers.get("host", "")
 
     def _login_csrf(self, nonce: str) -> str:
-        import hashlib
-        import hmac
-
         return hmac.new(self.login_secret.encode(), nonce.encode(), hashlib.sha256).hexdigest()
 
     def _set_session(self, response: Response, cookie: str) -> None:

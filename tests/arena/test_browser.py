@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from judge.programs import cache_root, file_hash
 from tests.arena.conftest import ROOT, make, python_bot_zip
 from tests.arena.test_checks import _port, _wait_up
 from tests.views.test_html_browser import ARGS, CHROMIUM, _missing
@@ -128,6 +129,8 @@ def test_teams_upload_and_watch_their_checks_and_the_organiser_downloads_the_arc
             '#versions tr[data-version="1"][data-status=accepted]', timeout=CHECKED_MS
         )
         assert mine.text_content("#current") == "version 1"
+        # checked where it is stored: not staged in the judge's program cache
+        assert not (cache_root() / f"file-{file_hash(greedy)[:24]}").exists()
         _upload(
             mine,
             {"bot": bot_zip, "source": tmp_path / "src.zip", "report": tmp_path / "report.pdf"},
