@@ -608,8 +608,9 @@ class ArenaSite:
     def cap_for(self, path: str) -> int:
         return self.config.uploads.body_bytes if path in UPLOAD_PATHS else SMALL_BODY
 
-    def app(self) -> ASGIApp:
-        routes = [
+    def routes(self) -> list[Route]:
+        """The arena's routes (a later part of the arena adds its own to these)."""
+        return [
             Route("/", self.home),
             Route("/login", self.login_form, methods=["GET"]),
             Route("/login", self.login, methods=["POST"]),
@@ -628,10 +629,12 @@ class ArenaSite:
             Route("/api/submissions", self.api_versions, methods=["GET"]),
             Route("/api/submissions/{id}", self.api_version, methods=["GET"]),
         ]
+
+    def app(self) -> ASGIApp:
         handlers: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
             404: self.not_found
         }
-        app = Starlette(routes=routes, exception_handlers=handlers)  # type: ignore[arg-type]
+        app = Starlette(routes=self.routes(), exception_handlers=handlers)  # type: ignore[arg-type]
         return SecurityHeaders(BodyCap(app, self.cap_for))
 
 
