@@ -133,11 +133,20 @@ def _confined_argv(inner: list[str], uid: int, gid: int, places: _Places) -> lis
 def _alias(folder: Path, tmp: Path) -> _Places:
     ALIAS_ROOT.mkdir(mode=0o755, exist_ok=True)
     os.chmod(ALIAS_ROOT, 0o755)
+    _sweep()
     home = ALIAS_ROOT / f"{os.getpid()}-{secrets.token_hex(6)}"
     (home / "bot").mkdir(parents=True)
     (home / "tmp").mkdir()
     os.chmod(home, 0o755)
     return _Places(folder, tmp, home / "bot", home / "tmp")
+
+
+def _sweep() -> None:
+    """Take away the (empty) mount points a killed judge's builds left."""
+    for old in ALIAS_ROOT.iterdir():
+        pid = old.name.split("-", 1)[0]
+        if pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            shutil.rmtree(old, ignore_errors=True)
 
 
 def build(folder: Path, timeout_s: int) -> BuildResult:
