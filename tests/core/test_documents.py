@@ -230,7 +230,6 @@ def _links(text: str) -> Iterator[str]:
 #: is in the repository.
 PENDING = {
     "docs/turn-path.md": "the sandbox's turn path, step by step",
-    "docs/arena.md": "the arena before the final",
 }
 
 
