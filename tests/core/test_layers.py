@@ -39,7 +39,7 @@ LAYERS: list[tuple[str, ...]] = [
     ("judge.scheduler", "judge.cluster", "judge.match", "judge.checkbot"),
     ("judge.evaluate", "judge.evalbook"),
     ("judge.tournament", "judge.league"),
-    ("judge.arena",),  # the arena's logic: above the tournament and league, below the views
+    ("judge.arena",),  # the arena: accounts, uploads, checks, tasks (above the league)
     ("judge.views",),  # presentation
     ("judge.web",),  # the pages served (judge serve, judge play)
     ("judge.commands", "judge.cli", "judge.__main__"),
