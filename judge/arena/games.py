@@ -31,7 +31,7 @@ import shutil
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,7 +47,7 @@ from judge.arena.ratings import (
     unrated_because,
 )
 from judge.arena.store import Store, now_iso
-from judge.bots import BotSpec
+from judge.bots import BotSpec, named, resolve_bot
 from judge.evaluate import MapPlan
 from judge.names import folder_name
 from judge.records import Json
@@ -383,6 +383,25 @@ class GameSetup:
     limits: Limits
     #: a player's program (a version's stored bot, a house bot)
     bot_for: Callable[[Player], BotSpec]
+
+
+class HouseBots:
+    """The house bots' programs (resolved once each: a house bot never changes while the
+    server runs)."""
+
+    def __init__(self, arena_dir: Path, bots: Mapping[str, str]):
+        self.arena_dir, self.bots = arena_dir, dict(bots)
+        self._specs: dict[str, BotSpec] = {}
+        self._lock = threading.Lock()
+
+    def spec(self, name: str) -> BotSpec:
+        with self._lock:
+            if name not in self._specs:
+                from judge.arena.ladderconfig import house_bot_path
+
+                path = house_bot_path(self.arena_dir, self.bots.get(name, name))
+                self._specs[name] = named(resolve_bot(path), name)
+            return self._specs[name]
 
 
 def round_tasks(setup: GameSetup, g: Game, a: Player, b: Player) -> list[RoundTask]:
