@@ -25,6 +25,7 @@ from types import ModuleType
 
 from judge import __version__
 from judge.commands import (
+    arena,
     check_bot,
     genmap,
     league,
@@ -51,6 +52,7 @@ COMMANDS: list[tuple[str, ModuleType]] = [
     ("check-bot", check_bot),
     ("replay", replay),
     ("serve", serve),
+    ("arena", arena),
     ("play", play),
     ("sandbox-info", sandbox_info),
 ]

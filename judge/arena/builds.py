@@ -1,0 +1,180 @@
+"""A zipped bot folder's build step, run the way ``judge match`` runs it, but confined.
+
+``judge match`` builds a bot folder on the organiser's own machine with the
+bot's ``build:`` command (:func:`judge.bots.resolve_bot`): fine for a bot the
+organiser chose, not for one any team uploads.  Here the very same code runs in a
+child process that, as root, has
+
+* a mount namespace of its own, where the folders anyone may write (``/tmp``,
+  ``/var/tmp``, ``/dev/shm``, ``/run/lock``) are read-only: it writes only the bot's
+  folder and a temporary folder of its own beside it (``TMPDIR``), removed after;
+* a network namespace of its own, with no interface up (no network at all);
+* the uid and gid ``nobody``, no other groups: it can write only the bot's own
+  folder (given to that uid for the build, taken back after), and read nothing
+  the arena keeps private (the store's files and folders are root's, 0600/0700);
+* limits on its CPU time, memory, file size and processes, and a wall-clock
+  timeout (``uploads: build_timeout_s``) after which its whole group is killed.
+
+As a normal user (no namespaces to make) the build runs as that user with the
+limits and the timeout only, and its log says so.  The parent process never runs
+the build itself: it reads the built folder with ``build=False``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+#: The uid the build runs as (root only).
+BUILD_USER = "nobody"
+#: The machine's folders anyone may write: read-only for the build.
+PRIVATE_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
+MEMORY_BYTES = 2 << 30
+FILE_BYTES = 256 << 20
+PROCESSES = 256
+
+_CHILD = r"""
+import json, resource, sys
+cpu = int(sys.argv[2])
+for what, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, int(sys.argv[3])),
+                    (resource.RLIMIT_FSIZE, int(sys.argv[4])), (resource.RLIMIT_CORE, 0)):
+    resource.setrlimit(what, (value, value))
+from judge.bots import BotError, resolve_bot
+try:
+    resolve_bot(sys.argv[1])
+except BotError as exc:
+    print(json.dumps({"ok": False, "error": str(exc)}))
+    sys.exit(0)
+print(json.dumps({"ok": True}))
+"""
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    ok: bool
+    message: str  # why not, or how it was confined
+
+
+def _nobody() -> tuple[int, int] | None:
+    try:
+        pw = pwd.getpwnam(BUILD_USER)
+    except KeyError:
+        return None
+    return pw.pw_uid, pw.pw_gid
+
+
+def _chown_tree(folder: Path, uid: int, gid: int) -> None:
+    for dirpath, dirnames, filenames in os.walk(folder):
+        os.chown(dirpath, uid, gid, follow_symlinks=False)
+        for name in dirnames + filenames:
+            os.chown(os.path.join(dirpath, name), uid, gid, follow_symlinks=False)
+
+
+_SCRIPT = """set -e
+mount --make-rprivate /
+for d in %s; do
+  [ -d "$d" ] || continue
+  mount --bind "$d" "$d"; mount -o remount,bind,ro "$d"
+done
+for d in "$1" "$2"; do mount --bind "$d" "$d"; mount -o remount,bind,rw "$d"; done
+shift 2
+exec "$@"
+"""
+
+
+def _confined_argv(
+    inner: list[str], uid: int, gid: int, folder: Path, tmp: Path
+) -> list[str] | None:
+    """``inner`` in new mount and network namespaces, the machine's shared writable folders
+    read-only there (the bot's folder and its temporary folder writable), as ``uid``."""
+    unshare, setpriv = shutil.which("unshare"), shutil.which("setpriv")
+    if unshare is None or setpriv is None:
+        return None
+    script = _SCRIPT % " ".join(PRIVATE_DIRS)
+    drop = [setpriv, f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
+    return [
+        unshare,
+        "--mount",
+        "--net",
+        "--",
+        "/bin/sh",
+        "-c",
+        script,
+        "build",
+        str(folder),
+        str(tmp),
+        *drop,
+        *inner,
+    ]
+
+
+def build(folder: Path, timeout_s: int) -> BuildResult:
+    """Build the bot folder ``folder`` in place (a no-op when its bot.yaml has no build)."""
+    inner = [
+        sys.executable,
+        "-c",
+        _CHILD,
+        str(folder),
+        str(timeout_s),
+        str(MEMORY_BYTES),
+        str(FILE_BYTES),
+    ]
+    tmp = folder.parent / f".build-tmp-{os.getpid()}-{id(folder)}"
+    tmp.mkdir(mode=0o700)
+    env = {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp),
+        "TMPDIR": str(tmp),
+        "LANG": "C.UTF-8",
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
+    }
+    ids = _nobody() if os.geteuid() == 0 else None
+    argv = _confined_argv(inner, *ids, folder, tmp) if ids is not None else None
+    how = "confined: no network, only its own folder writable, as nobody"
+    if argv is None:
+        argv, how = (
+            inner,
+            "not confined (the arena does not run as root): limits and a timeout only",
+        )
+    elif ids is not None:
+        _chown_tree(folder, *ids)
+        os.chown(tmp, *ids)
+    try:
+        proc = subprocess.Popen(
+            argv,
+            cwd=folder,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
+        try:
+            out, err = proc.communicate(timeout=timeout_s + 10)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.communicate()
+            return BuildResult(False, f"the build took over {timeout_s} s")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if ids is not None:
+            _chown_tree(folder, 0, 0)
+    lines = [ln for ln in out.decode("utf-8", "replace").splitlines() if ln.startswith("{")]
+    try:
+        answer = json.loads(lines[-1])
+    except (IndexError, ValueError):
+        tail = err.decode("utf-8", "replace")[-1500:]
+        return BuildResult(
+            False, f"the build stopped without a word (exit {proc.returncode}): {tail}"
+        )
+    if not answer.get("ok"):
+        return BuildResult(False, str(answer.get("error", "the build failed")))
+    return BuildResult(True, how)
