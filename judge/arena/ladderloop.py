@@ -19,20 +19,34 @@ recorded (unrated if a version was replaced meanwhile).
 
 from __future__ import annotations
 
+import logging
 import random
 import sqlite3
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from judge.arena import ArenaError
 from judge.arena import games as g
 from judge.arena.challenges import HOUR_S, Ask, refusal
-from judge.arena.ladder import Entrant, PairKind, Pick, PracticeMaps, next_round, placement
-from judge.arena.ladderconfig import REFERENCE, LadderSettings
+from judge.arena.config import ArenaConfig
+from judge.arena.ladder import (
+    Entrant,
+    NoPracticeMap,
+    PairKind,
+    Pick,
+    PracticeMaps,
+    next_round,
+    placement,
+)
+from judge.arena.ladderconfig import REFERENCE, LadderSettings, ladder_settings
 from judge.arena.store import Phase, Store
 from judge.maps import load_map
 from judge.seeds import derive
+
+log = logging.getLogger("judge.arena")
 
 
 @dataclass
@@ -52,9 +66,12 @@ def practice_maps(
     """The arena's practice maps: arena.yaml's files and the ladder's generated sizes, the
     organisers' sea left out."""
     sea = load_map(arena_dir / organiser) if organiser else None
-    return PracticeMaps.load(
-        [arena_dir / f for f in files], settings.generated, settings.turns, sea
-    )
+    try:
+        return PracticeMaps.load(
+            [arena_dir / f for f in files], settings.generated, settings.turns, sea
+        )
+    except NoPracticeMap as exc:
+        raise ArenaError(f"arena.yaml: {exc}") from None
 
 
 class Ladder:
@@ -196,6 +213,55 @@ class Ladder:
 
         result: tuple[int, str | list[int]] = self.store.write(ask)
         return result
+
+
+class LadderThread:
+    """The server's ladder: a step every ``period_s`` seconds in a thread of its own, waking
+    the task slots when it queued games.  A step that fails (a busy or damaged store) is
+    logged and tried again at the next beat: the ladder never stops the server."""
+
+    def __init__(self, ladder: Ladder, wake: Callable[[], None], period_s: float = 1.0):
+        self.ladder, self.wake, self.period_s = ladder, wake, period_s
+        self.stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name="arena-ladder", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def close(self, timeout: float = 10.0) -> None:
+        self.stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout)
+
+    def _loop(self) -> None:
+        while not self.stop.is_set():
+            try:
+                report = self.ladder.step()
+            except Exception:  # noqa: BLE001 - logged; the next beat tries again
+                log.exception("the ladder's step failed")
+            else:
+                if report.placement or report.round_started is not None:
+                    self.wake()
+                if report.joined or report.round_started is not None or report.froze:
+                    log.info(
+                        "ladder: joined %s, round %s, %s dropped%s",
+                        report.joined,
+                        report.round_started,
+                        report.dropped,
+                        ", frozen by the deadline" if report.froze else "",
+                    )
+            self.stop.wait(self.period_s)
+
+
+def start_ladder(
+    root: Path, store: Store, config: ArenaConfig, wake: Callable[[], None]
+) -> LadderThread:
+    """The ladder of an opened arena, started (``judge arena serve``)."""
+    settings = ladder_settings(config.later)
+    maps = practice_maps(root, config.practice_maps, settings, config.organiser_map)
+    thread = LadderThread(Ladder(store, settings, maps, config.closed_by_deadline), wake)
+    thread.start()
+    return thread
 
 
 def _entrant(p: g.Player) -> Entrant:

@@ -59,6 +59,7 @@ def serve(
     from judge.arena.accounts import Accounts
     from judge.arena.folder import open_arena
     from judge.arena.kinds import task_kinds
+    from judge.arena.ladderloop import start_ladder
     from judge.arena.service import Service
     from judge.sandbox import Sandbox
     from judge.web.arena import ArenaSite
@@ -94,6 +95,8 @@ def serve(
         server = uvicorn.Server(config)
         service.start()
         stack.callback(service.close)
+        ladder = start_ladder(arena.root, arena.store, arena.config, service.wake)
+        stack.callback(ladder.close)
         scheme = "https" if ssl else "http"
         print(
             f"serving the arena {arena.root} on {scheme}://{host}:{port}/ ({slots} at once); Ctrl-C stops",
