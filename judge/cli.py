@@ -34,6 +34,7 @@ from judge.commands import (
     replay,
     sandbox_info,
     serve,
+    submit,
     tournament,
     validate,
 )
@@ -53,6 +54,7 @@ COMMANDS: list[tuple[str, ModuleType]] = [
     ("replay", replay),
     ("serve", serve),
     ("arena", arena),
+    ("submit", submit),
     ("play", play),
     ("sandbox-info", sandbox_info),
 ]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import json
 import os
 import pwd
+import secrets
 import shutil
 import signal
 import subprocess
@@ -83,22 +84,37 @@ for d in %s; do
   [ -d "$d" ] || continue
   mount --bind "$d" "$d"; mount -o remount,bind,ro "$d"
 done
-for d in "$1" "$2"; do mount --bind "$d" "$d"; mount -o remount,bind,rw "$d"; done
-shift 2
+mount --bind "$1" "$3"; mount -o remount,bind,rw "$3"
+mount --bind "$2" "$4"; mount -o remount,bind,rw "$4"
+cd "$3"
+shift 4
 exec "$@"
 """
+#: Where the bot's folder is seen during a build (a bind mount in the build's own mount
+#: namespace): a path nobody can reach whatever the folders above the arena allow.
+ALIAS_ROOT = Path("/run/ocean-judge-arena")
 
 
-def _confined_argv(
-    inner: list[str], uid: int, gid: int, folder: Path, tmp: Path
-) -> list[str] | None:
+@dataclass(frozen=True)
+class _Places:
+    """The folders a build works in: as the judge sees them, and as the build does."""
+
+    folder: Path
+    tmp: Path
+    seen_folder: Path
+    seen_tmp: Path
+
+
+def _confined_argv(inner: list[str], uid: int, gid: int, places: _Places) -> list[str] | None:
     """``inner`` in new mount and network namespaces, the machine's shared writable folders
-    read-only there (the bot's folder and its temporary folder writable), as ``uid``."""
+    read-only there, the bot's folder and its temporary folder bound where ``uid`` reaches
+    them, run as ``uid``."""
     unshare, setpriv = shutil.which("unshare"), shutil.which("setpriv")
     if unshare is None or setpriv is None:
         return None
     script = _SCRIPT % " ".join(PRIVATE_DIRS)
     drop = [setpriv, f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
+    where = [places.folder, places.tmp, places.seen_folder, places.seen_tmp]
     return [
         unshare,
         "--mount",
@@ -108,73 +124,93 @@ def _confined_argv(
         "-c",
         script,
         "build",
-        str(folder),
-        str(tmp),
+        *map(str, where),
         *drop,
         *inner,
     ]
 
 
+def _alias(folder: Path, tmp: Path) -> _Places:
+    ALIAS_ROOT.mkdir(mode=0o755, exist_ok=True)
+    os.chmod(ALIAS_ROOT, 0o755)
+    home = ALIAS_ROOT / f"{os.getpid()}-{secrets.token_hex(6)}"
+    (home / "bot").mkdir(parents=True)
+    (home / "tmp").mkdir()
+    os.chmod(home, 0o755)
+    return _Places(folder, tmp, home / "bot", home / "tmp")
+
+
 def build(folder: Path, timeout_s: int) -> BuildResult:
     """Build the bot folder ``folder`` in place (a no-op when its bot.yaml has no build)."""
+    tmp = folder.parent / f".build-tmp-{secrets.token_hex(6)}"
+    tmp.mkdir(mode=0o700)
+    ids = _nobody() if os.geteuid() == 0 else None
+    places = _Places(folder, tmp, folder, tmp)
+    try:
+        if ids is not None:
+            places = _alias(folder, tmp)
+            _chown_tree(folder, *ids)
+            os.chown(tmp, *ids)
+        return _run(places, ids, timeout_s)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if ids is not None:
+            _chown_tree(folder, 0, 0)
+        if places.seen_folder != folder:
+            shutil.rmtree(places.seen_folder.parent, ignore_errors=True)
+
+
+def _run(places: _Places, ids: tuple[int, int] | None, timeout_s: int) -> BuildResult:
     inner = [
         sys.executable,
         "-c",
         _CHILD,
-        str(folder),
+        str(places.seen_folder),
         str(timeout_s),
         str(MEMORY_BYTES),
         str(FILE_BYTES),
     ]
-    tmp = folder.parent / f".build-tmp-{os.getpid()}-{id(folder)}"
-    tmp.mkdir(mode=0o700)
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-        "HOME": str(tmp),
-        "TMPDIR": str(tmp),
+        "HOME": str(places.seen_tmp),
+        "TMPDIR": str(places.seen_tmp),
         "LANG": "C.UTF-8",
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
     }
-    ids = _nobody() if os.geteuid() == 0 else None
-    argv = _confined_argv(inner, *ids, folder, tmp) if ids is not None else None
+    argv = _confined_argv(inner, *ids, places) if ids is not None else None
     how = "confined: no network, only its own folder writable, as nobody"
     if argv is None:
         argv, how = (
             inner,
             "not confined (the arena does not run as root): limits and a timeout only",
         )
-    elif ids is not None:
-        _chown_tree(folder, *ids)
-        os.chown(tmp, *ids)
+    proc = subprocess.Popen(
+        argv,
+        cwd=places.folder,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     try:
-        proc = subprocess.Popen(
-            argv,
-            cwd=folder,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-        try:
-            out, err = proc.communicate(timeout=timeout_s + 10)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-            proc.communicate()
-            return BuildResult(False, f"the build took over {timeout_s} s")
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-        if ids is not None:
-            _chown_tree(folder, 0, 0)
+        out, err = proc.communicate(timeout=timeout_s + 10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+        return BuildResult(False, f"the build took over {timeout_s} s")
+    seen = str(places.seen_folder)
     lines = [ln for ln in out.decode("utf-8", "replace").splitlines() if ln.startswith("{")]
     try:
         answer = json.loads(lines[-1])
     except (IndexError, ValueError):
-        tail = err.decode("utf-8", "replace")[-1500:]
+        tail = err.decode("utf-8", "replace")[-1500:].replace(seen, str(places.folder))
         return BuildResult(
             False, f"the build stopped without a word (exit {proc.returncode}): {tail}"
         )
     if not answer.get("ok"):
-        return BuildResult(False, str(answer.get("error", "the build failed")))
+        return BuildResult(
+            False, str(answer.get("error", "the build failed")).replace(seen, str(places.folder))
+        )
     return BuildResult(True, how)
