@@ -151,7 +151,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=30, help="rated pairs each, at least")
     ap.add_argument("--teams", type=int, default=6, help="simulated teams of the real arena")
     ap.add_argument("--minutes", type=float, default=5.0, help="how long the real arena runs")
-    ap.add_argument("--jobs", type=int, default=2, help="the arena server's --jobs")
+    ap.add_argument(
+        "--jobs", type=int, default=1, help="the arena server's --jobs (a game: 2 rounds at once)"
+    )
+    ap.add_argument("--turns", type=int, default=10, help="K of the practice games")
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
     if args.part in ("field", "all"):
@@ -162,12 +165,302 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+# ---------------------------------------------------------------- the server
+PY_BOTS = ("random", "greedy", "hunter", "collector", "rammer", "planner")
+
+
+def _maps(folder: Path, n: int, turns: int, seed: int) -> Path:
+    """``n`` generated 7x7 practice seas with K = ``turns`` in ``folder``, and an organiser's
+    map apart (its path)."""
+    from judge.mapgen import generate_map
+    from judge.maps import format_map
+
+    folder.mkdir(parents=True)
+    for i in range(n):
+        gm = generate_map(7, 7, turns, seed=seed * 1000 + i)
+        (folder / f"p{i + 1}.txt").write_text(format_map(gm), encoding="utf-8")
+    organiser = folder.parent / "organiser.txt"
+    organiser.write_text(
+        format_map(generate_map(9, 9, turns, seed=seed * 1000 + 999)), encoding="utf-8"
+    )
+    return organiser
+
+
+def _zip_bot(bot: str, out: Path) -> Path:
+    import zipfile
+
+    folder = ROOT / "bots" / bot
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+        for f in sorted(folder.rglob("*")):
+            if f.is_file() and "__pycache__" not in f.parts:
+                zf.write(f, f"{bot}/{f.relative_to(folder).as_posix()}")
+    return out
+
+
+def _exe(out: Path) -> Path | None:
+    """bots/greedy_c built with MinGW-w64 as a 64-bit .exe (None: no compiler or no wine)."""
+    import shutil
+    import subprocess
+
+    if shutil.which("x86_64-w64-mingw32-gcc") is None or shutil.which("wine") is None:
+        return None
+    src = ROOT / "bots" / "greedy_c" / "greedy.c"
+    subprocess.run(
+        ["x86_64-w64-mingw32-gcc", "-O2", "-std=c99", "-o", str(out), str(src)], check=True
+    )
+    return out
+
+
+def _post_bot(url: str, token: str, path: Path) -> dict[str, Any]:
+    import json
+    import secrets
+    import urllib.request
+
+    boundary = secrets.token_hex(16)
+    body = (
+        (
+            f'--{boundary}\r\nContent-Disposition: form-data; name="bot"; filename="{path.name}"\r\n'
+            "Content-Type: application/octet-stream\r\n\r\n"
+        ).encode()
+        + path.read_bytes()
+        + f"\r\n--{boundary}--\r\n".encode()
+    )
+    req = urllib.request.Request(
+        f"{url}/api/submissions",
+        data=body,
+        headers={
+            "Authorization": f"Bearer {token}",
+            "Content-Type": f"multipart/form-data; boundary={boundary}",
+        },
+    )
+    with urllib.request.urlopen(req, timeout=60) as r:
+        return dict(json.loads(r.read()))
+
+
+def _status(url: str, token: str, sid: int) -> str:
+    import json
+    import urllib.request
+
+    req = urllib.request.Request(
+        f"{url}/api/submissions/{sid}", headers={"Authorization": f"Bearer {token}"}
+    )
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return str(json.loads(r.read())["status"])
+
+
+def _query(root: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    import sqlite3
+
+    conn = sqlite3.connect(f"file:{root / 'arena.sqlite'}?mode=ro", uri=True, timeout=30)
+    try:
+        return conn.execute(sql, params).fetchall()
+    finally:
+        conn.close()
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
 def server_part(args: argparse.Namespace) -> dict[str, Any]:
-    raise SystemExit("the server part needs `judge arena serve`")
+    """A real arena for ``args.minutes``: uploads at random times, then the figures."""
+    import csv
+    import os
+    import subprocess
+    import tempfile
+
+    import psutil
+
+    rng = random.Random(args.seed)
+    tmp = Path(tempfile.mkdtemp(prefix="arena-bench-"))
+    teams = [f"Đội {i + 1}" for i in range(args.teams)]
+    (tmp / "teams.csv").write_text("team\n" + "".join(f"{t}\n" for t in teams), encoding="utf-8")
+    organiser = _maps(tmp / "maps", args.teams + 1, args.turns, args.seed)
+    root = tmp / "arena"
+    judge = [sys.executable, "-m", "judge"]
+    subprocess.run(
+        [*judge, "arena", "init", str(root), "--teams", str(tmp / "teams.csv"), "--maps-dir", str(tmp / "maps"),
+         "--organiser-map", str(organiser)],
+        check=True, stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    with (root / "arena.yaml").open("a", encoding="utf-8") as f:
+        f.write(f"ladder:\n  seed: {args.seed}\n  generated: []\n  turns: {args.turns}\n")
+    with (root / "credentials.csv").open(encoding="utf-8-sig") as f:
+        tokens = {r["team"]: r["token"] for r in csv.DictReader(f) if r["role"] == "team"}
+    files = [_zip_bot(b, tmp / f"{b}.zip") for b in PY_BOTS]
+    exe = _exe(tmp / "greedy.exe")
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    server = subprocess.Popen(
+        [*judge, "arena", "serve", str(root), "--port", str(port), "--jobs", str(args.jobs)],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    )  # fmt: skip
+    proc = psutil.Process(server.pid)
+    uploads: list[dict[str, Any]] = []
+    peak_rss = 0
+    try:
+        _wait_up(url)
+        started = time.monotonic()
+        end = started + args.minutes * 60
+        # Every team uploads once at the start, then new versions at random times.
+        plan = sorted(
+            [(0.0, t) for t in teams]
+            + [
+                (rng.uniform(0.1, 0.8) * args.minutes * 60, rng.choice(teams))
+                for _ in range(args.teams)
+            ]
+        )
+        for i, (at, team) in enumerate(plan):
+            while time.monotonic() - started < at:
+                peak_rss = max(peak_rss, _rss(proc))
+                _follow(url, tokens, root, uploads)
+                time.sleep(0.5)
+            bot = exe if (exe is not None and i == 1) else rng.choice(files)
+            try:
+                answer = _post_bot(url, tokens[team], bot)
+            except Exception as exc:  # noqa: BLE001 - one busy upload (429) is part of the load
+                uploads.append({"team": team, "file": bot.name, "refused": str(exc)})
+                continue
+            uploads.append({"team": team, "file": bot.name, "id": answer["id"], "at": time.time()})
+        while time.monotonic() < end:
+            peak_rss = max(peak_rss, _rss(proc))
+            _follow(url, tokens, root, uploads)
+            time.sleep(0.5)
+        _follow(url, tokens, root, uploads)
+        elapsed = time.monotonic() - started
+    finally:
+        server.terminate()
+        try:
+            server.wait(60)
+        except subprocess.TimeoutExpired:
+            server.kill()
+    games = _query(root, "SELECT count(*) FROM games WHERE state = 'done'")[0][0]
+    per_hour = games * 3600 / elapsed
+    ratio = None
+    if games:
+        ratio = per_hour / _tournament_pairs_an_hour(root, tmp, args)
+    done = [u for u in uploads if "verdict_s" in u]
+    rated = [u for u in uploads if "first_game_s" in u]
+    return {
+        "teams": args.teams,
+        "minutes": round(elapsed / 60, 2),
+        "uploads": len(uploads),
+        "refused": sum("refused" in u for u in uploads),
+        "verdict_s": _median_max([u["verdict_s"] for u in done]),
+        "first_rated_game_s": _median_max([u["first_game_s"] for u in rated]),
+        "never_rated": len(done) - len(rated),
+        "games": games,
+        "games_an_hour": round(per_hour, 1),
+        "vs_tournament": round(ratio, 2) if ratio is not None else None,
+        "server_peak_rss_mb": round(peak_rss / 2**20, 1),
+        "exe": exe is not None,
+        "folder": str(tmp),
+    }
+
+
+def _wait_up(url: str, timeout: float = 60.0) -> None:
+    import urllib.request
+
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        try:
+            urllib.request.urlopen(f"{url}/api/standings", timeout=5).read()
+            return
+        except OSError:
+            time.sleep(0.3)
+    raise SystemExit(f"the arena server did not answer at {url}")
+
+
+def _rss(proc: Any) -> int:
+    try:
+        return int(proc.memory_info().rss)
+    except Exception:  # noqa: BLE001 - the server is gone
+        return 0
+
+
+def _follow(url: str, tokens: dict[str, str], root: Path, uploads: list[dict[str, Any]]) -> None:
+    """Each upload's verdict time (from the API) and first rated game (from the store)."""
+    for u in uploads:
+        if "id" not in u:
+            continue
+        if "verdict_s" not in u:
+            status = _status(url, tokens[u["team"]], u["id"])
+            if status in ("accepted", "rejected"):
+                u["verdict_s"], u["status"] = time.time() - u["at"], status
+        if u.get("status") == "accepted" and "first_game_s" not in u:
+            rows = _query(
+                root,
+                "SELECT min(g.finished_at) FROM games g WHERE g.rated = 1 AND (g.a = ? OR g.b = ?)",
+                (f"v{u['id']}", f"v{u['id']}"),
+            )
+            if rows and rows[0][0] is not None:
+                u["first_game_s"] = rows[0][0] - u["at"]
+
+
+def _median_max(values: list[float]) -> tuple[float, float] | None:
+    if not values:
+        return None
+    return (round(statistics.median(values), 1), round(max(values), 1))
+
+
+def _tournament_pairs_an_hour(root: Path, tmp: Path, args: argparse.Namespace) -> float:
+    """``judge tournament`` on the same bots (each team's last version) and the same kind of
+    maps and K, with the same --jobs: its rounds an hour, as pairs (two rounds) an hour."""
+    import subprocess
+
+    import yaml
+
+    rows = _query(
+        root,
+        "SELECT a.name, v.kind, v.path, v.sha256 FROM versions v JOIN accounts a ON a.id = v.team_id "
+        "WHERE v.status = 'accepted' AND v.number = (SELECT max(c.number) FROM versions c "
+        "WHERE c.team_id = v.team_id AND c.status = 'accepted')",
+    )
+    teams = []
+    for i, (name, kind, path, sha) in enumerate(rows):
+        bot = root / path if kind == "exe" else root / "store" / sha[:2] / sha / "bot"
+        teams.append({"name": name, "bot": str(bot), "map": f"p{i + 1}"})
+    cfg = {
+        "seed": args.seed,
+        "maps_dir": str(tmp / "maps"),
+        "organiser_map": str(tmp / "organiser.txt"),
+        "teams": teams,
+    }
+    (tmp / "tournament.yaml").write_text(yaml.safe_dump(cfg, allow_unicode=True), encoding="utf-8")
+    out = tmp / "tournament"
+    t = time.monotonic()
+    subprocess.run(
+        [sys.executable, "-m", "judge", "tournament", str(tmp / "tournament.yaml"), "--out", str(out),
+         "--jobs", str(2 * args.jobs), "--quiet"],
+        check=True, stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    elapsed = time.monotonic() - t
+    n = len(teams)
+    rounds = 3 * n * (n - 1) // 2
+    return rounds / 2 * 3600 / elapsed
 
 
 def print_server(r: dict[str, Any]) -> None:
-    print(r)
+    def mm(v: tuple[float, float] | None) -> str:
+        return "none" if v is None else f"median {v[0]} s, max {v[1]} s"
+
+    print(
+        f"server: {r['teams']} teams for {r['minutes']} min, {r['uploads']} uploads "
+        f"({r['refused']} refused; a MinGW .exe among them: {r['exe']})"
+    )
+    print(f"  upload -> verdict: {mm(r['verdict_s'])}")
+    print(
+        f"  upload -> first rated game: {mm(r['first_rated_game_s'])} ({r['never_rated']} accepted, not rated yet)"
+    )
+    print(
+        f"  games (pairs) an hour: {r['games_an_hour']} ({r['games']} played); against judge tournament "
+        f"playing the same bots and maps: {r['vs_tournament']}x"
+    )
+    print(f"  the server's peak memory (RSS): {r['server_peak_rss_mb']} MiB; folder {r['folder']}")
 
 
 if __name__ == "__main__":
