@@ -156,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--turns", type=int, default=10, help="K of the practice games")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--keep", action="store_true", help="keep the server part's arena folder")
     args = ap.parse_args(argv)
     if args.part in ("field", "all"):
         print_field(simulate_field(args.field, args.games, args.seed))
@@ -343,6 +344,10 @@ def server_part(args: argparse.Namespace) -> dict[str, Any]:
     ratio = None
     if games:
         ratio = per_hour / _tournament_pairs_an_hour(root, tmp, args)
+    if not args.keep:
+        import shutil
+
+        shutil.rmtree(tmp, ignore_errors=True)
     done = [u for u in uploads if "verdict_s" in u]
     rated = [u for u in uploads if "first_game_s" in u]
     return {
@@ -358,7 +363,7 @@ def server_part(args: argparse.Namespace) -> dict[str, Any]:
         "vs_tournament": round(ratio, 2) if ratio is not None else None,
         "server_peak_rss_mb": round(peak_rss / 2**20, 1),
         "exe": exe is not None,
-        "folder": str(tmp),
+        "folder": str(tmp) if args.keep else "removed (--keep keeps it)",
     }
 
 

@@ -92,8 +92,9 @@ class Ladder:
     def step(self) -> StepReport:
         report = StepReport()
         if self.store.phase is Phase.OPEN and self.deadline_passed():
-            self.store.set_phase(Phase.FROZEN)
-            report.froze = True
+            from judge.arena.phases import freeze  # the final's versions are written down
+
+            report.froze = freeze(self.store, "the deadline")
         self.store.write(lambda conn: self._step(conn, report))
         return report
 

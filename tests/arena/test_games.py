@@ -12,7 +12,7 @@ from judge.arena import games, tasks
 from judge.arena.ladder import PairKind
 from judge.arena.ratings import NEW_VERSION_SIGMA, standings
 from judge.arena.ratings import Player as Shown
-from judge.arena.store import Store
+from judge.arena.store import Phase, Store
 from judge.league.ratings import Rating
 from judge.scheduler import ThreadExecutor
 from tests.arena.ladder_support import (
@@ -187,3 +187,24 @@ def test_a_challenge_moves_no_rating(store: Store, tmp_path: Path) -> None:
     assert lad.challenge(ids["Gamma"], "Gamma", "Alpha", 5)[0] == 202  # 7 pairs this hour
     status, why = lad.challenge(ids["Gamma"], "Gamma", "Alpha", 5)
     assert status == 429 and "3 left" in str(why)
+
+
+def test_the_deadline_freezes_the_ladder_and_writes_down_the_finals_versions(
+    store: Store, tmp_path: Path
+) -> None:
+    import json
+
+    from judge.arena.ladderloop import Ladder
+    from judge.arena.phases import FROZEN_VERSIONS
+    from tests.arena.ladder_support import small_maps
+
+    ids = three_teams(store)
+    lad = ladder(store)
+    lad.step()
+    passed = Ladder(store, lad.settings, small_maps(), deadline_passed=lambda: True)
+    report = passed.step()
+    assert report.froze and store.phase is Phase.FROZEN and report.dropped > 0
+    assert json.loads(store.meta(FROZEN_VERSIONS) or "{}") == {str(i): i for i in ids.values()}
+    assert games.games(store, "WHERE state = 'queued'") == []
+    add_version(store, ids["Alpha"])  # accepted after the freeze: never joins
+    assert passed.step().joined == [] and lad.step().round_started is None
