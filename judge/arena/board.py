@@ -13,6 +13,7 @@ words for it and the turn's MAP.INP, to run the bot on at home.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +26,7 @@ from judge.arena.phases import released
 from judge.arena.ratings import Player, Standing, standings
 from judge.arena.scoreboard import ScoreboardRules, is_hidden, public_board
 from judge.arena.store import Store
+from judge.names import folder_name
 from judge.records import Json
 from judge.voidwhy import of_run, words
 
@@ -32,6 +34,8 @@ from judge.voidwhy import of_run, words
 FAILURE_GAMES = 30
 #: At most this many failures are listed.
 FAILURES_SHOWN = 50
+#: The end of a failing run's error output shown with it (the team's own output).
+STDERR_SHOWN = 2000
 
 
 @dataclass(frozen=True)
@@ -194,7 +198,55 @@ def map_inp_before(header: Json, before: Json | None, seat: int, turns_left: int
     )
 
 
-def _replay_failures(path: Path, seat: int) -> list[Json]:
+_TURN_HEAD = re.compile(r"^--- turn (\d+): ")
+
+
+def stderr_by_turn(path: Path) -> dict[int, str]:
+    """A seat's ``stderr.log`` (the referee's blocks, one per failing or talking run) by turn."""
+    out: dict[int, list[str]] = {}
+    turn: int | None = None
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return {}
+    for line in text.splitlines():
+        m = _TURN_HEAD.match(line)
+        if m is not None:
+            turn = int(m.group(1))
+            out.setdefault(turn, [])
+        elif turn is not None:
+            out[turn].append(line)
+    return {t: "\n".join(lines).strip() for t, lines in out.items()}
+
+
+def checkbot_words(run: Any, stderr: str) -> str | None:
+    """What ``judge check-bot`` says of a failed run (a time-out, a crash, too much memory):
+    its reason and likely cause, from the run's verdict, message and error output."""
+    from judge.checkbot.diagnose import RunFacts, diagnose
+    from judge.checkbot.situations import Situation, placement_game
+    from judge.sandbox import Limits
+
+    facts = RunFacts(
+        verdict=str(run.verdict),
+        wall_s=(run.wall_ms or 0.0) / 1000,
+        cpu_s=(run.cpu_ms or 0.0) / 1000,
+        peak_memory_bytes=int((run.mem_mb or 0.0) * 2**20),
+        exit_code=None,
+        signal=None,
+        message=run.message or "",
+        stdout=b"",
+        stderr=stderr.encode("utf-8", "replace"),
+        move_out=None,
+    )
+    sit = Situation("arena", "a game of the ladder", "", placement_game())
+    findings = diagnose(sit, facts, Limits()).findings
+    if not findings:
+        return None
+    f = findings[0]
+    return f"{f.reason}; likely: {f.cause}" if f.cause else f.reason
+
+
+def _replay_failures(path: Path, seat: int, stderr: dict[int, str]) -> list[Json]:
     from judge.records.replay import TurnRecord
 
     lines = path.read_text(encoding="utf-8").splitlines()
@@ -212,12 +264,15 @@ def _replay_failures(path: Path, seat: int) -> list[Json]:
             why = of_run(run)
             failed = run.verdict not in (None, "OK")
             if failed or why is not None:
+                err = stderr.get(rec.turn, "")
                 out.append(
                     {
                         "turn": rec.turn,
                         "verdict": run.verdict,
                         "message": run.message,
                         "why": words(why) if why is not None else None,
+                        "checkbot": checkbot_words(run, err) if failed else None,
+                        "stderr": err[-STDERR_SHOWN:] or None,
                         "move_out": run.raw,
                         "map_inp": map_inp_before(header, before, seat, rec.turns_left or 0),
                     }
@@ -251,7 +306,12 @@ def failures(root: Path, store: Store, team_id: int) -> list[Json]:
             path = root / r["replay"]
             if not path.is_file():
                 continue
-            for f in _replay_failures(path, seat):
+            err = (
+                stderr_by_turn(path.parent / folder_name(seats[seat]) / "stderr.log")
+                if seats
+                else {}
+            )
+            for f in _replay_failures(path, seat, err):
                 out.append(
                     {
                         "game": x.id,

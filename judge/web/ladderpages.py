@@ -174,6 +174,8 @@ function show(st){
     const a = el('a', {href: f.replay}, 'game ' + f.game + ' round ' + f.round);
     li.appendChild(a);
     li.appendChild(el('span', {}, ', turn ' + f.turn + ', version ' + f.version + ' against ' + f.opponent + ': ' + (f.verdict && f.verdict !== 'OK' ? f.verdict + ' ' : '') + [f.message, f.why].filter(Boolean).join('; ') + (f.move_out !== null && f.move_out !== undefined ? ' (MOVE.OUT: ' + f.move_out + ')' : ' (no MOVE.OUT)')));
+    if (f.checkbot) { li.appendChild(el('p', {'class':'checkbot'}, 'check-bot: ' + f.checkbot)); }
+    if (f.stderr) { li.appendChild(el('pre', {'class':'stderr'}, f.stderr)); }
     li.appendChild(el('pre', {'class':'map-inp'}, f.map_inp));
     fl.appendChild(li);
   });
