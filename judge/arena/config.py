@@ -126,12 +126,12 @@ TEMPLATE = """\
 # `judge arena serve` again.  A missing key takes the default shown here.
 
 limits:                 # every run of a bot (the contest's limits)
-  time_s: {time_s}           # seconds of wall clock per run
-  memory_mb: {memory_mb}        # MiB of peak memory per run
+  time_s: {time_s:<13} # seconds of wall clock per run
+  memory_mb: {memory_mb:<10} # MiB of peak memory per run
 
 check:                  # the check each upload goes through before it counts
-  map: {check_map}             # the practice map its short round is played on
-  turns: {check_turns}            # turns of that round, played once in each seat (0: the map's K)
+  map: {check_map:<16} # the practice map its short round is played on
+  turns: {check_turns:<14} # turns of that round, played once in each seat (0: the map's K)
   opponent: reference   # the bot it plays against
 
 practice_maps:          # the maps the arena plays on (files relative to this folder)

@@ -289,6 +289,9 @@ def record(store: Store, team_id: int, stored: Stored, config: ArenaConfig) -> V
     became busy meanwhile: nothing recorded)."""
 
     def write(conn: sqlite3.Connection) -> int:
+        phase = conn.execute("SELECT value FROM meta WHERE key = 'phase'").fetchone()
+        if phase is not None and phase[0] != Phase.OPEN.value:
+            raise UploadRefused(f"the arena is closed for uploads (it is {phase[0]})", 403)
         why = busy(conn, team_id, config)
         if why is not None:
             raise UploadRefused(why, 429)

@@ -79,7 +79,7 @@ SECURITY_HEADERS = {
     "content-security-policy": CSP,
     "x-content-type-options": "nosniff",
     "x-frame-options": "DENY",
-    "referrer-policy": "no-referrer",
+    "referrer-policy": "same-origin",  # no-referrer would make a browser send Origin: null
     "cross-origin-opener-policy": "same-origin",
     "cache-control": "no-store",
 }

@@ -104,10 +104,15 @@ def test_a_32_bit_exe_a_gui_exe_and_other_files_are_400_saying_which(
     assert list((made.root / "tmp").iterdir()) == []  # nothing left of the refused uploads
 
 
-def test_a_64_bit_console_exe_is_taken(served: Served, made: Made) -> None:
+def test_a_64_bit_console_exe_is_taken_and_a_zip_of_one_with_its_dlls(
+    served: Served, made: Made
+) -> None:
     r = _post(served, made.token(TEAM), {"bot": ("bot.exe", pe_bytes())})
     assert r.status_code == 202
     assert served.version(r.json()["id"]).kind == "exe"
+    bundle = zip_of({"Release/bot.exe": pe_bytes(), "Release/libstdc++-6.dll": b"MZ"})
+    r = _post(served, made.token(OTHER), {"bot": ("release.zip", bundle)})
+    assert r.status_code == 202 and served.version(r.json()["id"]).kind == "zip"
 
 
 def test_a_zip_bomb_and_a_zip_slip_are_refused_and_write_nothing_outside(
