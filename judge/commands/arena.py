@@ -24,7 +24,10 @@ judge arena serve DIR [--host 127.0.0.1] [--port 8000] [--jobs N] [--cluster ADD
   JSON API (POST /api/submissions, GET /api/submissions/ID; see docs/arena.md).
   Every upload is checked at once on this machine's sandbox: check-bot's battery
   under the contest's limits, then a strict short round against the reference bot
-  in each seat.  --jobs N tasks run at once (default: one per core).  It listens
+  in each seat.  While the arena is open it also plays the practice ladder of
+  every team's current version, the reference and the house bots (/ladder; the
+  rules: docs/arena.md), a game's two rounds at once, on this machine or on the
+  --cluster.  --jobs N tasks (checks, games) run at once (default: one per core).  It listens
   on 127.0.0.1 only unless --host says otherwise; without --tls-cert/--tls-key on
   another address, passwords and tokens travel in clear, and it says so.  Ctrl-C
   stops it; a check under way is run again at the next start.
