@@ -328,9 +328,21 @@ def failures(root: Path, store: Store, team_id: int) -> list[Json]:
 
 
 def team_summary(store: Store, team_id: int) -> dict[str, Any]:
-    """A team's place on the ladder (its current version)."""
+    """A team's place on the ladder (its current version); {} when it has none."""
+    mine = next((p for p in g.players(store, True) if p.team_id == team_id), None)
+    if mine is None:
+        return {}
     for i, s in enumerate(ladder(store), start=1):
-        p = next((x for x in g.players(store, True) if x.team_id == team_id), None)
-        if p is not None and s.team == p.team and s.version == p.number:
+        if s.team == mine.team and s.version == mine.number:
             return {"rank": i, **s.to_json()}
     return {}
+
+
+def latest_game(store: Store, team_id: int) -> int:
+    """The id of the team's latest finished game (0: none): its failures change with it."""
+    row = store.row(
+        "SELECT coalesce(max(g.id), 0) FROM games g JOIN players p ON p.key IN (g.a, g.b) "
+        "JOIN versions v ON v.id = p.version_id WHERE v.team_id = ? AND g.state = 'done'",
+        (team_id,),
+    )
+    return int(row[0]) if row else 0

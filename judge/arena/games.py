@@ -483,6 +483,26 @@ def play_game(
     return {"rounds": rounds}
 
 
+def claimed(store: Store, task: tasks.Task) -> tuple[Game, Player, Player] | None:
+    """A claimed game task's game and players; None when the game is not queued any more
+    (dropped, or recorded by a worker whose lease had run out)."""
+    g = game(store, int(task.payload["game"]))
+    if g is None or g.state != "queued":
+        return None
+    a, b = player(store, g.a), player(store, g.b)
+    assert a is not None and b is not None
+    return g, a, b
+
+
+def recorder(game_id: int, result: Json) -> Callable[[sqlite3.Connection], None]:
+    """The writes of a played game, for the finish's transaction (:func:`record_in`)."""
+
+    def write(conn: sqlite3.Connection) -> None:
+        record_in(conn, game_id, result)
+
+    return write
+
+
 def run_task(
     store: Store,
     setup: GameSetup,
@@ -491,23 +511,16 @@ def run_task(
     executor: Executor,
     stop: threading.Event,
 ) -> bool:
-    """A claimed game task, played and finished (True), or given back (False: stopped, or the
-    game was dropped meanwhile)."""
-    gid = int(task.payload["game"])
-    g = game(store, gid)
-    if g is None or g.state != "queued":
+    """A claimed game task played and finished here (True), or given back (False: stopped,
+    or the game is not queued any more) -- what a server's slot does, without the slot
+    (:mod:`judge.arena.gametask`), for a caller that has its own executor."""
+    found = claimed(store, task)
+    if found is None:
         tasks.finish(store, task.id, owner, {"skipped": "the game is not queued"})
         return False
-    a, b = player(store, g.a), player(store, g.b)
-    assert a is not None and b is not None
-    result = play_game(setup, g, a, b, executor, stop)
+    result = play_game(setup, *found, executor, stop)
     if result is None:
         tasks.release(store, task.id, owner)
         return False
-    return tasks.finish(
-        store, task.id, owner, {"game": gid}, also=lambda conn: _record(conn, gid, result)
-    )
-
-
-def _record(conn: sqlite3.Connection, gid: int, result: Json) -> None:
-    record_in(conn, gid, result)
+    gid = found[0].id
+    return tasks.finish(store, task.id, owner, {"game": gid}, also=recorder(gid, result))

@@ -15,7 +15,6 @@ moving no rating.
 
 from __future__ import annotations
 
-import sqlite3
 import threading
 from pathlib import Path
 
@@ -73,12 +72,10 @@ class GameRunner:
         return games.GameSetup(ctx.root, limits, bot_for)
 
     def run(self, task: Task, ctx: Context) -> Outcome:
-        gid = int(task.payload["game"])
-        g = games.game(ctx.store, gid)
-        if g is None or g.state != "queued":
+        found = games.claimed(ctx.store, task)
+        if found is None:
             return Outcome({"skipped": "the game is not queued any more"})
-        a, b = games.player(ctx.store, g.a), games.player(ctx.store, g.b)
-        assert a is not None and b is not None
+        g, a, b = found
         executor: Executor = (
             ctx.cluster if ctx.cluster is not None else ThreadExecutor(ctx.sandbox, 2)
         )
@@ -92,17 +89,13 @@ class GameRunner:
         failed = [r for r in result["rounds"] if r["status"] in ("failed", "refused")]
         if failed:
             raise Retry(str(failed[0].get("error") or "a round could not be played"))
-        return Outcome({"game": gid}, lambda conn: _record(conn, gid, result))
-
-
-def _record(conn: sqlite3.Connection, gid: int, result: games.Json) -> None:
-    games.record_in(conn, gid, result)
+        return Outcome({"game": g.id}, games.recorder(g.id, result))
 
 
 def _give_up(task: Task, why: str) -> Outcome:
     gid = int(task.payload["game"])
     abandoned = {"rounds": [], "abandoned": why}
-    return Outcome({"game": gid, "abandoned": why}, lambda conn: _record(conn, gid, abandoned))
+    return Outcome({"game": gid, "abandoned": why}, games.recorder(gid, abandoned))
 
 
 def _either(a: threading.Event, b: threading.Event) -> threading.Event:

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -53,6 +54,10 @@ class LadderSite:
         self.settings: LadderSettings = ladder_settings(site.config.later)
         self.maps = MapList(site.root, site.config.practice_maps)
         self._ladder: Ladder | None = None
+        #: each team's failures, with the latest game they were read after: a page's stream
+        #: asks twice a second, the replays are read again only when a game has ended
+        self._failures: dict[int, tuple[int, list[Any]]] = {}
+        self._lock = threading.Lock()
 
     @property
     def ladder(self) -> Ladder:
@@ -95,7 +100,7 @@ class LadderSite:
         return {
             "phase": store.phase.value,
             "place": board.team_summary(store, team_id),
-            "failures": board.failures(self.site.root, store, team_id),
+            "failures": self._team_failures(team_id),
             "map": picks.get(team_id),
             "maps": [{"name": m, "taken": m in taken} for m in self.maps.names()],
             "opponents": sorted(
@@ -103,6 +108,17 @@ class LadderSite:
             ),
             "games": board.games_json(store, self._team_name(team_id), board.Viewer(team_id), 40),
         }
+
+    def _team_failures(self, team_id: int) -> list[Any]:
+        latest = board.latest_game(self.site.store, team_id)
+        with self._lock:
+            known = self._failures.get(team_id)
+        if known is not None and known[0] == latest:
+            return known[1]
+        found = board.failures(self.site.root, self.site.store, team_id)
+        with self._lock:
+            self._failures[team_id] = (latest, found)
+        return found
 
     def _team_name(self, team_id: int) -> str:
         account = self.site.store.account(team_id)
