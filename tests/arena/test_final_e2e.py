@@ -79,6 +79,19 @@ def test_the_final_is_judge_tournament_on_the_frozen_versions(
     theirs = json.loads((other / "standings.json").read_text(encoding="utf-8"))["standings"]
     assert ours == theirs and len(ours) == 3
     assert ledger_rows(final) == ledger_rows(other)  # round for round
+    # The public board: the final's standings only once released.
+    from judge.arena.board import standings_json
+    from judge.arena.scoreboard import ScoreboardRules
+
+    hide = ScoreboardRules(hidden=True)
+    with Store.open(root / STORE_FILE) as store:
+        assert (
+            "final" not in standings_json(root, store, hide)
+            and standings_json(root, store, hide)["hidden"]
+        )
+        assert main(["arena", "release", str(root)]) == 0
+        shown = standings_json(root, store, hide)
+        assert shown["hidden"] is False and shown["final"] == ours
     # Run again: the final resumes (nothing left to play), final.yaml is not rewritten.
     before = (root / "final.yaml").read_text(encoding="utf-8")
     assert main(["arena", "final", str(root), "--quiet"]) == 0
