@@ -29,6 +29,7 @@ from __future__ import annotations
 import asyncio
 import json
 import secrets
+import threading
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
@@ -191,7 +192,8 @@ class ArenaSite:
         self.login_secret = store.meta("login_secret") or secrets.token_hex(32)
         if store.meta("login_secret") is None:
             store.set_meta("login_secret", self.login_secret)
-        self.stopping = asyncio.Event()
+        #: set when the server begins to stop: the event streams end at their next look
+        self.stopping = threading.Event()
 
     # ------------------------------------------------------------- who asks
     def _session(self, request: Request) -> Session | None:

@@ -44,6 +44,28 @@ def _tls(tls: tuple[Path | None, Path | None]) -> tuple[str, str] | None:
     return str(cert), str(key)
 
 
+def _server_class() -> Any:
+    import uvicorn
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, which also tells the site when it begins to stop (Ctrl-C):
+        an open event stream would otherwise hold the shutdown until its browser left."""
+
+        def __init__(self, config: Any, on_exit: Callable[[], None]):
+            super().__init__(config)
+            self.on_exit = on_exit
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            self.on_exit()
+            super().handle_exit(sig, frame)
+
+    return Server
+
+
+def _Server(config: Any, on_exit: Callable[[], None]) -> Any:  # noqa: N802 - made like a class
+    return _server_class()(config, on_exit)
+
+
 def serve(
     folder: Path,
     host: str = "127.0.0.1",
@@ -91,8 +113,9 @@ def serve(
             lifespan="off",
             ssl_certfile=ssl[0] if ssl else None,
             ssl_keyfile=ssl[1] if ssl else None,
+            timeout_graceful_shutdown=5,
         )
-        server = uvicorn.Server(config)
+        server = _Server(config, site.stopping.set)
         service.start()
         stack.callback(service.close)
         ladder = start_ladder(arena.root, arena.store, arena.config, service.wake)

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
+import http.cookiejar
 import shutil
 import signal
 import subprocess
 import sys
 import time
+import urllib.parse
+import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from judge.arena.client import Client, Refused
 from judge.cli import main
-from tests.arena.conftest import ROOT, Served, make
+from tests.arena.conftest import ROOT, Served, csrf_of, make
 from tests.arena.test_checks import _port, _wait_up
 
 TEAM = "Rồng Biển"
@@ -31,9 +35,24 @@ def _cert(folder: Path) -> tuple[Path, Path]:
     return cert, key
 
 
+def _team_stream(url: str, team: str, password: str) -> Any:
+    """A team's event stream, opened as its page opens it (logged in by the login form)."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    page = opener.open(f"{url}/login").read().decode()
+    fields = {"team": team, "password": password, "csrf": csrf_of(page)}
+    opener.open(f"{url}/login", urllib.parse.urlencode(fields).encode())
+    return opener.open(f"{url}/team/events", timeout=30)
+
+
 def _stop(proc: subprocess.Popen[bytes]) -> str:
     proc.send_signal(signal.SIGINT)
-    out, _ = proc.communicate(timeout=30)
+    try:
+        out, _ = proc.communicate(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()  # held by something: the test fails, leaving no server behind
+        proc.communicate()
+        raise
     return out.decode("utf-8", "replace")
 
 
@@ -80,10 +99,14 @@ def test_https_with_a_certificate_and_a_warning_without_one_off_loopback(tmp_pat
     )
     try:
         _wait_up(port, proc)
-        time.sleep(0.2)
+        stream = _team_stream(f"http://127.0.0.1:{port}", TEAM, made.password(TEAM))
+        assert stream.readline().startswith(b"data: ")
+        started = time.monotonic()
     finally:
-        out = _stop(proc)
+        out = _stop(proc)  # an open event stream does not hold the stop
+    assert time.monotonic() - started < 15
     assert "listening on 0.0.0.0" in out and "passwords and upload tokens travel in clear" in out
+    assert out.rstrip().endswith("stopped")
 
 
 def test_serve_refuses_what_it_cannot_use(
