@@ -22,6 +22,7 @@ from judge.arena import games
 from judge.arena.checks import UNPACKED
 from judge.arena.ladderconfig import ladder_settings
 from judge.arena.service import Context, Outcome, Retry, TaskKind
+from judge.arena.store import Store
 from judge.arena.submissions import store_folder
 from judge.arena.tasks import Task
 from judge.bots import BOT_FILE, BotSpec, named, resolve_bot
@@ -29,21 +30,24 @@ from judge.sandbox import Limits
 from judge.scheduler import Executor, ThreadExecutor
 
 
-def version_bot(root: Path, store: games.Db, p: games.Player) -> BotSpec:
-    """A version's program as its check left it: the stored ``.exe``, or the zip's folder
-    unpacked and built (never built again here)."""
-    assert p.version_id is not None
-    rows = games._rows(
-        store, "SELECT kind, path, sha256 FROM versions WHERE id = ?", (p.version_id,)
-    )
-    kind, path, sha = rows[0]
+def program_path(root: Path, kind: str, path: str, sha256: str) -> Path:
+    """A version's program as its check left it: the stored ``.exe``, or the zip's folder as
+    the check unpacked and built it (a bot folder, or the ``.exe`` in it)."""
     if kind == "exe":
-        return named(resolve_bot(str(root / path)), p.label)
-    folder = store_folder(root, sha) / UNPACKED
+        return root / path
+    folder = store_folder(root, sha256) / UNPACKED
     if (folder / BOT_FILE).is_file():
-        return named(resolve_bot(str(folder), build=False), p.label)
-    exe = next(f for f in sorted(folder.iterdir()) if f.suffix.lower() == ".exe")
-    return named(resolve_bot(str(exe)), p.label)
+        return folder
+    return next(f for f in sorted(folder.iterdir()) if f.suffix.lower() == ".exe")
+
+
+def version_bot(root: Path, store: Store, p: games.Player) -> BotSpec:
+    """A version's program, never built again here (its check built it)."""
+    assert p.version_id is not None
+    found = store.row("SELECT kind, path, sha256 FROM versions WHERE id = ?", (p.version_id,))
+    assert found is not None
+    program = program_path(root, *found)
+    return named(resolve_bot(str(program), build=False), p.label)
 
 
 class GameRunner:

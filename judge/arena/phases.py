@@ -30,6 +30,7 @@ from pathlib import Path
 from judge.arena import ArenaError
 from judge.arena.config import ArenaConfig
 from judge.arena.final import FINAL_DIR, FinalTeam
+from judge.arena.gametask import program_path
 from judge.arena.store import Phase, Store, now_iso
 from judge.inputfiles import excerpt
 from judge.maps import MapError, load_map
@@ -151,7 +152,10 @@ def final_teams(root: Path, store: Store) -> list[FinalTeam]:
         assert v is not None
         out.append(
             FinalTeam(
-                team.name, _program(root, v.kind, v.path, v.sha256), picks.get(team.id), v.number
+                team.name,
+                program_path(root, v.kind, v.path, v.sha256),
+                picks.get(team.id),
+                v.number,
             )
         )
     if len(out) < 2:
@@ -159,20 +163,6 @@ def final_teams(root: Path, store: Store) -> list[FinalTeam]:
             f"{root}: {len(out)} team(s) had an accepted version at the freeze; a final needs 2"
         )
     return out
-
-
-def _program(root: Path, kind: str, path: str, sha256: str) -> Path:
-    """A version's program as the final plays it: the stored ``.exe``, or the zip's folder as
-    its check unpacked and built it."""
-    from judge.arena.checks import UNPACKED
-    from judge.arena.submissions import store_folder
-
-    if kind == "exe":
-        return root / path
-    folder = store_folder(root, sha256) / UNPACKED
-    if (folder / "bot.yaml").is_file():
-        return folder
-    return next(f for f in sorted(folder.iterdir()) if f.suffix.lower() == ".exe")
 
 
 def wait_for_games(store: Store, timeout_s: float, poll_s: float = 1.0) -> int:
