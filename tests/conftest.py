@@ -88,6 +88,7 @@ _GROUPS = (
     ("tests/web/test_serve.py", "browser"),
     ("tests/web/test_play.py", "browser"),
     ("tests/arena/test_browser.py", "browser"),
+    ("tests/arena/test_ladder_browser.py", "browser"),
     # A module-scoped fixture that plays or runs much, made once only if its module's tests
     # stay in one process (split, each process made it again):
     ("tests/sandbox/test_sandbox_hostile.py", "hostile"),  # every hostile program, run once

@@ -7,8 +7,9 @@ registered here, and every server runs it.
 from __future__ import annotations
 
 from judge.arena.checks import check_kind
+from judge.arena.gametask import game_kind
 from judge.arena.service import TaskKind
 
 
 def task_kinds() -> list[TaskKind]:
-    return [check_kind()]
+    return [check_kind(), game_kind()]

@@ -22,6 +22,17 @@ Tables (step 1)::
     tasks(id, kind, payload, priority, state, owner, lease_until, attempts, result,
           created_at, finished_at)
 
+Tables (step 2, the ladder's; see :mod:`judge.arena.games`)::
+
+    players(key, version_id, house, mu, sigma, games, wins, draws, losses,
+            joined_at, last_game_at, last_change)      a rated entrant: a version or a house bot
+    ladder_rounds(number, started_at, finished_at, pairs)
+    challenges(id, team_id, opponent, pairs, created_at)
+    games(id, kind, ladder_round, challenge, a, b, plan, task_id, state, rounds,
+          points_a, rated, unrated, a_before, b_before, a_after, b_after,
+          created_at, finished_at)                     a pair: one map, seats swapped
+    map_choices(team_id, map, sea, chosen_at)          each team's map for the final
+
 One :class:`Store` is shared by the server's threads: one connection, used under
 a lock (every statement is short).
 """
@@ -216,8 +227,70 @@ CREATE TABLE tasks (
 CREATE INDEX tasks_ready ON tasks(state, priority DESC, id);
 """
 
+_STEP_2 = """
+CREATE TABLE players (
+    key          TEXT    PRIMARY KEY,
+    version_id   INTEGER UNIQUE REFERENCES versions(id),
+    house        TEXT    UNIQUE,
+    mu           REAL    NOT NULL,
+    sigma        REAL    NOT NULL,
+    games        INTEGER NOT NULL DEFAULT 0,
+    wins         INTEGER NOT NULL DEFAULT 0,
+    draws        INTEGER NOT NULL DEFAULT 0,
+    losses       INTEGER NOT NULL DEFAULT 0,
+    joined_at    REAL    NOT NULL,
+    last_game_at REAL,
+    last_change  TEXT,
+    CHECK ((version_id IS NULL) <> (house IS NULL))
+);
+CREATE TABLE ladder_rounds (
+    number      INTEGER PRIMARY KEY,
+    started_at  REAL    NOT NULL,
+    finished_at REAL,
+    pairs       INTEGER NOT NULL
+);
+CREATE TABLE challenges (
+    id         INTEGER PRIMARY KEY,
+    team_id    INTEGER NOT NULL REFERENCES accounts(id),
+    opponent   TEXT    NOT NULL,
+    pairs      INTEGER NOT NULL,
+    created_at REAL    NOT NULL
+);
+CREATE INDEX challenges_team ON challenges(team_id, created_at);
+CREATE TABLE games (
+    id           INTEGER PRIMARY KEY,
+    kind         TEXT    NOT NULL CHECK (kind IN ('placement', 'challenge', 'ladder')),
+    ladder_round INTEGER REFERENCES ladder_rounds(number),
+    challenge    INTEGER REFERENCES challenges(id),
+    a            TEXT    NOT NULL REFERENCES players(key),
+    b            TEXT    NOT NULL REFERENCES players(key),
+    plan         TEXT    NOT NULL,
+    task_id      INTEGER REFERENCES tasks(id),
+    state        TEXT    NOT NULL CHECK (state IN ('queued', 'done', 'dropped')),
+    rounds       TEXT,
+    points_a     REAL,
+    rated        INTEGER NOT NULL DEFAULT 0,
+    unrated      TEXT,
+    a_before     TEXT,
+    b_before     TEXT,
+    a_after      TEXT,
+    b_after      TEXT,
+    created_at   REAL    NOT NULL,
+    finished_at  REAL
+);
+CREATE INDEX games_state ON games(state, kind);
+CREATE INDEX games_a ON games(a);
+CREATE INDEX games_b ON games(b);
+CREATE TABLE map_choices (
+    team_id   INTEGER PRIMARY KEY REFERENCES accounts(id),
+    map       TEXT    NOT NULL UNIQUE,
+    sea       TEXT    NOT NULL UNIQUE,
+    chosen_at TEXT    NOT NULL
+);
+"""
+
 #: The schema, step by step: step N brings a store from version N-1 to N.  Append only.
-MIGRATIONS: list[str] = [_STEP_1]
+MIGRATIONS: list[str] = [_STEP_1, _STEP_2]
 
 
 def schema_version() -> int:

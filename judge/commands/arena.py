@@ -24,10 +24,31 @@ judge arena serve DIR [--host 127.0.0.1] [--port 8000] [--jobs N] [--cluster ADD
   JSON API (POST /api/submissions, GET /api/submissions/ID; see docs/arena.md).
   Every upload is checked at once on this machine's sandbox: check-bot's battery
   under the contest's limits, then a strict short round against the reference bot
-  in each seat.  --jobs N tasks run at once (default: one per core).  It listens
+  in each seat.  While the arena is open it also plays the practice ladder of
+  every team's current version, the reference and the house bots (/ladder; the
+  rules: docs/arena.md), a game's two rounds at once, on this machine or on the
+  --cluster.  --jobs N tasks (checks, games) run at once (default: one per core).  It listens
   on 127.0.0.1 only unless --host says otherwise; without --tls-cert/--tls-key on
   another address, passwords and tokens travel in clear, and it says so.  Ctrl-C
   stops it; a check under way is run again at the next start.
+
+judge arena freeze DIR
+  closes uploads (the server refuses them from now on: HTTP 403) and fixes each
+  team's current version (its last accepted one) as its version for the final;
+  the ladder stops.  The deadline in arena.yaml does the same by itself.
+
+judge arena final DIR [--jobs N] [--cluster ADDRESS] [--serve [PORT]] [--seed N]
+  plays the final: judge tournament's round robin of the frozen versions, each
+  team on the map it chose from the list (the first free map of the list when it
+  chose none), the organiser's map in every match.  It writes DIR/final.yaml (an
+  ordinary tournament configuration, once) and plays it into DIR/final/: the
+  same ledger, resume, standings.json, standings.csv, index.html and live pages
+  (--serve) as judge tournament.  Run it again to resume.  The seed is --seed
+  (default: the ladder's seed in arena.yaml), written into final.yaml.
+
+judge arena release DIR
+  shows the results: with 'scoreboard: {hidden: true}' the public scoreboard is
+  hidden from the freeze until this, showing no rating, count or last game.
 
 Needs the arena extra: pip install -e '.[arena]'.
 
@@ -88,6 +109,130 @@ def _serve_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--tls-key", type=Path, metavar="FILE", help="... and this private key (PEM)")
 
 
+def _folder_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "folder", type=Path, metavar="DIR", help="the arena folder (judge arena init made it)"
+    )
+
+
+def _final_arguments(p: argparse.ArgumentParser) -> None:
+    _folder_argument(p)
+    p.add_argument(
+        "--jobs", "-j", type=int, metavar="N", help="rounds at once (as judge tournament)"
+    )
+    p.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play the rounds on a Dask cluster (as judge tournament)",
+    )
+    p.add_argument(
+        "--serve",
+        nargs="?",
+        type=int,
+        const=8000,
+        metavar="PORT",
+        help="show the final live on http://127.0.0.1:PORT/ (as judge tournament --serve)",
+    )
+    p.add_argument(
+        "--seed", type=int, metavar="N", help="the final's seed (default: the ladder's seed)"
+    )
+    p.add_argument(
+        "--unsandboxed",
+        action="store_true",
+        help="play even if a sandbox protection is off (recorded, as judge tournament does)",
+    )
+    p.add_argument("--quiet", action="store_true", help="no progress bar (as judge tournament)")
+    p.add_argument(
+        "--wait",
+        type=float,
+        default=600.0,
+        metavar="S",
+        help="wait at most S seconds for the ladder's games still being played (default 600)",
+    )
+
+
+def _open_store(folder: Path):  # type: ignore[no-untyped-def]
+    from judge.arena.config import load_config
+    from judge.arena.store import STORE_FILE, Store
+
+    config = load_config(folder)
+    return Store.open(folder / STORE_FILE), config
+
+
+def _freeze(args: argparse.Namespace) -> int:
+    import json
+
+    from judge.arena.phases import FROZEN_VERSIONS, freeze
+
+    store, _config = _open_store(args.folder)
+    with store:
+        if not freeze(store):
+            print(f"{args.folder} is {store.phase.value} already: nothing changed")
+            return 0
+        frozen = json.loads(store.meta(FROZEN_VERSIONS) or "{}")
+        names = {t.id: t.name for t in store.teams()}
+        print(f"froze {args.folder}: uploads are closed; the final's versions:")
+        for team_id, name in names.items():
+            v = store.version(frozen[str(team_id)]) if str(team_id) in frozen else None
+            print(
+                f"  {name}: {'version ' + str(v.number) if v else 'no accepted version (not in the final)'}"
+            )
+    return 0
+
+
+def _release(args: argparse.Namespace) -> int:
+    from judge.arena.phases import release
+
+    store, _config = _open_store(args.folder)
+    with store:
+        release(store)
+    print(f"released {args.folder}: the scoreboard shows everything, the final's standings too")
+    return 0
+
+
+def _final(args: argparse.Namespace) -> int:
+    from judge.arena.final import FINAL_DIR
+    from judge.arena.ladderconfig import ladder_settings
+    from judge.arena.phases import freeze, prepare_final, wait_for_games
+    from judge.arena.store import Phase
+    from judge.commands import tournament
+    from judge.tournament.ledger import LEDGER_FILE
+
+    store, config = _open_store(args.folder)
+    with store:
+        if store.phase is Phase.OPEN:
+            if not config.closed_by_deadline():
+                from judge.arena import ArenaError
+
+                raise ArenaError(
+                    f"{args.folder} is open: freeze it first (judge arena freeze {args.folder}), "
+                    "or wait for the deadline in arena.yaml"
+                )
+            freeze(store, "the deadline")
+        seed = args.seed if args.seed is not None else ladder_settings(config.later).seed
+        plan = prepare_final(args.folder, store, config, seed)
+        for note in plan.notes:
+            print(note)
+        print(f"{'wrote' if plan.written else 'resuming'} {plan.config}", flush=True)
+        left = wait_for_games(store, args.wait)
+        if left:
+            print(f"{left} game(s) of the ladder still being played: the final starts anyway")
+    out = args.folder / FINAL_DIR
+    return tournament.run(
+        argparse.Namespace(
+            config=plan.config,
+            out=out,
+            jobs=args.jobs,
+            cores=None,
+            resume=(out / LEDGER_FILE).exists(),
+            cluster=args.cluster,
+            unsandboxed=args.unsandboxed,
+            quiet=args.quiet,
+            serve=args.serve,
+        )
+    )
+
+
 def _init(args: argparse.Namespace) -> int:
     from judge.arena.folder import CREDENTIALS_FILE, make_arena
 
@@ -128,6 +273,17 @@ SUBCOMMANDS: dict[
         _serve_arguments,
         _serve,
     ),
+    "freeze": (
+        "close uploads and fix each team's version for the final",
+        _folder_argument,
+        _freeze,
+    ),
+    "final": (
+        "play the final: judge tournament on the frozen versions, in DIR/final",
+        _final_arguments,
+        _final,
+    ),
+    "release": ("show the results on a hidden scoreboard", _folder_argument, _release),
 }
 
 

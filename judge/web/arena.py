@@ -70,6 +70,7 @@ from judge.arena.submissions import (
 )
 from judge.arena.uploads import BadForm, BodyTooLarge, Form, read_form
 from judge.web import arenapages, pages
+from judge.web.arenaladder import LadderSite
 
 SESSION_COOKIE = "arena_session"
 LOGIN_COOKIE = "arena_login"
@@ -628,6 +629,7 @@ class ArenaSite:
             Route("/api/submissions", self.api_upload, methods=["POST"]),
             Route("/api/submissions", self.api_versions, methods=["GET"]),
             Route("/api/submissions/{id}", self.api_version, methods=["GET"]),
+            *LadderSite(self).routes(),
         ]
 
     def app(self) -> ASGIApp:

@@ -102,6 +102,8 @@ def team_page(
         '<section style="flex-basis:100%">'
         f"{note}"
         f'<p>Current bot: <b id="current"></b></p>'
+        '<p><a href="/team/ladder" id="ladder-link">On the ladder: your place, games, failures, '
+        'your map for the final, challenges</a> &middot; <a href="/ladder">the ladder</a></p>'
         "<h2>Upload a version</h2>"
         f"{closed}"
         '<form method="post" action="/team/upload" enctype="multipart/form-data" id="upload">'

@@ -81,6 +81,7 @@ def serve(
     from judge.arena.accounts import Accounts
     from judge.arena.folder import open_arena
     from judge.arena.kinds import task_kinds
+    from judge.arena.ladderloop import start_ladder
     from judge.arena.service import Service
     from judge.sandbox import Sandbox
     from judge.web.arena import ArenaSite
@@ -117,6 +118,8 @@ def serve(
         server = _Server(config, site.stopping.set)
         service.start()
         stack.callback(service.close)
+        ladder = start_ladder(arena.root, arena.store, arena.config, service.wake)
+        stack.callback(ladder.close)
         scheme = "https" if ssl else "http"
         print(
             f"serving the arena {arena.root} on {scheme}://{host}:{port}/ ({slots} at once); Ctrl-C stops",

@@ -31,12 +31,12 @@ def test_a_later_step_is_run_on_an_older_store(
     store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     store.close()
-    steps = [*store_mod.MIGRATIONS, "CREATE TABLE games (id INTEGER PRIMARY KEY, note TEXT)"]
+    steps = [*store_mod.MIGRATIONS, "CREATE TABLE probe (id INTEGER PRIMARY KEY, note TEXT)"]
     monkeypatch.setattr(store_mod, "MIGRATIONS", steps)
     with Store.open(tmp_path / "arena.sqlite") as again:
         assert again.rows("PRAGMA user_version")[0][0] == len(steps)
         assert again.meta("schema_version") == str(len(steps))
-        again.write(lambda c: c.execute("INSERT INTO games(note) VALUES ('x')"))
+        again.write(lambda c: c.execute("INSERT INTO probe(note) VALUES ('x')"))
 
 
 def test_a_store_of_a_later_schema_is_refused_unchanged(store: Store, tmp_path: Path) -> None:
