@@ -61,12 +61,18 @@ def _argv(command: str) -> list[str] | None:
     return shlex.split(command)[1 if not command.startswith("sudo") else 2 :]
 
 
-def _subparsers() -> dict[str, argparse.ArgumentParser]:
-    parser = build_parser()
+def _choices(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """A parser's subcommands by name (none for a command without subcommands)."""
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
             return dict(action.choices)
-    raise AssertionError("judge has no commands")
+    return {}
+
+
+def _subparsers() -> dict[str, argparse.ArgumentParser]:
+    commands = _choices(build_parser())
+    assert commands, "judge has no commands"
+    return commands
 
 
 def _parses(argv: list[str], capsys: pytest.CaptureFixture[str]) -> str | None:
@@ -118,10 +124,14 @@ def test_every_judge_command_and_option_named_in_the_text_exists() -> None:
                 if sub is None:
                     wrong.append(f"{path.name}: `{span}`: no command {argv[0]!r}")
                     continue
-                for token in argv[1:]:
+                named, rest = argv[0], argv[1:]
+                while rest and rest[0] in _choices(sub):  # `judge arena final ...`
+                    sub = _choices(sub)[rest[0]]
+                    named, rest = f"{named} {rest[0]}", rest[1:]
+                for token in rest:
                     option = token.split("=")[0]
                     if option.startswith("--") and option not in sub._option_string_actions:
-                        wrong.append(f"{path.name}: `{span}`: judge {argv[0]} has no {option}")
+                        wrong.append(f"{path.name}: `{span}`: judge {named} has no {option}")
     assert seen >= 20
     assert not wrong, "\n".join(wrong)
 
