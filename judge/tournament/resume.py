@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judge import bundled
-from judge.names import folder_name
+from judge.names import normalise, same_folder
 from judge.records.standings import LedgerRun
 from judge.tournament.config import TournamentConfig
 from judge.tournament.pairings import Pairing
@@ -76,13 +76,16 @@ class ResumePlan:
 
 
 def team_named(cfg: TournamentConfig, typed: str) -> str | None:
-    """The team ``typed`` names: its name, or its folder form, in any case."""
+    """The team ``typed`` names: its name as written (whatever Unicode form the terminal
+    typed it in), else any spelling with its folder form, in any case: ``Rong Bien`` for
+    ``Rồng Biển`` on a keyboard without Vietnamese (the configuration refuses two teams
+    of one folder form, so this names at most one)."""
+    name = normalise(typed)
     for t in cfg.teams:
-        if typed in (t.name, folder_name(t.name)):
+        if t.name == name:
             return t.name
-    folded = typed.casefold()
     for t in cfg.teams:
-        if folded in (t.name.casefold(), folder_name(t.name).casefold()):
+        if same_folder(t.name, name):
             return t.name
     return None
 

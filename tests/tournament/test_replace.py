@@ -248,3 +248,21 @@ def test_the_refusal_goes_through_the_command_with_exit_status_2(
     assert "the program of Beta" in capsys.readouterr().err
     assert main([*args, "--resume", "--replace", "Beta"]) == 0
     assert _runs(out)[-1].replaced == ("Beta",)
+
+
+def test_replace_names_a_vietnamese_team_typed_without_its_accents_or_decomposed(
+    tmp_path: Path,
+) -> None:
+    """A teacher's keyboard without Vietnamese types ``Rong Bien``; a terminal may send the
+    accents as combining marks (NFD): both name ``Rồng Biển``, never 'no such team'."""
+    import unicodedata
+
+    from judge.tournament.resume import team_named, unknown_teams
+
+    data = config_dict(3)
+    data["teams"][1]["name"] = "Rồng Biển"
+    cfg = load_config(write_config(tmp_path, data))
+    typed = ["Rồng Biển", unicodedata.normalize("NFD", "Rồng Biển"), "Rong Bien", "rong bien"]
+    assert [team_named(cfg, t) for t in typed] == ["Rồng Biển"] * 4
+    assert unknown_teams(cfg, typed) == []
+    assert team_named(cfg, "Rong") is None and unknown_teams(cfg, ["Rong"])
