@@ -34,7 +34,9 @@ its new program (repeat it for more teams; it also replays a team's matches
 when nothing changed), --keep-changed keeps the rounds the old program played.
 Either is recorded in the ledger, and standings.json says which program
 played which round.  A recorded round whose replay is gone from the folder (a
-match folder deleted) is played again, and the run says so.
+match folder deleted) is played again, and the run says so.  Rounds played
+again take standings.json, standings.csv and index.html away until the last
+round is in again.
 
 Every program runs on a core of its own (--cores, or 'cores' in the
 configuration; default: every core the judge may use), so --jobs only bounds

@@ -202,6 +202,18 @@ def write_standings(
     atomic.write_bytes(out / STANDINGS_CSV, buf.getvalue().encode("utf-8-sig"))
 
 
+def withdraw_results(out: Path) -> None:
+    """Remove the final results of a tournament whose recorded rounds are about to be taken
+    out to be played again: until the last round is in again, no file (nor the served
+    pages, which call a folder with standings.json finished) gives the old results.
+
+    Done before the ledger's change: a judge killed at any moment leaves a ledger that
+    the next resume completes, and the results are written again from it.
+    """
+    for name in (STANDINGS_JSON, STANDINGS_CSV, INDEX_HTML):
+        (out / name).unlink(missing_ok=True)
+
+
 # ---------------------------------------------------------------- the runner
 def _is_empty_dir(p: Path) -> bool:
     return p.is_dir() and not any(p.iterdir())
@@ -470,6 +482,8 @@ class Runner:
                         ledger = self._ledger = Ledger.create(
                             self.out / LEDGER_FILE, self.cfg.config_hash(), self.cfg.fingerprint()
                         )
+                    if plan.replay:
+                        withdraw_results(self.out)
                     ledger.record_run(
                         self._run_record(plan, off, venue.cluster or None), plan.replay
                     )

@@ -266,3 +266,31 @@ def test_replace_names_a_vietnamese_team_typed_without_its_accents_or_decomposed
     assert [team_named(cfg, t) for t in typed] == ["Rồng Biển"] * 4
     assert unknown_teams(cfg, typed) == []
     assert team_named(cfg, "Rong") is None and unknown_teams(cfg, ["Rong"])
+
+
+def test_a_replace_stopped_half_way_leaves_no_standings_of_the_old_rounds(tmp_path: Path) -> None:
+    """The rounds taken out of the ledger are no longer the results: a judge stopped (or
+    killed) before their replay leaves no standings.json, standings.csv or index.html that
+    still give them (the served pages would call the tournament over); the next resume,
+    asked nothing more, plays what is missing with the new program and writes them again."""
+    cfg_path, beta = _setup(tmp_path)
+    out = tmp_path / "t"
+    assert run_fake(load_config(cfg_path), out).complete
+    assert all((out / f).is_file() for f in ("standings.json", "standings.csv", "index.html"))
+    _change(beta)
+    new = load_config(cfg_path)
+    stopper = StopAfter(fake_bots(new.team_names), 10)
+    report = run_fake(
+        new,
+        out,
+        resume=True,
+        bots=stopper.bots,
+        hook=lambda r: setattr(stopper, "runner", r),
+        choices=ResumeChoices(("Beta",)),
+    )
+    assert not report.complete
+    assert not any((out / f).exists() for f in ("standings.json", "standings.csv", "index.html"))
+    report = run_fake(new, out, resume=True)  # no --replace again: the ledger knows
+    assert report.complete and (out / "standings.json").is_file()
+    data = json.loads((out / "standings.json").read_text(encoding="utf-8"))
+    assert list(data["programs"]["Beta"]["played"]) == [new.team("Beta").bot.digest]
