@@ -54,7 +54,8 @@ off on this machine (not root, no cgroups...; see `judge sandbox-info`), it is
 refused unless --unsandboxed is given, and that choice is recorded in the
 ledger and in standings.json.
 Run as root with sudo (sudo .venv/bin/judge tournament ...), the tournament
-folder is given to the user who ran sudo when the command ends.
+folder is given to the user who ran sudo when the command ends (a folder that
+was someone else's before the run is left as it was, and the judge says so).
 
 --cluster ADDRESS plays the rounds on a Dask cluster (the 'cluster:' key of
 the configuration says the same): the scheduler at ADDRESS and its workers
