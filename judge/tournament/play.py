@@ -526,6 +526,7 @@ class Runner:
             ledger.runs() if ledger is not None else [],
             {t.name: TeamProgram(t.bot.source, t.bot.digest) for t in self.cfg.teams},
             rounds,
+            ledger.round_runs_from() - 1 if ledger is not None else 0,
             seed=self.cfg.seed,
             date=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             started_at=ledger.created_at if ledger is not None else None,

@@ -294,3 +294,49 @@ def test_a_replace_stopped_half_way_leaves_no_standings_of_the_old_rounds(tmp_pa
     assert report.complete and (out / "standings.json").is_file()
     data = json.loads((out / "standings.json").read_text(encoding="utf-8"))
     assert list(data["programs"]["Beta"]["played"]) == [new.team("Beta").bot.digest]
+
+
+def _as_older_judge_left_it(out: Path, runs: bool) -> None:
+    """The ledger as a judge before round_runs left it: no round_runs table (and, for judge
+    0.1.0, no runs either)."""
+    import sqlite3
+
+    conn = sqlite3.connect(out / LEDGER_FILE)
+    conn.execute("DROP TABLE round_runs")
+    conn.execute("DELETE FROM meta WHERE key = 'round_runs_from'")
+    if not runs:
+        conn.execute("DELETE FROM meta WHERE key = 'runs'")
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize("runs", [False, True], ids=["judge 0.1.0", "runs but no round_runs"])
+def test_rounds_an_older_judge_played_are_never_given_to_a_later_runs_program(
+    tmp_path: Path, runs: bool
+) -> None:
+    """A 0.1.0 ledger recorded no program at all: its rounds are played by an 'unknown'
+    program, not by the one that played the resume.  A ledger with runs but no round_runs
+    names the programs of those runs alone, not a later one (a --keep-changed)."""
+    cfg_path, beta = _setup(tmp_path)
+    out = tmp_path / "t"
+    old = load_config(cfg_path)
+    _stopped(old, out, 60)
+    before = {f"{m}/{r}" for m, r in _round_runs(out)}
+    _as_older_judge_left_it(out, runs)
+    _change(beta)
+    new = load_config(cfg_path)
+    report = run_fake(new, out, resume=True, choices=ResumeChoices(keep_changed=True))
+    assert report.complete
+    data = json.loads((out / "standings.json").read_text(encoding="utf-8"))
+    was, now = old.team("Beta").bot.digest, new.team("Beta").bot.digest
+    for team, then in (("Beta", was), ("Alpha", old.team("Alpha").bot.digest)):
+        mine = _keys_of(new, team)
+        want: dict[str, set[str]] = {}
+        for digest, keys in (
+            (then if runs else "unknown", before & mine),
+            (new.team(team).bot.digest, mine - before),
+        ):
+            want.setdefault(digest, set()).update(keys)
+        played = {h: set(k) for h, k in data["programs"][team]["played"].items()}
+        assert played == {h: k for h, k in want.items() if k}, team
+    assert data["programs"]["Beta"]["sha256"] == now
