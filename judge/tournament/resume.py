@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judge import bundled
+from judge.bots import BotSpec, looks_like_path
 from judge.names import normalise, same_folder
 from judge.records.standings import LedgerRun
 from judge.tournament.config import TournamentConfig
@@ -47,7 +48,7 @@ class ChangedProgram:
     """A team whose program is not the one its rounds in the ledger were played by."""
 
     team: str
-    bot: str  # the configuration's bot, as written
+    bot: str  # the configuration's bot, as written (and the folder a name finds)
     before: str  # the hash the ledger's last run recorded
     now: str
     rounds: int  # the team's rounds in the ledger
@@ -113,7 +114,7 @@ def changed_programs(
     for t in cfg.teams:
         before = next((r.programs[t.name] for r in reversed(runs) if t.name in r.programs), None)
         if before is not None and before != t.bot.digest and counts.get(t.name):
-            out.append(ChangedProgram(t.name, t.bot.source, before, t.bot.digest, counts[t.name]))
+            out.append(ChangedProgram(t.name, _shown(t.bot), before, t.bot.digest, counts[t.name]))
     return out
 
 
@@ -148,6 +149,14 @@ def plan_resume(
         changed=tuple(changed),
         replaced_rounds=tuple((t, sum(1 for m, _ in theirs if t in teams_of[m])) for t in replaced),
     )
+
+
+def _shown(bot: BotSpec) -> str:
+    """The bot as the configuration writes it and, for a name, the folder it finds now (a
+    new ``bots/greedy``, an upgraded judge's bundled bot: not what the teacher edited)."""
+    if looks_like_path(bot.source) or bot.home is None:
+        return bot.source
+    return f"{bot.source}, the folder {bot.home}"
 
 
 def _short(digest: str) -> str:

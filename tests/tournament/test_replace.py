@@ -340,3 +340,19 @@ def test_rounds_an_older_judge_played_are_never_given_to_a_later_runs_program(
         played = {h: set(k) for h, k in data["programs"][team]["played"].items()}
         assert played == {h: k for h, k in want.items() if k}, team
     assert data["programs"]["Beta"]["sha256"] == now
+
+
+def test_a_refusal_says_where_a_bot_named_by_its_name_is_now(tmp_path: Path) -> None:
+    """A team's bot named ``greedy`` (bots_dir, then the bundled bots): the teacher did not
+    touch 'greedy' as far as they know (a new bots/greedy, an upgraded judge): the refusal
+    says which folder the name finds now."""
+    bots = tmp_path / "bots"
+    shutil.copytree(BOTS / "greedy", bots / "greedy")
+    data = config_dict(3, bots_dir=str(bots))
+    cfg_path = write_config(tmp_path / "cfg", data)
+    out = tmp_path / "t"
+    assert run_fake(load_config(cfg_path), out).complete
+    _change(bots / "greedy")
+    with pytest.raises(TournamentError) as info:
+        run_fake(load_config(cfg_path), out, resume=True)
+    assert f"the program of Alpha (greedy, the folder {bots / 'greedy'})" in str(info.value)
