@@ -42,6 +42,7 @@ import csv
 import dataclasses
 import datetime as _dt
 import io
+import shlex
 import shutil
 import threading
 import time
@@ -53,9 +54,10 @@ from typing import Any, Protocol
 
 from judge import __version__, atomic, isolation
 from judge.errors import JudgeError
+from judge.inputfiles import excerpt
 from judge.match import round_seed, write_result
 from judge.names import folder_name
-from judge.records import MatchResult, RoundResult
+from judge.records import Json, MatchResult, RoundResult
 from judge.records.standings import (
     COLUMNS,
     LedgerRun,
@@ -251,13 +253,46 @@ def open_for_resume(cfg: TournamentConfig, out: Path) -> Ledger:
                 f"said: {exc}.  Resume with the configuration it was started with, or start "
                 "a new tournament with --out NEW_FOLDER"
             ) from None
+        hint = _moved_hint(ledger.config, cfg.fingerprint())
         ledger.close()
         raise TournamentError(
             f"{path} was started with another configuration; changed since: "
             f"{'; '.join(changed)}.  Resume with the configuration it was started with, "
-            "or start a new tournament with --out NEW_FOLDER"
+            f"or start a new tournament with --out NEW_FOLDER{hint}"
         )
     return ledger
+
+
+def _moved_hint(old: Json, new: Json) -> str:
+    """When only teams' ``bot:`` changed between the ledger's fingerprint and the
+    configuration's (a new program given at a new path): how to play the new program
+    in this tournament."""
+    teams_old, teams_new = old.get("teams"), new["teams"]
+    if (
+        {k: v for k, v in old.items() if k != "teams"}
+        != {k: v for k, v in new.items() if k != "teams"}
+        or not isinstance(teams_old, list)
+        or len(teams_old) != len(teams_new)
+    ):
+        return ""
+    moved = []
+    for was, now in zip(teams_old, teams_new, strict=True):
+        if not isinstance(was, dict):
+            return ""
+        differ = {k for k in set(was) | set(now) if was.get(k) != now.get(k)}
+        if differ - {"bot", "command"}:
+            return ""
+        if differ:
+            moved.append((str(now["name"]), str(was.get("bot"))))
+    if not moved:
+        return ""
+    places = "; ".join(f"{team}'s at {excerpt(bot, 1000)}" for team, bot in moved)
+    options = " ".join(f"--replace {shlex.quote(team)}" for team, _ in moved)
+    return (
+        f".  To play a team's new program in this tournament instead, put it where the "
+        f"configuration had the old one ({places}), keep the configuration as it was, and "
+        f"resume with {options}"
+    )
 
 
 def _programs(sandbox: Any) -> str:

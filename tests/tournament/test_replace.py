@@ -356,3 +356,26 @@ def test_a_refusal_says_where_a_bot_named_by_its_name_is_now(tmp_path: Path) -> 
     with pytest.raises(TournamentError) as info:
         run_fake(load_config(cfg_path), out, resume=True)
     assert f"the program of Alpha (greedy, the folder {bots / 'greedy'})" in str(info.value)
+
+
+def test_a_new_program_given_at_a_new_path_is_told_how_to_replace_the_team(
+    tmp_path: Path,
+) -> None:
+    """The teacher points Beta's ``bot:`` at the new .exe: the configuration changed, so the
+    resume is refused, and told how to play the new program in this tournament."""
+    cfg_path, beta = _setup(tmp_path)
+    out = tmp_path / "t"
+    assert run_fake(load_config(cfg_path), out).complete
+    shutil.copytree(beta, tmp_path / "beta2")
+    data = config_dict(3)
+    data["teams"][1]["bot"] = str(tmp_path / "beta2")
+    moved = write_config(tmp_path / "cfg", data)
+    with pytest.raises(TournamentError) as info:
+        run_fake(load_config(moved), out, resume=True)
+    msg = str(info.value)
+    assert "teams[1].bot" in msg and f"Beta's at '{beta}'" in msg
+    assert "resume with --replace Beta" in msg
+    data["seed"] = 1  # something else changed too: no such advice
+    with pytest.raises(TournamentError) as info:
+        run_fake(load_config(write_config(tmp_path / "cfg", data)), out, resume=True)
+    assert "--replace" not in str(info.value)
