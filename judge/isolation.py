@@ -79,14 +79,16 @@ def ways_out(as_root: bool | None, report: Report | None = None, who: str = "the
     """
     if as_root:
         reasons = "; ".join(f"{n}: {d}" for n, d in off_with_reasons(report)) if report else ""
+        # A worker's machine is not the one this is read on.
+        here, there = ("this", "") if who == "the judge" else ("its", " on that machine")
         head = (
             f"an official tournament needs every protection, and {who} already runs as root, "
-            "so it is this machine that does not offer them"
+            f"so it is {here} machine that does not offer them"
         )
         fix = (
             "give the machine what they need (in a container: run it privileged, with cgroups "
-            "delegated; on a host: a kernel with cgroups and namespaces); 'judge sandbox-info' "
-            "says what each needs"
+            f"delegated; on a host: a kernel with cgroups and namespaces); 'judge sandbox-info'"
+            f"{there} says what each needs"
         )
         return (
             f"{head} ({reasons}): {fix}; {UNSANDBOXED}"

@@ -9,15 +9,28 @@ file in it, to the user sudo names (``SUDO_UID``, ``SUDO_GID``) when it ends,
 however it ends, and says so.  A judge run as root without sudo (a CI job, a
 root shell) keeps root's files: there is nobody else to give them to.
 
-Symbolic links are given back themselves and never followed, so nothing
-outside the folder changes owner.
+Only what the judge made is given, and nothing outside the folder:
+
+* a folder that was there before the run and belongs to someone else (another
+  user's, or root's: ``--out /srv``) is left as it is, with all it holds, and the
+  judge says so and how to give the files if that is meant;
+* in the sudo user's own folder (a resume), only root's files are given, never
+  another user's;
+* the tree is walked through open folders, never by path, and a link is given
+  itself, never followed (a folder swapped for a link while the judge walks
+  cannot send it elsewhere); a file with a second name (a hard link) may be
+  someone else's file, and is left.
 """
 
 from __future__ import annotations
 
+import errno
 import os
-from collections.abc import Mapping
+import pwd
+import stat
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 
@@ -60,14 +73,24 @@ class Handover:
     """Gives an output folder to the user who ran sudo, once the command is done with it.
 
     Made before the command writes anything, so that the folders it makes above
-    the output folder (``matches/`` for ``matches/final``) are given back too, and
-    no folder that was there before is.
+    the output folder (``matches/`` for ``matches/final``) are given back too, no
+    folder that was there before is, and an output folder that was someone else's
+    is known to be.
     """
 
     def __init__(self, folder: Path, owner: Owner | None):
         self.folder = Path(os.path.abspath(folder))
         self.owner = owner
-        self.top = _top_to_make(self.folder)
+        #: where the folder is (a link on its way resolved now, by what was there before)
+        self._real = Path(os.path.realpath(self.folder))
+        self.top = _top_to_make(self._real)
+        #: the owner of the output folder when it was there before the run (None: made by it)
+        self.owner_before: int | None = None
+        if owner is not None:
+            try:
+                self.owner_before = os.stat(self._real).st_uid
+            except OSError:
+                pass
 
     @classmethod
     def for_sudo(cls, folder: Path) -> Handover:
@@ -78,34 +101,99 @@ class Handover:
         ``None`` when there was nothing to do, else a sentence for the user."""
         if self.owner is None or not self.folder.exists():
             return None
-        failed: list[str] = []
-        for path in [*self._made_above(), *self._tree()]:
-            try:
-                os.lchown(path, self.owner.uid, self.owner.gid)
-            except OSError as exc:
-                failed.append(f"{path} ({exc.strerror or exc})")
         who = f"{self.owner.name} (uid {self.owner.uid}), who ran sudo"
+        fix = f"sudo chown -R {self.owner.uid}:{self.owner.gid} {self.folder}"
+        before = self.owner_before
+        if before is not None and before != self.owner.uid:
+            return (
+                f"{self.folder} was there before the judge ran and belongs to "
+                f"{_user(before)}, not to {who}: it is left as it is, and the files the judge "
+                f"wrote in it belong to root; to give them all to {self.owner.name}: {fix}"
+            )
+        failed: list[str] = []
+        try:
+            for name, give in self._mine():
+                try:
+                    give(self.owner.uid, self.owner.gid)
+                except OSError as exc:
+                    failed.append(f"{name} ({exc.strerror or exc})")
+        except OSError as exc:  # a folder on the way is a link now, or gone
+            failed.append(f"{self.folder} ({exc.strerror or exc})")
         if failed:
             more = f" and {len(failed) - 1} more" if len(failed) > 1 else ""
             return (
                 f"{self.folder} could not all be given to {who}: {failed[0]}{more} still "
-                f"belong(s) to root; give them back with: sudo chown -R "
-                f"{self.owner.uid}:{self.owner.gid} {self.folder}"
+                f"belong(s) to root; give them back with: {fix}"
             )
         return f"the files in {self.folder} belong to {who}"
 
-    def _made_above(self) -> list[Path]:
-        """The folders made above the output folder, from the highest down."""
-        if self.top == self.folder:
-            return []
-        chain = [self.top]
-        for part in self.folder.relative_to(self.top).parts[:-1]:
-            chain.append(chain[-1] / part)
-        return [p for p in chain if p.is_dir() and not p.is_symlink()]
+    def _mine(self) -> Iterator[tuple[str, Callable[[int, int], None]]]:
+        """Each thing to give (its path, for messages, and what changes its owner): the
+        folders made above the output folder, from the highest down, then the output
+        folder and what root made in it.  Every folder is opened from its parent, none
+        through a link, so a link put on the way meanwhile is never followed."""
+        if self._real.parent == self._real:
+            return  # the root folder is nobody's output
+        made = (
+            []
+            if self.top == self._real
+            else list(self._real.relative_to(self.top.parent).parts[:-1])
+        )
+        fd = _open_dir(self.top.parent if made else self._real.parent)
+        try:
+            here = self.top.parent
+            for name in made:
+                below = os.open(name, _DIR, dir_fd=fd)  # OSError: gone, or a link now
+                os.close(fd)
+                fd, here = below, here / name
+                yield str(here), partial(os.chown, fd)
+            yield from self._tree(fd)
+        finally:
+            os.close(fd)
 
-    def _tree(self) -> list[Path]:
-        """The output folder and everything under it (links not followed)."""
-        out = [self.folder]
-        for root, dirs, files in os.walk(self.folder):
-            out += [Path(root) / n for n in (*dirs, *files)]
-        return out
+    def _tree(self, parent: int) -> Iterator[tuple[str, Callable[[int, int], None]]]:
+        """The output folder and what root made under it, walked by open folders from
+        ``parent``, the output folder's parent opened."""
+        root, top = os.geteuid(), self._real.name
+        if not stat.S_ISDIR(os.stat(top, dir_fd=parent, follow_symlinks=False).st_mode):
+            raise NotADirectoryError(errno.ENOTDIR, "a link now, not the folder")
+        for rel, dirs, files, fd in os.fwalk(top, dir_fd=parent, follow_symlinks=False):
+            here = self._real.parent / rel
+            if rel == top and os.fstat(fd).st_uid == root:
+                yield str(here), partial(os.chown, fd)
+            for name in (*dirs, *files):
+                try:
+                    st = os.stat(name, dir_fd=fd, follow_symlinks=False)
+                except OSError:
+                    continue  # gone meanwhile
+                if st.st_uid != root or (stat.S_ISREG(st.st_mode) and st.st_nlink > 1):
+                    continue  # someone else's, or a file with a name elsewhere too
+                yield (
+                    str(here / name),
+                    partial(os.chown, name, dir_fd=fd, follow_symlinks=False),
+                )
+
+
+#: How a folder on the way is opened: a folder, never through a link.
+_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
+
+
+def _open_dir(path: Path) -> int:
+    """``path`` (absolute, no link in it) opened from ``/`` one folder at a time, none
+    through a link (OSError if one is a link now)."""
+    fd = os.open("/", _DIR)
+    for name in path.parts[1:]:
+        try:
+            below = os.open(name, _DIR, dir_fd=fd)
+        finally:
+            os.close(fd)
+        fd = below
+    return fd
+
+
+def _user(uid: int) -> str:
+    """``alice (uid 1001)``, or the uid alone for a user the machine does not name."""
+    try:
+        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
+    except KeyError:
+        return f"uid {uid}"

@@ -34,7 +34,9 @@ its new program (repeat it for more teams; it also replays a team's matches
 when nothing changed), --keep-changed keeps the rounds the old program played.
 Either is recorded in the ledger, and standings.json says which program
 played which round.  A recorded round whose replay is gone from the folder (a
-match folder deleted) is played again, and the run says so.
+match folder deleted) is played again, and the run says so.  Rounds played
+again take standings.json, standings.csv and index.html away until the last
+round is in again.
 
 Every program runs on a core of its own (--cores, or 'cores' in the
 configuration; default: every core the judge may use), so --jobs only bounds
@@ -52,7 +54,8 @@ off on this machine (not root, no cgroups...; see `judge sandbox-info`), it is
 refused unless --unsandboxed is given, and that choice is recorded in the
 ledger and in standings.json.
 Run as root with sudo (sudo .venv/bin/judge tournament ...), the tournament
-folder is given to the user who ran sudo when the command ends.
+folder is given to the user who ran sudo when the command ends (a folder that
+was someone else's before the run is left as it was, and the judge says so).
 
 --cluster ADDRESS plays the rounds on a Dask cluster (the 'cluster:' key of
 the configuration says the same): the scheduler at ADDRESS and its workers

@@ -171,11 +171,13 @@ class TeamProgram:
 RoundOrigin = tuple[tuple[str, str], int | None]
 
 
-def _program_of(team: str, run: int | None, runs: Sequence[LedgerRun]) -> str:
-    """The hash of the program that played ``team``'s round in run ``run`` (1-based)."""
+def _program_of(team: str, run: int | None, runs: Sequence[LedgerRun], before: int) -> str:
+    """The hash of the program that played ``team``'s round in run ``run`` (1-based); a
+    round of no known run was played by one of the first ``before`` runs: theirs when
+    they all name one program (none, a 0.1.0 ledger's, name any)."""
     if run is not None and 1 <= run <= len(runs) and team in runs[run - 1].programs:
         return runs[run - 1].programs[team]
-    named = {r.programs[team] for r in runs if team in r.programs}
+    named = {r.programs[team] for r in runs[:before] if team in r.programs}
     return named.pop() if len(named) == 1 else UNKNOWN_PROGRAM
 
 
@@ -183,8 +185,10 @@ def _played(
     programs: Mapping[str, TeamProgram],
     rounds: Mapping[str, RoundOrigin],
     runs: Sequence[LedgerRun],
+    before: int,
 ) -> dict[str, TeamProgram]:
-    """Each team's program with the rounds each of its programs played (see TeamProgram)."""
+    """Each team's program with the rounds each of its programs played (see TeamProgram);
+    ``before``: the runs that did not say which rounds they played."""
     out = {}
     for team, now in programs.items():
         played: dict[str, list[str]] = {}
@@ -192,7 +196,7 @@ def _played(
         for key, (teams, run) in rounds.items():
             if team not in teams:
                 continue
-            digest = _program_of(team, run, runs)
+            digest = _program_of(team, run, runs, before)
             played.setdefault(digest, []).append(key)
             if digest != UNKNOWN_PROGRAM and (last is None or (run or 0) >= last[0]):
                 last = (run or 0, digest)
@@ -231,12 +235,16 @@ class StandingsAudit:
         runs: Sequence[LedgerRun],
         programs: Mapping[str, TeamProgram],
         rounds: Mapping[str, RoundOrigin] | None = None,
+        unnamed_before: int | None = None,
         **head: Any,
     ) -> StandingsAudit:
         """The audit of a tournament played in ``runs`` by ``programs`` (today's hashes);
         ``rounds``: every round that counts (``match/round``), with its teams and the run
-        that played it, in play order."""
+        that played it, in play order; ``unnamed_before``: how many of the first runs did
+        not say which rounds they played, those a round of no known run was played by
+        (None: any of them)."""
         rounds = rounds or {}
+        before = len(runs) if unnamed_before is None else unnamed_before
         changed = {
             team
             for r in runs
@@ -245,7 +253,7 @@ class StandingsAudit:
         }
         return cls(
             **head,
-            programs=_played(programs, rounds, runs),
+            programs=_played(programs, rounds, runs, before),
             programs_changed_between_runs=tuple(sorted(changed)),
             unsandboxed=any(r.unsandboxed for r in runs),
             protections_off=tuple(sorted({p for r in runs for p in r.protections_off})),

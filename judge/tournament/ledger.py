@@ -28,7 +28,9 @@ Schema (version in ``PRAGMA user_version`` and in ``meta``)::
 say which program played it.  It came after schema version 1 was in use and
 is optional: a ledger without it (judge 0.1.0 and the versions up to this
 one) is read as it is, its rounds' runs unknown, and gets the table on its
-next resume; a judge that does not know the table leaves it alone.
+next resume, with ``meta``'s ``round_runs_from``: the number of that run, the
+first whose rounds the table names (the rounds it does not name were played
+by the runs before); a judge that does not know the table leaves it alone.
 """
 
 from __future__ import annotations
@@ -326,7 +328,12 @@ class Ledger:
         runs = [r.to_json() for r in [*self.runs(), replace(run, started_at=_now())]]
         with self._writing():
             self._conn.execute("BEGIN IMMEDIATE")
-            self._conn.execute(_ROUND_RUNS)  # a ledger of an earlier judge gets the table
+            if not _has_table(self._conn, "round_runs"):  # a ledger of an earlier judge
+                self._conn.execute(_ROUND_RUNS)
+                self._conn.execute(  # the runs before this one kept no such record
+                    "INSERT OR REPLACE INTO meta(key, value) VALUES ('round_runs_from', ?)",
+                    (str(len(runs)),),
+                )
             self._conn.execute(
                 "INSERT OR REPLACE INTO meta(key, value) VALUES ('runs', ?)",
                 (json.dumps(runs, sort_keys=True),),
@@ -351,6 +358,16 @@ class Ledger:
             for m, r, run in rows
             if isinstance(m, str) and isinstance(r, int) and isinstance(run, int)
         }
+
+    def round_runs_from(self) -> int:
+        """The first run whose rounds :meth:`round_runs` names: a recorded round it does not
+        name was played by one of the runs before (by a judge that did not keep which)."""
+        with self._reading():
+            has_table = _has_table(self._conn, "round_runs")
+        value = self.meta("round_runs_from")
+        if value is not None and value.isdigit():
+            return int(value)
+        return 1 if has_table else len(self.runs()) + 1
 
     # ---------------------------------------------------------------- rounds
     def record(self, rnd: LedgerRound) -> None:

@@ -42,6 +42,7 @@ import csv
 import dataclasses
 import datetime as _dt
 import io
+import shlex
 import shutil
 import threading
 import time
@@ -53,9 +54,10 @@ from typing import Any, Protocol
 
 from judge import __version__, atomic, isolation
 from judge.errors import JudgeError
+from judge.inputfiles import excerpt
 from judge.match import round_seed, write_result
 from judge.names import folder_name
-from judge.records import MatchResult, RoundResult
+from judge.records import Json, MatchResult, RoundResult
 from judge.records.standings import (
     COLUMNS,
     LedgerRun,
@@ -202,6 +204,18 @@ def write_standings(
     atomic.write_bytes(out / STANDINGS_CSV, buf.getvalue().encode("utf-8-sig"))
 
 
+def withdraw_results(out: Path) -> None:
+    """Remove the final results of a tournament whose recorded rounds are about to be taken
+    out to be played again: until the last round is in again, no file (nor the served
+    pages, which call a folder with standings.json finished) gives the old results.
+
+    Done before the ledger's change: a judge killed at any moment leaves a ledger that
+    the next resume completes, and the results are written again from it.
+    """
+    for name in (STANDINGS_JSON, STANDINGS_CSV, INDEX_HTML):
+        (out / name).unlink(missing_ok=True)
+
+
 # ---------------------------------------------------------------- the runner
 def _is_empty_dir(p: Path) -> bool:
     return p.is_dir() and not any(p.iterdir())
@@ -239,13 +253,46 @@ def open_for_resume(cfg: TournamentConfig, out: Path) -> Ledger:
                 f"said: {exc}.  Resume with the configuration it was started with, or start "
                 "a new tournament with --out NEW_FOLDER"
             ) from None
+        hint = _moved_hint(ledger.config, cfg.fingerprint())
         ledger.close()
         raise TournamentError(
             f"{path} was started with another configuration; changed since: "
             f"{'; '.join(changed)}.  Resume with the configuration it was started with, "
-            "or start a new tournament with --out NEW_FOLDER"
+            f"or start a new tournament with --out NEW_FOLDER{hint}"
         )
     return ledger
+
+
+def _moved_hint(old: Json, new: Json) -> str:
+    """When only teams' ``bot:`` changed between the ledger's fingerprint and the
+    configuration's (a new program given at a new path): how to play the new program
+    in this tournament."""
+    teams_old, teams_new = old.get("teams"), new["teams"]
+    if (
+        {k: v for k, v in old.items() if k != "teams"}
+        != {k: v for k, v in new.items() if k != "teams"}
+        or not isinstance(teams_old, list)
+        or len(teams_old) != len(teams_new)
+    ):
+        return ""
+    moved = []
+    for was, now in zip(teams_old, teams_new, strict=True):
+        if not isinstance(was, dict):
+            return ""
+        differ = {k for k in set(was) | set(now) if was.get(k) != now.get(k)}
+        if differ - {"bot", "command"}:
+            return ""
+        if differ:
+            moved.append((str(now["name"]), str(was.get("bot"))))
+    if not moved:
+        return ""
+    places = "; ".join(f"{team}'s at {excerpt(bot, 1000)}" for team, bot in moved)
+    options = " ".join(f"--replace {shlex.quote(team)}" for team, _ in moved)
+    return (
+        f".  To play a team's new program in this tournament instead, put it where the "
+        f"configuration had the old one ({places}), keep the configuration as it was, and "
+        f"resume with {options}"
+    )
 
 
 def _programs(sandbox: Any) -> str:
@@ -470,6 +517,8 @@ class Runner:
                         ledger = self._ledger = Ledger.create(
                             self.out / LEDGER_FILE, self.cfg.config_hash(), self.cfg.fingerprint()
                         )
+                    if plan.replay:
+                        withdraw_results(self.out)
                     ledger.record_run(
                         self._run_record(plan, off, venue.cluster or None), plan.replay
                     )
@@ -512,6 +561,7 @@ class Runner:
             ledger.runs() if ledger is not None else [],
             {t.name: TeamProgram(t.bot.source, t.bot.digest) for t in self.cfg.teams},
             rounds,
+            ledger.round_runs_from() - 1 if ledger is not None else 0,
             seed=self.cfg.seed,
             date=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
             started_at=ledger.created_at if ledger is not None else None,

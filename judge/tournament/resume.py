@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judge import bundled
-from judge.names import folder_name
+from judge.bots import BotSpec, looks_like_path
+from judge.names import normalise, same_folder
 from judge.records.standings import LedgerRun
 from judge.tournament.config import TournamentConfig
 from judge.tournament.pairings import Pairing
@@ -47,7 +48,7 @@ class ChangedProgram:
     """A team whose program is not the one its rounds in the ledger were played by."""
 
     team: str
-    bot: str  # the configuration's bot, as written
+    bot: str  # the configuration's bot, as written (and the folder a name finds)
     before: str  # the hash the ledger's last run recorded
     now: str
     rounds: int  # the team's rounds in the ledger
@@ -76,13 +77,16 @@ class ResumePlan:
 
 
 def team_named(cfg: TournamentConfig, typed: str) -> str | None:
-    """The team ``typed`` names: its name, or its folder form, in any case."""
+    """The team ``typed`` names: its name as written (whatever Unicode form the terminal
+    typed it in), else any spelling with its folder form, in any case: ``Rong Bien`` for
+    ``Rồng Biển`` on a keyboard without Vietnamese (the configuration refuses two teams
+    of one folder form, so this names at most one)."""
+    name = normalise(typed)
     for t in cfg.teams:
-        if typed in (t.name, folder_name(t.name)):
+        if t.name == name:
             return t.name
-    folded = typed.casefold()
     for t in cfg.teams:
-        if folded in (t.name.casefold(), folder_name(t.name).casefold()):
+        if same_folder(t.name, name):
             return t.name
     return None
 
@@ -110,7 +114,7 @@ def changed_programs(
     for t in cfg.teams:
         before = next((r.programs[t.name] for r in reversed(runs) if t.name in r.programs), None)
         if before is not None and before != t.bot.digest and counts.get(t.name):
-            out.append(ChangedProgram(t.name, t.bot.source, before, t.bot.digest, counts[t.name]))
+            out.append(ChangedProgram(t.name, _shown(t.bot), before, t.bot.digest, counts[t.name]))
     return out
 
 
@@ -145,6 +149,14 @@ def plan_resume(
         changed=tuple(changed),
         replaced_rounds=tuple((t, sum(1 for m, _ in theirs if t in teams_of[m])) for t in replaced),
     )
+
+
+def _shown(bot: BotSpec) -> str:
+    """The bot as the configuration writes it and, for a name, the folder it finds now (a
+    new ``bots/greedy``, an upgraded judge's bundled bot: not what the teacher edited)."""
+    if looks_like_path(bot.source) or bot.home is None:
+        return bot.source
+    return f"{bot.source}, the folder {bot.home}"
 
 
 def _short(digest: str) -> str:

@@ -110,11 +110,7 @@ def print_isolation(console: Console, report: Isolation) -> None:
     """One line for the sandbox (the rest is ``judge sandbox-info``'s), and a line per
     protection that is off, with why: what a header says of the isolation."""
     off = protections.off_with_reasons(report)
-    head = (
-        "all protections on"
-        if not off
-        else f"{len(off)} of {len(protections.items(report))} protections OFF"
-    )
+    head = report.describe().splitlines()[0]  # the sandbox's own count, as sandbox-info says
     console.print(Text(f"isolation: {head} (details: judge sandbox-info)"))
     for name, detail in off:
         console.print(f"  [yellow]OFF[/] {escape(name)}: {escape(detail)}", highlight=False)

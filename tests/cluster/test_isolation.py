@@ -58,3 +58,6 @@ def test_a_root_worker_short_of_a_protection_is_not_told_to_run_as_root() -> Non
     assert "run such a worker as root on Linux" in said_user
     assert "as root on Linux" not in said_root and "already runs as root" in said_root
     assert "cannot fully isolate the bots: 1 of 2" in said_root and "--unsandboxed" in said_root
+    # said on the judge's terminal: the machine short is the worker's, not "this machine"
+    assert "this machine" not in said_root and "its machine that does not offer" in said_root
+    assert "'judge sandbox-info' on that machine" in said_root

@@ -248,3 +248,134 @@ def test_the_refusal_goes_through_the_command_with_exit_status_2(
     assert "the program of Beta" in capsys.readouterr().err
     assert main([*args, "--resume", "--replace", "Beta"]) == 0
     assert _runs(out)[-1].replaced == ("Beta",)
+
+
+def test_replace_names_a_vietnamese_team_typed_without_its_accents_or_decomposed(
+    tmp_path: Path,
+) -> None:
+    """A teacher's keyboard without Vietnamese types ``Rong Bien``; a terminal may send the
+    accents as combining marks (NFD): both name ``Rồng Biển``, never 'no such team'."""
+    import unicodedata
+
+    from judge.tournament.resume import team_named, unknown_teams
+
+    data = config_dict(3)
+    data["teams"][1]["name"] = "Rồng Biển"
+    cfg = load_config(write_config(tmp_path, data))
+    typed = ["Rồng Biển", unicodedata.normalize("NFD", "Rồng Biển"), "Rong Bien", "rong bien"]
+    assert [team_named(cfg, t) for t in typed] == ["Rồng Biển"] * 4
+    assert unknown_teams(cfg, typed) == []
+    assert team_named(cfg, "Rong") is None and unknown_teams(cfg, ["Rong"])
+
+
+def test_a_replace_stopped_half_way_leaves_no_standings_of_the_old_rounds(tmp_path: Path) -> None:
+    """The rounds taken out of the ledger are no longer the results: a judge stopped (or
+    killed) before their replay leaves no standings.json, standings.csv or index.html that
+    still give them (the served pages would call the tournament over); the next resume,
+    asked nothing more, plays what is missing with the new program and writes them again."""
+    cfg_path, beta = _setup(tmp_path)
+    out = tmp_path / "t"
+    assert run_fake(load_config(cfg_path), out).complete
+    assert all((out / f).is_file() for f in ("standings.json", "standings.csv", "index.html"))
+    _change(beta)
+    new = load_config(cfg_path)
+    stopper = StopAfter(fake_bots(new.team_names), 10)
+    report = run_fake(
+        new,
+        out,
+        resume=True,
+        bots=stopper.bots,
+        hook=lambda r: setattr(stopper, "runner", r),
+        choices=ResumeChoices(("Beta",)),
+    )
+    assert not report.complete
+    assert not any((out / f).exists() for f in ("standings.json", "standings.csv", "index.html"))
+    report = run_fake(new, out, resume=True)  # no --replace again: the ledger knows
+    assert report.complete and (out / "standings.json").is_file()
+    data = json.loads((out / "standings.json").read_text(encoding="utf-8"))
+    assert list(data["programs"]["Beta"]["played"]) == [new.team("Beta").bot.digest]
+
+
+def _as_older_judge_left_it(out: Path, runs: bool) -> None:
+    """The ledger as a judge before round_runs left it: no round_runs table (and, for judge
+    0.1.0, no runs either)."""
+    import sqlite3
+
+    conn = sqlite3.connect(out / LEDGER_FILE)
+    conn.execute("DROP TABLE round_runs")
+    conn.execute("DELETE FROM meta WHERE key = 'round_runs_from'")
+    if not runs:
+        conn.execute("DELETE FROM meta WHERE key = 'runs'")
+    conn.commit()
+    conn.close()
+
+
+@pytest.mark.parametrize("runs", [False, True], ids=["judge 0.1.0", "runs but no round_runs"])
+def test_rounds_an_older_judge_played_are_never_given_to_a_later_runs_program(
+    tmp_path: Path, runs: bool
+) -> None:
+    """A 0.1.0 ledger recorded no program at all: its rounds are played by an 'unknown'
+    program, not by the one that played the resume.  A ledger with runs but no round_runs
+    names the programs of those runs alone, not a later one (a --keep-changed)."""
+    cfg_path, beta = _setup(tmp_path)
+    out = tmp_path / "t"
+    old = load_config(cfg_path)
+    _stopped(old, out, 60)
+    before = {f"{m}/{r}" for m, r in _round_runs(out)}
+    _as_older_judge_left_it(out, runs)
+    _change(beta)
+    new = load_config(cfg_path)
+    report = run_fake(new, out, resume=True, choices=ResumeChoices(keep_changed=True))
+    assert report.complete
+    data = json.loads((out / "standings.json").read_text(encoding="utf-8"))
+    was, now = old.team("Beta").bot.digest, new.team("Beta").bot.digest
+    for team, then in (("Beta", was), ("Alpha", old.team("Alpha").bot.digest)):
+        mine = _keys_of(new, team)
+        want: dict[str, set[str]] = {}
+        for digest, keys in (
+            (then if runs else "unknown", before & mine),
+            (new.team(team).bot.digest, mine - before),
+        ):
+            want.setdefault(digest, set()).update(keys)
+        played = {h: set(k) for h, k in data["programs"][team]["played"].items()}
+        assert played == {h: k for h, k in want.items() if k}, team
+    assert data["programs"]["Beta"]["sha256"] == now
+
+
+def test_a_refusal_says_where_a_bot_named_by_its_name_is_now(tmp_path: Path) -> None:
+    """A team's bot named ``greedy`` (bots_dir, then the bundled bots): the teacher did not
+    touch 'greedy' as far as they know (a new bots/greedy, an upgraded judge): the refusal
+    says which folder the name finds now."""
+    bots = tmp_path / "bots"
+    shutil.copytree(BOTS / "greedy", bots / "greedy")
+    data = config_dict(3, bots_dir=str(bots))
+    cfg_path = write_config(tmp_path / "cfg", data)
+    out = tmp_path / "t"
+    assert run_fake(load_config(cfg_path), out).complete
+    _change(bots / "greedy")
+    with pytest.raises(TournamentError) as info:
+        run_fake(load_config(cfg_path), out, resume=True)
+    assert f"the program of Alpha (greedy, the folder {bots / 'greedy'})" in str(info.value)
+
+
+def test_a_new_program_given_at_a_new_path_is_told_how_to_replace_the_team(
+    tmp_path: Path,
+) -> None:
+    """The teacher points Beta's ``bot:`` at the new .exe: the configuration changed, so the
+    resume is refused, and told how to play the new program in this tournament."""
+    cfg_path, beta = _setup(tmp_path)
+    out = tmp_path / "t"
+    assert run_fake(load_config(cfg_path), out).complete
+    shutil.copytree(beta, tmp_path / "beta2")
+    data = config_dict(3)
+    data["teams"][1]["bot"] = str(tmp_path / "beta2")
+    moved = write_config(tmp_path / "cfg", data)
+    with pytest.raises(TournamentError) as info:
+        run_fake(load_config(moved), out, resume=True)
+    msg = str(info.value)
+    assert "teams[1].bot" in msg and f"Beta's at '{beta}'" in msg
+    assert "resume with --replace Beta" in msg
+    data["seed"] = 1  # something else changed too: no such advice
+    with pytest.raises(TournamentError) as info:
+        run_fake(load_config(write_config(tmp_path / "cfg", data)), out, resume=True)
+    assert "--replace" not in str(info.value)

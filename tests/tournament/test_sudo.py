@@ -87,10 +87,10 @@ def test_a_file_that_cannot_be_given_back_is_said_with_the_fix(
     out.mkdir()
     (out / "a").write_text("x")
 
-    def refuse(path: object, uid: int, gid: int) -> None:
+    def refuse(path: object, uid: int, gid: int, **_: object) -> None:
         raise PermissionError(1, "Operation not permitted")
 
-    monkeypatch.setattr(os, "lchown", refuse)
+    monkeypatch.setattr(os, "chown", refuse)
     said = handover.give_back() or ""
     assert "could not all be given to teacher" in said and "and 1 more" in said
     assert f"sudo chown -R {NOBODY}:{NOBODY} {out}" in said
@@ -110,3 +110,52 @@ def test_a_match_run_with_sudo_belongs_to_the_user_who_ran_it(
     assert (out / "result.json").is_file()
     assert _owners(tmp_path / "matches") == {(NOBODY, NOBODY)}
     assert f"belong to {NOBODY} (uid {NOBODY}), who ran sudo" in capsys.readouterr().out
+
+
+ALICE = 4242  # another user of the machine
+
+
+@pytest.mark.root("only root can give files to another user")
+def test_a_folder_that_was_someone_elses_is_left_to_them_and_said(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--out`` an (empty) folder of another user: neither it nor anything in it is given
+    to the user who ran sudo; the judge says so, with the chown that would."""
+    cfg = make_config(tmp_path / "cfg", 3)
+    _fake_sandbox(monkeypatch, cfg.team_names)
+    monkeypatch.setenv("SUDO_UID", str(NOBODY))
+    monkeypatch.setenv("SUDO_GID", str(NOBODY))
+    out = tmp_path / "shared"
+    out.mkdir()
+    os.chown(out, ALICE, ALICE)
+    assert main(["tournament", str(cfg.path), "--out", str(out), "--quiet"]) == 0
+    assert (out.stat().st_uid, out.stat().st_gid) == (ALICE, ALICE)
+    assert (NOBODY, NOBODY) not in _owners(out)
+    shown = capsys.readouterr().out
+    assert f"{out} was there before" in shown and f"uid {ALICE}" in shown
+    assert f"sudo chown -R {NOBODY}:{NOBODY} {out}" in shown
+
+
+@pytest.mark.root("only root can give files to another user")
+def test_what_was_not_roots_or_reaches_outside_the_folder_keeps_its_owner(
+    tmp_path: Path,
+) -> None:
+    """In the sudo user's own folder (a resume), only root's files are given; a link is given
+    itself, never what it points to, and a file linked from outside (a hard link) is left."""
+    outside = tmp_path / "outside.txt"
+    outside.write_text("root's")
+    out = tmp_path / "t"
+    out.mkdir()
+    os.chown(out, NOBODY, NOBODY)
+    (out / "alice.txt").write_text("hers")
+    os.chown(out / "alice.txt", ALICE, ALICE)
+    (out / "link").symlink_to(outside)
+    os.link(outside, out / "hard")
+    handover = Handover(out, Owner(NOBODY, NOBODY, "teacher"))
+    (out / "round-1").mkdir()
+    (out / "round-1" / "replay.jsonl").write_text("{}")
+    assert "belong to teacher" in (handover.give_back() or "")
+    assert (outside.stat().st_uid, (out / "hard").stat().st_uid) == (0, 0)
+    assert (out / "alice.txt").stat().st_uid == ALICE
+    assert (out / "link").lstat().st_uid == NOBODY
+    assert {(out / p).stat().st_uid for p in ("round-1", "round-1/replay.jsonl")} == {NOBODY}
