@@ -41,7 +41,9 @@ from pathlib import Path
 
 from judge.sandbox.cores import BOT_WEIGHT
 from judge.sandbox.cpuwait import psi_usable, read_psi_totals
-from judge.sandbox.cpuwait import read_text as _read
+from judge.sandbox.procfs import Mount, host_path, mounts, pid_alive
+from judge.sandbox.procfs import own_cgroups as read_own_cgroups
+from judge.sandbox.procfs import read_text as _read
 from judge.sandbox.types import SandboxError
 
 PREFIX = "ocean-judge-"
@@ -76,64 +78,9 @@ def _keyed(text: str) -> dict[str, int]:
     return out
 
 
-@dataclass(frozen=True)
-class Mount:
-    """One cgroup filesystem mount: where it is and which hierarchy part it shows."""
-
-    fstype: str  # "cgroup" or "cgroup2"
-    mountpoint: str
-    root: str  # the hierarchy path shown at the mount point
-    options: frozenset[str]
-
-
 def read_mounts(mountinfo: str | None = None) -> list[Mount]:
-    """The cgroup mounts of this process's mount namespace."""
-    text = mountinfo if mountinfo is not None else _read("/proc/self/mountinfo")
-    mounts = []
-    for line in text.splitlines():
-        left, sep, right = line.partition(" - ")
-        if not sep:
-            continue
-        fields, rfields = left.split(), right.split()
-        if len(fields) < 5 or len(rfields) < 3 or rfields[0] not in ("cgroup", "cgroup2"):
-            continue
-        opts = frozenset(rfields[2].split(",")) | frozenset(
-            fields[5].split(",") if len(fields) > 5 else ()
-        )
-        mountpoint = fields[4].replace("\\040", " ")
-        mounts.append(Mount(rfields[0], mountpoint, fields[3], opts))
-    return mounts
-
-
-def read_own_cgroups(text: str | None = None) -> dict[str, str]:
-    """Map controller (``memory``, ``pids``, ...; ``""`` for v2) to this process's group path."""
-    text = text if text is not None else _read("/proc/self/cgroup")
-    out: dict[str, str] = {}
-    for line in text.splitlines():
-        parts = line.split(":", 2)
-        if len(parts) != 3:
-            continue
-        for ctrl in parts[1].split(",") if parts[1] else [""]:
-            out[ctrl] = parts[2]
-    return out
-
-
-def _host_path(mount: Mount, group: str) -> str:
-    """Filesystem path of ``group`` (a hierarchy path) under ``mount``."""
-    if mount.root != "/" and (group == mount.root or group.startswith(mount.root + "/")):
-        group = group[len(mount.root) :] or "/"
-    return os.path.join(mount.mountpoint, group.lstrip("/"))
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process with this pid exists (a stale judge's leftovers are swept)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    """The cgroup mounts of this process's mount namespace (``mountinfo``: that file's text)."""
+    return [m for m in mounts(mountinfo) if m.fstype in ("cgroup", "cgroup2")]
 
 
 def _sweep_stale(parent: str) -> None:
@@ -686,7 +633,7 @@ def _try_v1(mounts: list[Mount], own: dict[str, str]) -> tuple[CgroupBackend | N
             if not optional:
                 reasons.append(f"no v1 {ctrl} hierarchy")
             continue
-        base = _host_path(mount, own.get(ctrl, "/"))
+        base = host_path(mount, own.get(ctrl, "/"))
         try:
             parents[ctrl] = _make_parent(base)
         except OSError as exc:
@@ -731,7 +678,7 @@ def _unified_psi_parent(mounts: list[Mount], own: dict[str, str]) -> str | None:
     if mount is None:
         return None
     try:
-        parent = _make_parent(_host_path(mount, own.get("", "/")))
+        parent = _make_parent(host_path(mount, own.get("", "/")))
     except OSError:
         return None
     if psi_usable(parent):
@@ -754,7 +701,7 @@ def _try_v2(
     if mount is None:
         return None, "no cgroup2 mount"
     want = {"memory", "pids"}
-    start = _host_path(mount, own.get("", "/"))
+    start = host_path(mount, own.get("", "/"))
     candidates = []
     p = Path(start)
     top = Path(mount.mountpoint)

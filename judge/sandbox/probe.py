@@ -19,6 +19,7 @@ from judge.sandbox.cpuwait import PsiMeter, TreeMeter
 from judge.sandbox.helper import Helper, find_helper
 from judge.sandbox.memfs import INODES, SIZE_BYTES, mount_tmpfs, shm_folder, unmount
 from judge.sandbox.namespaces import make_namespaces
+from judge.sandbox.procfs import status
 from judge.sandbox.types import Isolation, SandboxError
 from judge.sandbox.uids import UidPool
 
@@ -183,10 +184,8 @@ def pinning(m: Machine) -> str:
 def _may_raise_priority() -> bool:
     """Whether the judge holds CAP_SYS_NICE (root does, except in some containers)."""
     try:
-        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
-            caps = next(line.split()[1] for line in f if line.startswith("CapEff:"))
-        return bool(int(caps, 16) >> 23 & 1)
-    except (OSError, StopIteration, IndexError, ValueError):
+        return bool(int(status()[b"CapEff"], 16) >> 23 & 1)
+    except (OSError, KeyError, ValueError):
         return False
 
 

@@ -9,12 +9,12 @@ import tempfile
 import threading
 from pathlib import Path
 
-from judge.sandbox.cgroups import pid_alive
 from judge.sandbox.cores import CoreBudget, JudgePin, plan_cores, usable_cores
 from judge.sandbox.folders import remove_tree
 from judge.sandbox.leases import CoreLeases
 from judge.sandbox.memfs import remove_stale_shm, unmount_stale, unmount_under
 from judge.sandbox.probe import Machine, isolation, probe
+from judge.sandbox.procfs import pid_alive
 from judge.sandbox.seat import Seat
 from judge.sandbox.starvation import Canary
 from judge.sandbox.types import Isolation, SandboxError

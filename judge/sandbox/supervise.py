@@ -35,12 +35,12 @@ from judge.sandbox.cpuwait import (
     ServiceMeter,
     TreeMeter,
     WaitMeter,
-    children,
     io_stall_us,
     tree_times,
     wait_grace_s,
 )
 from judge.sandbox.helper import Helper, HelperProcess
+from judge.sandbox.procfs import children
 from judge.sandbox.starvation import Canary, StarvationMeter
 from judge.sandbox.steps import StepTimes
 from judge.sandbox.zygote import (

@@ -61,10 +61,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from judge.sandbox.cgroups import pid_alive
 from judge.sandbox.cores import BOT_NICE, pin_tree
-from judge.sandbox.cpuwait import children
 from judge.sandbox.folders import remove_tree
+from judge.sandbox.procfs import children, pid_alive, running
 from judge.sandbox.supervise import KILL_GRACE_S, Spawn, _command
 from judge.sandbox.types import RunResult, SandboxError, Verdict
 from judge.sandbox.winexe import ExeKind, inspect_exe
@@ -940,7 +939,7 @@ class WineSeat:
     def _server_running(self) -> bool:
         """Whether the seat's wineserver itself runs: its exec helper outlives it by the
         moment it takes to notice, so a server just killed is looked for as a process."""
-        return self.alive and any(_running(pid) for pid in self.server_pids())
+        return self.alive and any(running(pid) for pid in self.server_pids())
 
     def server_pids(self) -> list[int]:
         """The seat's wineserver (the processes under its exec helper), for the wait meter."""
@@ -1077,19 +1076,6 @@ def _move(pids: list[int], group: str) -> bool:
         except OSError:
             ok = False
     return ok
-
-
-def _running(pid: int) -> bool:
-    """A process that exists, is not a zombie and has no SIGKILL waiting for it (one just
-    sent is as good as done, though the process may not have run since)."""
-    try:
-        with open(f"/proc/{pid}/status", "rb") as f:
-            fields = dict(line.split(b":", 1) for line in f.read().splitlines() if b":" in line)
-        state = fields[b"State"].split()[0]
-        pending = int(fields[b"SigPnd"], 16) | int(fields[b"ShdPnd"], 16)
-    except (OSError, KeyError, ValueError, IndexError):
-        return False
-    return state not in (b"Z", b"X") and not pending & (1 << (signal.SIGKILL - 1))
 
 
 def names_status(words: str) -> bool:
