@@ -366,7 +366,7 @@ class _Round:
             # not once a turn), seat 1 on this one, which would otherwise only wait.  Seat
             # 1's run begins once seat 0's program is about to start: the two seats' work
             # before their programs is Python, and done at once it would share the
-            # interpreter lock and start both programs late (issue 35).  Both runs end
+            # interpreter lock and start both programs late.  Both runs end
             # before either's failure is raised, seat 0's first.
             first_starting = threading.Event()
             first = self.pool.submit(one, 0, first_starting.set)

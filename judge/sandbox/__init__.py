@@ -1,4 +1,4 @@
-"""Run one untrusted bot program under the contest limits (issue 3; rulings R10, R15-R17).
+"""Run one untrusted bot program under the contest limits (rulings R10, R15-R17).
 
 Usage::
 
@@ -48,7 +48,8 @@ Decisions:
   than /tmp, because each seat's view replaces /tmp with its own private one.
 * The fork-storm verdict is whatever the run earns (usually TLE); the message
   says when the process cap was reached.
-* Time is fair (issue 16): every run holds one core of the sandbox's budget
+* Time is fair (the limit is wall-clock time): every run holds one core of the
+  sandbox's budget
   (:mod:`.cores`) and is pinned to it, so no more programs run at once than
   there are cores; as root the program runs at nice -10, ahead of ordinary
   work; its clock starts when the helper forks it, not when the judge asks;

@@ -15,7 +15,7 @@ Two layouts are supported:
   nearest ancestor that already delegates ``memory`` and ``pids`` (as root:
   usually the root group).
 
-A seat's runs reuse one set of groups (issue 35): making and removing five
+A seat's runs reuse one set of groups: making and removing five
 groups a run cost more than the rest of the sandbox's own work.  Between two
 runs the groups are empty (the exec helper exits only when every process of
 the run has; one that did not is killed and its groups removed), so a run
@@ -57,7 +57,8 @@ class CgroupError(SandboxError):
 
 def _write(path: str, text: str) -> None:
     # One write(2) of the whole text, as a control file wants it (no Python file
-    # object: a seat writes one or two of these a run, issue 35).
+    # object, whose buffering and flush cost more than the write: a seat writes one or
+    # two of these a run).
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
         try:
@@ -139,7 +140,7 @@ class CounterFiles:
     """A group's counter files, each opened once and read again with ``pread`` at offset
     0: a cgroup file's text is made afresh at every read from its start, and a run reads
     about a dozen of them, where an open, a read and a close cost three times one
-    ``pread`` (issue 35).  Thread-safe (the run's watch reads its pressure while the seat
+    ``pread``.  Thread-safe (the run's watch reads its pressure while the seat
     waits), and closed with the group: no read ever goes to an fd number closed and
     given to another file since."""
 

@@ -221,7 +221,7 @@ class ServiceMeter:
 
     A Windows program asks its seat's wineserver for much of what it does and
     sleeps until the server answers; when the server is kept off the CPU, the
-    program looks asleep and its own counters see nothing (issue 32).  The
+    program looks asleep and its own counters see nothing.  The
     server serves this seat only, so its waiting during the run is the run's.
 
     Best, the server is in the run's pressure group for the run (``counted``):

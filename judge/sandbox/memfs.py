@@ -1,4 +1,4 @@
-"""A seat's writable folders in memory: a private tmpfs per seat (issue 35).
+"""A seat's writable folders in memory: a private tmpfs per seat.
 
 Why: every run makes files afresh in the seat's folders (the judge's MAP.INP, the
 program's MOVE.OUT) and the clean after it removes them.  On a disk file system

@@ -400,7 +400,7 @@ class Seat:
 
     def _refresh_wine(self, core: int | None, discarded: list[str]) -> None:
         """After a run, on its core: a new wineserver with the template's registry, so
-        nothing the program left in wine reaches its next run (issue 32)."""
+        nothing the program left in wine reaches its next run."""
         wine = self._wine
         assert wine is not None
         try:
@@ -463,7 +463,7 @@ class Seat:
         before the program is done (folder, core, groups) and its start is next, or
         when the call ends without getting that far: a caller running two seats lets
         the second one's Python work wait for it, instead of both sharing the
-        interpreter lock while neither program runs yet (issue 35).  It is called
+        interpreter lock while neither program runs yet.  It is called
         with the seat busy and a core held: it must be quick (setting an event) and
         must not raise."""
         once = _Once(starting)
@@ -555,7 +555,7 @@ class Seat:
 
         The keep file is all the seat carries from run to run, so it is saved before
         the run and put back after an IE (the judge's failure, which the referee runs
-        again): the run that counts starts exactly as the discarded one did (issue 32).
+        again): the run that counts starts exactly as the discarded one did.
         """
         steps = StepTimes()
         discarded: list[str] = []
@@ -718,7 +718,7 @@ class Seat:
         self, raw: supervise.RawRun, result: RunResult, discarded: list[str]
     ) -> RunResult:
         """A run wine failed (not the program: see :meth:`WineSeat.failure`) is IE, so
-        the referee runs it again (issue 32, item 4).  From the second time in the seat's
+        the referee runs it again.  From the second time in the seat's
         round on, the judge first runs its own test program: if wine runs that, wine
         works here and the failure is this program's doing (it stopped its wineserver,
         say): RE, naming what wine said; if not, wine is broken here: IE again, and the
@@ -792,7 +792,7 @@ class Seat:
         """The run itself in the seat's cgroups (pinned to ``core``); a str: why it could not run.
 
         A Windows program's wineserver works for it: its waiting for a CPU is the
-        run's (issue 32).  Where the run's pressure group is one of its own (cgroup
+        run's.  Where the run's pressure group is one of its own (cgroup
         v1 with the unified hierarchy: no limits there), the server joins it for the
         run, so the group's PSI counts exactly the time neither could run; elsewhere
         the server's own waiting is added (:class:`~judge.sandbox.cpuwait.ServiceMeter`).

@@ -1,4 +1,4 @@
-"""How long this machine kept its ordinary processes off a CPU (issue 32's last hole).
+"""How long this machine kept its ordinary processes off a CPU, whatever a run's own counters say.
 
 A run's waiting for a CPU is read from its own counters (PSI, schedstat), and
 given back.  But a program can also be kept from running by the machine in a

@@ -1,4 +1,4 @@
-"""The named steps of one run, and how long each took (issue 35).
+"""The named steps of one run, and how long each took.
 
 A turn's overhead is the sum of small steps, none of which looks slow on its
 own; naming them, and timing every run by them, is what lets a change be
@@ -54,7 +54,8 @@ class StepTimes:
 
 class _Timed:
     """The ``with`` block of :meth:`StepTimes.timed`: a plain class, not a generator
-    (a run times some 16 blocks; the figures are its own cost, issue 35)."""
+    (a run times some 16 blocks, and a generator's entry and exit cost several times a
+    plain call's: the figures would include their own cost)."""
 
     __slots__ = ("_times", "_step", "_t0")
 

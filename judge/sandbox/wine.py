@@ -31,7 +31,8 @@ already runs about 20 ms.  So:
   time.
 * **A fresh server after every run** (:meth:`WineSeat.refresh`): what a
   program leaves in its wineserver (registry values, global atoms) dies with
-  it, so an .exe carries nothing between runs but its keep file (issue 32).
+  it, so an .exe carries nothing between runs but its keep file, as a native
+  program.
 * **Wine's failures are the judge's** (:meth:`WineSeat.failure`): a run that
   ended before wine's "Loaded" line for the program, or during which the
   server stopped, is IE.
@@ -112,7 +113,7 @@ NPROC_SLACK = 8
 REGISTRY_FILES = ("system.reg", "user.reg", "userdef.reg")
 #: Keys of the template's system.reg a console program never reads: COM interface, class
 #: and type-library registrations (60 % of the file).  Every run's fresh server loads the
-#: registry before it takes the program, so they cost about 30 ms a run (issue 35).
+#: registry before it takes the program, so they cost about 30 ms a run.
 TRIMMED_KEYS = tuple(
     f"{root}\\\\{what}"
     for root in ("Software\\\\Classes", "Software\\\\Classes\\\\Wow6432Node")
@@ -384,7 +385,8 @@ def trim_registry(path: str, drop: tuple[str, ...] = TRIMMED_KEYS) -> int:
     """Remove the keys under ``drop`` (as the file spells them, doubled backslashes)
     from a wine registry file; returns how many keys went.
 
-    A fresh wineserver is started after every run (issue 32) and parses the whole
+    A fresh wineserver is started after every run (nothing a program leaves in it
+    reaches its next run) and parses the whole
     registry before it takes a program: the smaller file is most of the ``wine`` step.
     The file is rewritten whole (a new file renamed over the old), so a template is
     never left half written.
@@ -636,7 +638,8 @@ class WineSeat:
         self._server_home: str | None = None
 
     def pin_server(self, core: int) -> None:
-        """Keep the seat's wineserver on the core of the run it serves (issue 16): on
+        """Keep the seat's wineserver on the core of the run it serves (a run's time is
+        its core's): on
         any other core it would take time from another seat's program."""
         if self._server is not None and self._server.proc is not None:
             pin_tree(self._server.proc.pid, {core}, BOT_NICE)
@@ -747,7 +750,7 @@ class WineSeat:
         """A server's helper started now, idle until its :meth:`_take_armed`: it joins its
         groups and readies the server's process ahead of its turn.  A cgroup v1 join waits
         for an RCU grace period (about 10 ms here) when no task moved for a while, as at
-        the end of a run: that wait was half of the refresh after every run (issue 35).
+        the end of a run: that wait was half of the refresh after every run.
         None: not armed (nothing lost: the start makes its server then); never for a
         normal user's seat, whose process cap counts the uid's tasks when the helper
         starts (the old server's among them), nor with the Python fallback helper, which
@@ -796,7 +799,7 @@ class WineSeat:
         report: list[str],
         core: int | None = None,
     ) -> None:
-        """After every run: a new server on the template's registry (issue 32).
+        """After every run: a new server on the template's registry.
 
         A program can keep data in its wineserver (registry values, global atoms,
         permanent named objects), not only in files; a fresh server, loading the
@@ -1012,7 +1015,8 @@ class WineSeat:
 
     def failure(self, stderr_head: bytes, stderr_tail: bytes) -> str | None:
         """Why the last run is wine's failure rather than the program's, in wine's own
-        words; None when the program's run stands (issue 32, item 4).
+        words; None when the program's run stands (the judge's failure is never held
+        against the program).
 
         Wine failed when the seat's wineserver stopped during the run, or when the
         run ended without wine's "Loaded ... : native" line (the program's own file:
