@@ -40,6 +40,8 @@ from judge.sandbox.folders import (
 )
 from judge.sandbox.memfs import mount_tmpfs, remove_own_folder, shm_prefix, unmount
 from judge.sandbox.namespaces import SeatNamespaces, make_namespaces
+from judge.sandbox.probe import NsMode
+from judge.sandbox.record import HelperRecord, RawRun
 from judge.sandbox.starvation import Canary
 from judge.sandbox.steps import StepTimes
 from judge.sandbox.types import (
@@ -213,10 +215,10 @@ class Seat:
             copy_program(src, dst, gid)
             self.program_dir = Path(dst)
         self._emptied = True  # made just now, empty
-        if m.ns_mode in ("view", "net"):
+        if m.ns_mode.per_seat:
             self._ns = make_namespaces(
                 m.helper,
-                view=m.ns_mode == "view",
+                view=m.ns_mode is NsMode.VIEW,
                 seat_dir=self.base,
                 tmp_dir=self.tmpdir,
                 staging=self._staging,
@@ -254,7 +256,7 @@ class Seat:
             uid=self.uid,
             gid=self.gid,
             ns_fds=self._ns.fds if self._ns else (),
-            unshare=m.ns_mode == "unshare",
+            unshare=m.ns_mode is NsMode.UNSHARE,
             rlimits=tuple(rl),
             nproc_extra=nproc_extra,
             oom_protect=m.root,
@@ -302,11 +304,9 @@ class Seat:
                 f"{raw.internal_error or 'no status record'}"
             )
         self._raise_unreachable(argv, rec)
-        if "setup_stage" in rec or "child_stage" in rec:
-            raise SandboxError(
-                f"seat {self.name!r}: cannot prepare a run: "
-                f"{rec.get('setup_error') or rec.get('child_error')}"
-            )
+        failed = rec.setup or rec.child
+        if failed is not None:
+            raise SandboxError(f"seat {self.name!r}: cannot prepare a run: {failed.error}")
         self._checked.add(tuple(given))
 
     # ------------------------------------------------------------ Windows programs
@@ -335,7 +335,7 @@ class Seat:
             self.uid,
             self.gid,
             self.tmpdir,
-            view=self._m.ns_mode == "view",
+            view=self._m.ns_mode is NsMode.VIEW,
         )
         self._wine = wine  # from here on every run of this seat goes through wine
         try:
@@ -393,7 +393,7 @@ class Seat:
         if raw.internal_error or st is None or not os.WIFEXITED(st) or os.WEXITSTATUS(st):
             return (
                 raw.internal_error
-                or (raw.record or {}).get("child_error")
+                or (raw.record.child.error if raw.record and raw.record.child else None)
                 or (f"status {st}: {raw.stderr.data.decode('utf-8', 'replace').strip()[-300:]}")
             )
         return None
@@ -424,18 +424,13 @@ class Seat:
         """The seat's wineserver, if it has one now (its wine starts with the first .exe run)."""
         return self._wine.server_pids() if self._wine is not None else []
 
-    def _raise_unreachable(self, argv: list[str], rec: dict[str, str]) -> None:
-        stage = rec.get("child_stage")
-        if stage not in ("check", "exec"):
+    def _raise_unreachable(self, argv: list[str], rec: HelperRecord) -> None:
+        child = rec.child
+        if child is None or child.stage not in ("check", "exec"):
             return
-        try:
-            err = int(rec.get("child_errno", "0"))
-        except ValueError:
-            err = 0
-        if stage == "check" or err in UNREACHABLE_ERRNOS:
-            reason = rec.get("child_error", "")
+        if child.stage == "check" or child.errno in UNREACHABLE_ERRNOS:
             uid = f"uid {self.uid}" if self.uid is not None else "the judge's uid"
-            raise ProgramUnreachable(argv[0], f"{reason} (seat {self.name!r}, {uid})")
+            raise ProgramUnreachable(argv[0], f"{child.error} (seat {self.name!r}, {uid})")
 
     @staticmethod
     def _validate_argv(argv: list[str]) -> list[str]:
@@ -691,7 +686,7 @@ class Seat:
     def _verdict(
         self,
         argv: list[str],
-        raw: supervise.RawRun,
+        raw: RawRun,
         cg: RunCgroup | None,
         limits: Limits,
         biggest: tuple[str, int] | None,
@@ -714,9 +709,7 @@ class Seat:
             result = self._wine_verdict(raw, self._wine.explain(result), discarded)
         return result
 
-    def _wine_verdict(
-        self, raw: supervise.RawRun, result: RunResult, discarded: list[str]
-    ) -> RunResult:
+    def _wine_verdict(self, raw: RawRun, result: RunResult, discarded: list[str]) -> RunResult:
         """A run wine failed (not the program: see :meth:`WineSeat.failure`) is IE, so
         the referee runs it again.  From the second time in the seat's
         round on, the judge first runs its own test program: if wine runs that, wine
@@ -788,7 +781,7 @@ class Seat:
         windows: bool,
         steps: StepTimes,
         starting: Callable[[], None],
-    ) -> tuple[supervise.RawRun, RunCgroup | None] | str:
+    ) -> tuple[RawRun, RunCgroup | None] | str:
         """The run itself in the seat's cgroups (pinned to ``core``); a str: why it could not run.
 
         A Windows program's wineserver works for it: its waiting for a CPU is the

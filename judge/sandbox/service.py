@@ -13,7 +13,7 @@ from judge.sandbox.cores import CoreBudget, JudgePin, plan_cores, usable_cores
 from judge.sandbox.folders import remove_tree
 from judge.sandbox.leases import CoreLeases
 from judge.sandbox.memfs import remove_stale_shm, unmount_stale, unmount_under
-from judge.sandbox.probe import Machine, isolation, probe
+from judge.sandbox.probe import Machine, NsMode, isolation, probe
 from judge.sandbox.procfs import pid_alive
 from judge.sandbox.seat import Seat
 from judge.sandbox.starvation import Canary
@@ -147,7 +147,7 @@ class Sandbox:
                 remove_tree(str(self.root))
             raise
         self.isolation: Isolation = isolation(self.machine, self.cores, self.leases_note)
-        if self.machine.uid_pool is not None and self.machine.ns_mode != "view":
+        if self.machine.uid_pool is not None and self.machine.ns_mode is not NsMode.VIEW:
             self._check_reachable_root()
         self._pin = JudgePin(self.cores.plan.judge)
 

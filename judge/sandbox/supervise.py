@@ -24,7 +24,7 @@ import signal
 import subprocess
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from judge.sandbox.cgroups import RunCgroup
@@ -41,6 +41,7 @@ from judge.sandbox.cpuwait import (
 )
 from judge.sandbox.helper import Helper, HelperProcess
 from judge.sandbox.procfs import children
+from judge.sandbox.record import HelperRecord, RawRun, Tail
 from judge.sandbox.starvation import Canary, StarvationMeter
 from judge.sandbox.steps import StepTimes
 from judge.sandbox.zygote import (
@@ -67,43 +68,6 @@ HEAD_BYTES = 16 * 1024
 START_GRACE_S = 10.0
 
 
-class Tail:
-    """Keeps the last ``cap`` bytes of a stream and counts all of them (and, with
-    ``head_cap``, keeps its first bytes too: what was written before anything else)."""
-
-    def __init__(self, cap: int, head_cap: int = 0) -> None:
-        self.cap = cap
-        self.total = 0
-        self._buf = bytearray()
-        self.head_cap = head_cap
-        self._head = bytearray()
-
-    @property
-    def head(self) -> bytes:
-        """The first ``head_cap`` bytes of the stream."""
-        return bytes(self._head)
-
-    def add(self, data: bytes) -> None:
-        if len(self._head) < self.head_cap:
-            self._head += data[: self.head_cap - len(self._head)]
-        self.total += len(data)
-        if len(data) >= self.cap:
-            self._buf = bytearray(data[-self.cap :])
-            return
-        self._buf += data
-        extra = len(self._buf) - self.cap
-        if extra > 0:
-            del self._buf[:extra]
-
-    @property
-    def data(self) -> bytes:
-        return bytes(self._buf)
-
-    @property
-    def truncated(self) -> bool:
-        return self.total > len(self._buf)
-
-
 @dataclass(frozen=True)
 class Spawn:
     """Everything the helper needs for one run (or one reachability check)."""
@@ -125,62 +89,6 @@ class Spawn:
     tree_only_kill: bool = False
     cpu: int | None = None  #: the one core the run is pinned to
     nice: int | None = None  #: the program's nice value (None: the judge's)
-
-
-@dataclass
-class RawRun:
-    """What was observed; :mod:`judge.sandbox.verdicts` turns it into a RunResult."""
-
-    record: dict[str, str] | None
-    helper_status: int | None
-    wall_s: float
-    cpu_s: float
-    stdout: Tail
-    stderr: Tail
-    timed_out: bool = False
-    mem_killed: bool = False  # killed by the judge because polled memory went over
-    polled_peak: int = 0
-    cg_peak: int | None = None
-    cg_oom_kills: int = 0
-    cg_failcnt: int = 0
-    pids_refused: int = 0
-    procs_at_kill: int | None = None  # the program's processes+threads when it was killed
-    internal_error: str | None = None
-    survivors: list[int] = field(default_factory=list)
-    #: seconds the run was runnable but kept off its core by something else (None: not measured)
-    wait_s: float | None = None
-    #: seconds some process of the run was stalled on I/O (its group's PSI; None: not read)
-    io_stall_s: float | None = None
-    wait_source: str = ""
-    #: still running at the limit, and given its waiting back as extra time
-    extended: bool = False
-    #: killed at the extension cap having had less than its limit to itself
-    starved: bool = False
-    #: CPU the run's services (the seat's wineserver) spent during it (None: none watched)
-    service_cpu_s: float | None = None
-
-    @property
-    def main_status(self) -> int | None:
-        """Raw wait status of the program's main process (None: it never ran)."""
-        if not self.record:
-            return None
-        try:
-            st = int(self.record.get("main_status", "-1"))
-        except ValueError:
-            return None
-        return None if st < 0 else st
-
-    @property
-    def main_exit_s(self) -> float | None:
-        """Seconds from the program's start to its main process's exit, when it exited by
-        itself before any kill (None otherwise)."""
-        if not self.record or self.record.get("main_before_kill") != "1":
-            return None
-        try:
-            start, end = int(self.record["start_ns"]), int(self.record["main_end_ns"])
-        except (KeyError, ValueError):
-            return None
-        return (end - start) / 1e9 if end > 0 else None
 
 
 class TreeWatcher:
@@ -288,15 +196,6 @@ def _run_words(
     return cmd
 
 
-def _parse_record(data: bytes) -> dict[str, str] | None:
-    rec: dict[str, str] = {}
-    for line in data.decode("utf-8", "replace").splitlines():
-        key, sep, value = line.partition("=")
-        if sep:
-            rec[key] = value
-    return rec if rec.get("end") == "1" else None
-
-
 def _read_available(fd: int, sink: Tail | bytearray | None, limit: int = 1 << 30) -> bool:
     """Read what is there without blocking into ``sink`` (a Tail keeps only the end, a
     bytearray everything); returns True at EOF."""
@@ -382,7 +281,7 @@ def run(
     waits_from = time.monotonic()
     _read_waits(raw, meter, service_meter, cg)
     if steps is not None:
-        program = _helper_wall_s(raw.record) or 0.0
+        program = (raw.record.wall_s if raw.record is not None else None) or 0.0
         steps.add("program", program)
         steps.add("helper", (waits_from - start) - program)
         steps.add("waits", time.monotonic() - waits_from)
@@ -737,21 +636,15 @@ def _read_record(raw: RawRun, status_buf: bytearray, watch: _Watch) -> None:
     """Step "helper", after the run: the helper's status record, its clock and the tree's
     CPU and memory as the helper saw them."""
     raw.helper_status = watch.status
-    raw.record = _parse_record(bytes(status_buf))
-    helper_wall = _helper_wall_s(raw.record)
+    record = raw.record = HelperRecord.parse(bytes(status_buf))
+    helper_wall = record.wall_s if record is not None else None
     if helper_wall is not None:  # from the fork to the last descendant reaped, by the helper
         raw.wall_s = helper_wall
     if watch.watcher is not None:
         raw.polled_peak = watch.watcher.peak
-    if raw.record is not None:
-        try:
-            raw.cpu_s = (int(raw.record["utime_us"]) + int(raw.record["stime_us"])) / 1e6
-        except (KeyError, ValueError):
-            raw.cpu_s = 0.0
-        try:
-            raw.polled_peak = max(raw.polled_peak, int(raw.record.get("maxrss_kb", "0")) * 1024)
-        except ValueError:
-            pass
+    if record is not None:
+        raw.cpu_s = record.cpu_s or 0.0
+        raw.polled_peak = max(raw.polled_peak, record.maxrss_bytes)
     elif watch.rusage is not None:
         raw.cpu_s = watch.rusage.ru_utime + watch.rusage.ru_stime
     if raw.record is None and raw.internal_error is None:
@@ -797,14 +690,6 @@ def _program_start(buf: bytearray) -> float | None:
             except ValueError:
                 return None
     return None
-
-
-def _helper_wall_s(record: dict[str, str] | None) -> float | None:
-    try:
-        start, end = int((record or {})["start_ns"]), int((record or {})["end_ns"])
-    except (KeyError, ValueError):
-        return None
-    return (end - start) / 1e9 if end >= start > 0 else None
 
 
 def _extension(

@@ -64,6 +64,7 @@ from typing import TYPE_CHECKING
 
 from judge.sandbox.cores import BOT_NICE, pin_tree
 from judge.sandbox.folders import remove_tree
+from judge.sandbox.helper import HelperKind
 from judge.sandbox.procfs import children, pid_alive, running
 from judge.sandbox.supervise import KILL_GRACE_S, Spawn, _command
 from judge.sandbox.types import RunResult, SandboxError, Verdict
@@ -755,7 +756,7 @@ class WineSeat:
         normal user's seat, whose process cap counts the uid's tasks when the helper
         starts (the old server's among them), nor with the Python fallback helper, which
         has no go pipe."""
-        if spawn.nproc_extra is not None or helper.kind != "c":
+        if spawn.nproc_extra is not None or helper.kind is not HelperKind.C:
             return None
         try:
             return _Server.start(helper, spawn, make_cgroup(), log, armed=True)

@@ -46,7 +46,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from judge.sandbox.helper import Helper, HelperProcess
+from judge.sandbox.helper import Helper, HelperKind, HelperProcess
 
 #: what os.fsencode encodes with (the same bytes, chosen once)
 _FS_ENCODING = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
@@ -106,7 +106,7 @@ def usable(helper: Helper) -> bool:
             _pidfds = True
         except (OSError, AttributeError):
             _pidfds = False
-    return ENABLED and helper.kind == "c" and _pidfds
+    return ENABLED and helper.kind is HelperKind.C and _pidfds
 
 
 def arming() -> bool:
@@ -211,7 +211,7 @@ class Zygote:
     """A seat's persistent exec helper.  Not thread-safe: one run at a time (the seat's)."""
 
     def __init__(self, helper: Helper, protect: bool = False) -> None:
-        if helper.kind != "c":
+        if helper.kind is not HelperKind.C:
             raise ValueError("only the C exec helper can be a zygote")
         self._helper = helper
         #: root: the zygote is kept from the OOM killer and runs at a high priority, as
