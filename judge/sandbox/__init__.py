@@ -70,6 +70,7 @@ from judge.sandbox.types import (
     TurnRun,
     Verdict,
 )
+from judge.sandbox.wine import WineInstall, find_wine, no_wine_reason, refusal, windows_target
 
 __all__ = [
     "CoreSpecError",
@@ -82,4 +83,9 @@ __all__ = [
     "Seat",
     "TurnRun",
     "Verdict",
+    "WineInstall",
+    "find_wine",
+    "no_wine_reason",
+    "refusal",
+    "windows_target",
 ]

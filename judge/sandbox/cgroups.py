@@ -136,6 +136,18 @@ def _kill_procs_file(procs: str) -> int:
     return len(pids)
 
 
+def move_procs(pids: list[int], group: str) -> bool:
+    """Move processes into the group in folder ``group``; False if one could not be moved."""
+    ok = True
+    for pid in pids:
+        try:
+            with open(os.path.join(group, "cgroup.procs"), "w") as f:
+                f.write(str(pid))
+        except OSError:
+            ok = False
+    return ok
+
+
 class CounterFiles:
     """A group's counter files, each opened once and read again with ``pread`` at offset
     0: a cgroup file's text is made afresh at every read from its start, and a run reads

@@ -144,9 +144,11 @@ class TreeWatcher:
         return total
 
 
-def _command(
+def helper_command(
     helper: Helper, spawn: Spawn, status_fd: int, cg: RunCgroup | None, go_fd: int | None = None
 ) -> list[str]:
+    """The command line of a one-shot exec helper for ``spawn`` (``go_fd``: it waits for
+    its go on that fd)."""
     return [*helper.argv, "run", *_run_words(spawn, status_fd, cg, spawn.ns_fds, go_fd)]
 
 
@@ -356,7 +358,7 @@ def _start_helper(
         except ZygoteUnavailable:
             pass  # nothing was started: this run starts a one-shot helper
     status_r, status_w = os.pipe2(os.O_CLOEXEC)
-    cmd = _command(helper, spawn, status_w, cg)
+    cmd = helper_command(helper, spawn, status_w, cg)
     try:
         proc = subprocess.Popen(
             cmd,
