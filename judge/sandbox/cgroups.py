@@ -15,17 +15,17 @@ Two layouts are supported:
   nearest ancestor that already delegates ``memory`` and ``pids`` (as root:
   usually the root group).
 
-A seat's runs reuse one set of groups: making and removing five
-groups a run cost more than the rest of the sandbox's own work.  Between two
-runs the groups are empty (the exec helper exits only when every process of
-the run has; one that did not is killed and its groups removed), so a run
-counts from where the last one left the counters (:meth:`RunCgroup.restart`):
+A seat's runs reuse one set of groups (:mod:`.seatgroups`): making and
+removing five groups a run cost more than the rest of the sandbox's own work.
+Between two runs the groups are empty (the exec helper exits only when every
+process of the run has; one that did not is killed and its groups removed), so a
+run counts from where the last one left the counters (:meth:`RunCgroup.restart`):
 the memory peak is reset and the charge left over (the keep file's page cache)
 taken off it, the OOM kills, refused forks and CPU pressure so far are its base.
-Only the limits and the core that changed are written again.  Where the peak
-cannot be reset (cgroup v2's ``memory.peak`` before Linux 6.12) each run gets a
-fresh group, as before.  Without a usable cgroup the supervisor falls back to
-polling the tree.
+Only the limits and the core that changed are written again
+(:meth:`CgroupBackend.reuse`).  Where the peak cannot be reset (cgroup v2's
+``memory.peak`` before Linux 6.12) each run gets a fresh group, as before.
+Without a usable cgroup the supervisor falls back to polling the tree.
 """
 
 from __future__ import annotations
@@ -511,33 +511,12 @@ class CgroupBackend:
             raise
 
     def reuse(
-        self,
-        run: RunCgroup,
-        memory_bytes: int,
-        max_procs: int,
-        core: int | None = None,
-        restarted: bool = False,
-        arming: bool = False,
+        self, run: RunCgroup, memory_bytes: int, max_procs: int, core: int | None = None
     ) -> bool:
-        """Ready a seat's empty group from its last run for the next (see the module doc):
-        counters restarted, the limits and core written where they changed.  False: it
-        cannot be reused (the caller removes it and makes a fresh one).
-
-        ``restarted``: the counters were restarted already, before the seat's armed run
-        joined the group (:class:`~judge.sandbox.zygote.Armed`, idle since): only the
-        CPU pressure is counted again from now, so its set-up is not the run's waiting.
-        ``arming``: readied for a run armed ahead, which is reused again with
-        ``restarted`` at its start: the CPU pressure is not read here (it would be read
-        again then)."""
-        if restarted:
-            # The counters were restarted before the armed run joined, which was before
-            # the last run's folder was cleaned (and a discarded run's keep file put
-            # back): its memory counts from the charge now, the CPU pressure from now.
-            if not run.rebase_psi():
-                return False
-            run.rebase_memory()
-        elif not run.restart(psi=not arming):
-            return False
+        """Ready an empty group from a seat's last run for its next: the limits and the core
+        written where they changed (its counters are restarted first by the caller,
+        :meth:`RunCgroup.restart`).  False: it cannot be reused (the caller removes it and
+        makes a fresh one)."""
         try:
             old = run.settings
             if old is None or old[:2] != (memory_bytes, max_procs):

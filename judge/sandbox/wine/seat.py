@@ -22,8 +22,8 @@ from judge.sandbox.cgroups import move_procs
 from judge.sandbox.cores import BOT_NICE, pin_tree
 from judge.sandbox.folders import remove_tree
 from judge.sandbox.helper import HelperKind
+from judge.sandbox.launcher import Spawn
 from judge.sandbox.procfs import children, running
-from judge.sandbox.supervise import Spawn
 from judge.sandbox.types import RunResult, SandboxError
 from judge.sandbox.wine.hygiene import Snapshot, sweep
 from judge.sandbox.wine.install import windows_target

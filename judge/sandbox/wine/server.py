@@ -22,7 +22,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from judge.sandbox.supervise import KILL_GRACE_S, Spawn, helper_command
+from judge.sandbox.launcher import Spawn, helper_command
+from judge.sandbox.supervise import KILL_GRACE_S
 from judge.sandbox.types import SandboxError
 
 if TYPE_CHECKING:
