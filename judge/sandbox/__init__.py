@@ -59,6 +59,14 @@ Decisions:
 """
 
 from judge.sandbox.cores import CoreSpecError
+from judge.sandbox.pair import (
+    BUSY_PAUSE_S,
+    BUSY_RETRIES,
+    IE_RETRIES,
+    PairRun,
+    SeatPair,
+    run_retrying,
+)
 from judge.sandbox.seat import Seat
 from judge.sandbox.service import Sandbox
 from judge.sandbox.types import (
@@ -73,19 +81,25 @@ from judge.sandbox.types import (
 from judge.sandbox.wine import WineInstall, find_wine, no_wine_reason, refusal, windows_target
 
 __all__ = [
+    "BUSY_PAUSE_S",
+    "BUSY_RETRIES",
     "CoreSpecError",
+    "IE_RETRIES",
     "Isolation",
     "Limits",
+    "PairRun",
     "ProgramUnreachable",
     "RunResult",
     "Sandbox",
     "SandboxError",
     "Seat",
+    "SeatPair",
     "TurnRun",
     "Verdict",
     "WineInstall",
     "find_wine",
     "no_wine_reason",
     "refusal",
+    "run_retrying",
     "windows_target",
 ]
