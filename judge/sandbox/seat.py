@@ -18,6 +18,7 @@ import secrets
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -64,6 +65,19 @@ UNREACHABLE_ERRNOS = {
     errno.EPERM,
 }
 CHECK_TIME_S = 20.0
+
+
+@dataclass(frozen=True)
+class _Ready:
+    """A run readied by the steps before its helper: what the helper is told, the run's
+    limits, its groups (None: no cgroups), the run armed for it (None: none), and what
+    works for it beside it (the seat's wineserver)."""
+
+    spawn: Spawn
+    limits: Limits
+    cg: RunCgroup | None
+    armed: Armed | None
+    services: supervise.Services
 
 
 def _safe_name(name: str) -> str:
@@ -326,7 +340,7 @@ class Seat:
         before the program is done (folder, core, groups) and its start is next, or
         when the call ends without getting that far: a caller running two seats lets
         the second one's Python work wait for it, instead of both sharing the
-        interpreter lock while neither program runs yet (:func:`~.pair.run_pair`).  It
+        interpreter lock while neither program runs yet (:meth:`~.pair.SeatPair.run`).  It
         is called with the seat busy and a core held: it must be quick (setting an
         event) and must not raise."""
         ctx = RunContext(starting)
@@ -400,7 +414,9 @@ class Seat:
                     self._cores.release(core)
         spare = self.companion.tmp_spare()
         outputs, biggest = self.folder.collect(request.outputs, limits.file_bytes, spare, ctx)
-        result = self._verdict(command, raw, cg, limits, biggest, ctx)
+        with ctx.timed("verdict"):
+            result = self._verdict(command, raw, limits, biggest, cg is not None and cg.memory)
+            result = self.companion.judge(command, raw, result, ctx)
         return ctx.turn(result, outputs)
 
     def _execute(
@@ -409,13 +425,13 @@ class Seat:
         """Steps "cgroup" to "release": the run itself, in the seat's groups, on ``core``."""
         with ctx.timed("core"):
             self.companion.pin(command, core)
-        spawn = self._spawn(command.argv, limits, cpu=core)
         wrapped = bool(self.wrapper)
+        spawn = self._spawn(command.argv, limits, cpu=core)
         armed = self.launcher.armed_for(spawn, self.groups.kept, wrapped)
         try:
             with ctx.timed("cgroup"):
                 cg, armed = self.groups.ready(limits, core, armed)
-                services = self.companion.join(command, cg, ctx)
+                ready = _Ready(spawn, limits, cg, armed, self.companion.join(command, cg, ctx))
         except CgroupError as exc:  # nothing ran: the judge's failure
             if armed is not None:
                 armed.call_off()
@@ -424,7 +440,7 @@ class Seat:
             return raw, None
         finished = False
         try:
-            raw = self._watched(spawn, limits, cg, armed, services, ctx)
+            raw = self._watched(ready, ctx)
             finished = True
         finally:
             if armed is not None:
@@ -440,29 +456,21 @@ class Seat:
                 self.launcher.arm_next(spawn, self.groups, limits, core, wrapped)
         return raw, cg
 
-    def _watched(
-        self,
-        spawn: Spawn,
-        limits: Limits,
-        cg: RunCgroup | None,
-        armed: Armed | None,
-        services: supervise.Services,
-        ctx: RunContext,
-    ) -> RawRun:
+    def _watched(self, ready: _Ready, ctx: RunContext) -> RawRun:
         """Steps "helper", "program" and "waits": the run's helper started (the caller's
         ``starting`` first), the run watched until it and all it started are gone, its
         counters read.  Never raises for anything the program does: judge-side failures
         are the raw run's ``internal_error``."""
+        m, limits, cg = self.machine, ready.limits, ready.cg
         raw = supervise.new_raw(limits.output_bytes)
-        base = services.base()  # the services' figures before the run
+        base = ready.services.base()  # the services' figures before the run
         ctx.starting()
         asked = time.monotonic()
-        started = self.launcher.start(spawn, cg, armed, raw)
+        started = self.launcher.start(ready.spawn, cg, ready.armed, raw)
         if started is None:
             return raw
-        m = self.machine
         meters = supervise.Meters.of(
-            cg, started.proc.pid, services, base, self._canary, limits.time_s
+            cg, started.proc.pid, ready.services, base, self._canary, limits.time_s
         )
         supervise.watch(
             m.helper,
@@ -488,24 +496,15 @@ class Seat:
         self,
         command: Command,
         raw: RawRun,
-        cg: RunCgroup | None,
         limits: Limits,
         biggest: tuple[str, int] | None,
-        ctx: RunContext,
+        memory_by_cgroup: bool,
     ) -> RunResult:
         """Step "verdict": what was observed, judged (ProgramUnreachable for a command
         the seat's uid could not even start)."""
-        with ctx.timed("verdict"):
-            if raw.record is not None:
-                self._raise_unreachable(command.argv, raw.record)
-            result = decide(
-                raw,
-                limits,
-                biggest,
-                memory_by_cgroup=cg is not None and cg.memory,
-                files_in_memory=self.folder.in_memory,
-            )
-            return self.companion.judge(command, raw, result, ctx)
+        if raw.record is not None:
+            self._raise_unreachable(command.argv, raw.record)
+        return decide(raw, limits, biggest, memory_by_cgroup, files_in_memory=self.folder.in_memory)
 
     def reset(self) -> None:
         """New round: remove the keep file too (it starts absent: the referee's ruling R15)."""
