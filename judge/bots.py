@@ -47,7 +47,7 @@ from judge.errors import JudgeError
 from judge.inputfiles import CONFIG_BYTES, InputFileError, excerpt, read_input_text
 from judge.names import distinct_names, normalise
 from judge.records import Json
-from judge.sandbox.wine import find_wine, refusal, windows_target
+from judge.sandbox import find_wine, refusal, windows_target
 from judge.sources import needs_building
 from judge.yamlfile import YamlSyntaxError, YamlTooDeep, load_yaml
 

@@ -34,21 +34,18 @@ UNSANDBOXED = (
 )
 
 
+def _isolation(report: Report) -> Isolation:
+    return report if isinstance(report, Isolation) else Isolation.from_dict(report)
+
+
 def items(report: Report) -> list[tuple[str, bool, str]]:
     """Every protection as (name, on, what provides it or why it is off), in the report's order."""
-    if isinstance(report, Isolation):
-        return list(report.items)
-    out = []
-    for name, item in report.items():
-        on = isinstance(item, Mapping) and bool(item.get("on"))
-        detail = str(item.get("detail") or "") if isinstance(item, Mapping) else ""
-        out.append((str(name), on, detail))
-    return out
+    return list(_isolation(report).items)
 
 
 def protections_off(report: Report) -> list[str]:
     """The names of the protections that are off."""
-    return [name for name, on, _ in items(report) if not on]
+    return _isolation(report).off()
 
 
 def off_with_reasons(report: Report) -> list[tuple[str, str]]:

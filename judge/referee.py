@@ -15,9 +15,7 @@ import json
 import os
 import random
 import threading
-import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TextIO
@@ -50,9 +48,27 @@ from judge.records import (
     TurnRecord,
 )
 from judge.rules import EndReason, Event, Game, Move, MoveStatus
-from judge.sandbox import Limits, RunResult, Sandbox, Seat, TurnRun, Verdict
+
+# The sandbox's retry policy and run_retrying are named here too: callers of the
+# referee (the web's play page, check-bot) run single turns through it.
+from judge.sandbox import (
+    BUSY_PAUSE_S,
+    BUSY_RETRIES,
+    IE_RETRIES,
+    Limits,
+    PairRun,
+    RunResult,
+    Sandbox,
+    Seat,
+    SeatPair,
+    TurnRun,
+    Verdict,
+    run_retrying,
+)
 
 __all__ = [
+    "BUSY_PAUSE_S",
+    "BUSY_RETRIES",
     "IE_RETRIES",
     "REPLAY_SCHEMA",
     "RoundAborted",
@@ -70,13 +86,6 @@ __all__ = [
 STATES_KEPT_BYTES = 8 * STATE_MAX_BYTES
 #: Where a team's kept STATE.OUT files go, in its folder of the round.
 STATES_FOLDER = "states"
-
-#: A judge failure (IE) is retried this many times before the round is abandoned.
-IE_RETRIES = 1
-#: A run the machine kept waiting for a CPU (IE, ``kept_waiting``) is retried this many
-#: times, after pauses that double from BUSY_PAUSE_S: a burst of load elsewhere passes.
-BUSY_RETRIES = 5
-BUSY_PAUSE_S = 0.25
 
 
 class RoundAborted(JudgeError, RuntimeError):
@@ -116,44 +125,6 @@ class RoundConfig:
     @property
     def k(self) -> int:
         return self.turns if self.turns is not None else self.game_map.turns
-
-
-def run_retrying(
-    seat: Seat,
-    argv: list[str],
-    inputs: dict[str, bytes],
-    outputs: list[str],
-    limits: Limits,
-    on_retry: Callable[[RunResult], None] | None = None,
-    starting: Callable[[], None] | None = None,
-) -> TurnRun:
-    """One run of a turn; a judge failure (IE, never the bot's fault) is run again.
-
-    A run the machine kept waiting for a CPU (``kept_waiting``) is retried up
-    to BUSY_RETRIES times after doubling pauses (load elsewhere comes in
-    bursts), any other IE IE_RETRIES times; ``on_retry`` hears of each failed
-    run.  The last run is returned, so a verdict still IE means the judge
-    cannot run the program: the caller abandons what it was doing, naming it.
-    ``starting``: :meth:`Seat.run_turn`'s, for the first run (the program about to
-    start, or the run over).
-    """
-    failures, busy, pause = 0, 0, BUSY_PAUSE_S
-    while True:
-        run = seat.run_turn(argv, inputs, outputs, limits, starting=starting)
-        starting = None
-        r = run.result
-        if r.verdict is not Verdict.IE:
-            return run
-        if r.kept_waiting and busy < BUSY_RETRIES:
-            busy += 1
-            time.sleep(pause)
-            pause *= 2
-        elif not r.kept_waiting and failures < IE_RETRIES:
-            failures += 1
-        else:
-            return run
-        if on_retry is not None:
-            on_retry(r)
 
 
 def read_run(run: TurnRun | None) -> SeatRun:
@@ -305,9 +276,8 @@ class _Round:
         #: the STATE.OUT files kept in the round's folder, by digest, and their bytes
         self.kept: tuple[dict[str, str], dict[str, str]] = ({}, {})
         self.kept_bytes = [0, 0]
-        #: seat 0's thread for the whole round, while seat 1 runs on the referee's own
-        #: (shut down by play_round)
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="seat-0")
+        #: the round's two seats' runs, at once (closed by play_round)
+        self.pair = SeatPair()
 
     # ------------------------------------------------------------ recording
     def header(self) -> ReplayHeader:
@@ -367,55 +337,32 @@ class _Round:
         self, seats: Sequence[Seat], argvs: Sequence[list[str]], active: Sequence[bool], turn: int
     ) -> list[SeatRun]:
         """Run the active seats (both at once unless sequential) on the current state."""
-        inputs = [
-            {MAP_INP: render_map_inp(self.game, s, self.cfg.reef_symbol).encode()} for s in (0, 1)
-        ]
-
-        def one(s: int, starting: Callable[[], None] | None = None) -> TurnRun | None:
-            if not active[s]:
-                return None
-
-            def noted(r: RunResult) -> None:
-                # Only the run that counts is recorded; the judge's failures go to the log.
-                self.stderr[s].append(f"--- turn {turn}: IE ({r.message}); run again ---")
-
-            run = run_retrying(
+        asked = [
+            PairRun(
                 seats[s],
                 argvs[s],
-                inputs[s],
+                {MAP_INP: render_map_inp(self.game, s, self.cfg.reef_symbol).encode()},
                 [MOVE_OUT, STATE_OUT],
                 self.cfg.limits,
-                on_retry=noted,
-                starting=starting,
             )
+            if active[s]
+            else None
+            for s in (0, 1)
+        ]
+
+        def noted(s: int, r: RunResult) -> None:
+            # Only the run that counts is recorded; the judge's failures go to the log.
+            self.stderr[s].append(f"--- turn {turn}: IE ({r.message}); run again ---")
+
+        def counted(s: int, run: TurnRun) -> None:
             if run.result.verdict is Verdict.IE:
                 raise RoundAborted(
                     f"the judge could not run {self.names[s]} at turn {turn}: {run.result.message}"
                 )
-            return _state_read_unsaid(run)
 
         self.started_with = list(self.states)
-        if self.cfg.sequential or not all(active):
-            runs = [one(0), one(1)]
-        else:
-            # Both seats at once: seat 0 on the round's worker thread (made once a round,
-            # not once a turn), seat 1 on this one, which would otherwise only wait.  Seat
-            # 1's run begins once seat 0's program is about to start: the two seats' work
-            # before their programs is Python, and done at once it would share the
-            # interpreter lock and start both programs late (issue 35).  Both runs end
-            # before either's failure is raised, seat 0's first.
-            first_starting = threading.Event()
-            first = self.pool.submit(one, 0, first_starting.set)
-            # A seat 0 that ends without saying so (a seat of another kind) lets seat 1 go.
-            first.add_done_callback(lambda _: first_starting.set())
-            try:
-                first_starting.wait()
-                second = one(1)
-            except BaseException:
-                wait([first])
-                first.result()
-                raise
-            runs = [first.result(), second]
+        runs = self.pair.run(asked, not self.cfg.sequential, on_retry=noted, on_done=counted)
+        runs = [None if run is None else _state_read_unsaid(run) for run in runs]
         for s, run in enumerate(runs):
             if run is not None:
                 self.states[s] = _kept_state(run)
@@ -662,7 +609,7 @@ def play_round(
         error = str(exc)
         raise
     finally:
-        rnd.pool.shutdown(wait=True)
+        rnd.pair.close()
         for seat in seats:
             seat.close()
         rnd.write_logs(result, error)

@@ -1,4 +1,4 @@
-"""How long this machine kept its ordinary processes off a CPU (issue 32's last hole).
+"""How long this machine kept its ordinary processes off a CPU, whatever a run's own counters say.
 
 A run's waiting for a CPU is read from its own counters (PSI, schedstat), and
 given back.  But a program can also be kept from running by the machine in a
@@ -38,7 +38,8 @@ import threading
 import time
 
 from judge.sandbox.cores import JudgePin
-from judge.sandbox.cpuwait import NS, WaitMeter, proc_stat
+from judge.sandbox.cpuwait import NS, WaitMeter
+from judge.sandbox.procfs import thread_state
 
 #: The canary's period: how late a starvation may be seen (a wake-up of a Python
 #: thread costs some 20 µs and a hand-over of the interpreter lock).
@@ -197,7 +198,7 @@ class Canary:
                 continue
             # The state first: R seen, then the count unchanged, is runnable and not run
             # (R also means running, which the count read after it would show).
-            if _thread_state(tid) != "R" or _task_runs(tid) != before:
+            if thread_state(tid) != "R" or _task_runs(tid) != before:
                 continue
             with self._lock:
                 self._episodes.append((now, length))
@@ -224,15 +225,6 @@ class Canary:
         self._stop.set()
         for thread in self._threads:
             thread.join(1.0)
-
-
-def _thread_state(tid: int) -> str:
-    """A thread of this process's scheduler state (R: running or runnable; "" unknown)."""
-    try:
-        fields = proc_stat(f"/proc/self/task/{tid}/stat")
-    except (OSError, IndexError):
-        return ""
-    return fields[0].decode("ascii", "replace") if fields else ""
 
 
 def _schedstat(fd: int) -> tuple[int, int]:

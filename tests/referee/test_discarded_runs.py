@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-import judge.referee as referee
+import judge.sandbox.pair as sandbox_pair
 import judge.sandbox.seat as seat_module
 from judge.bots import BotSpec
 from judge.maps import load_map
@@ -55,7 +55,7 @@ def test_discarded_runs_leave_the_round_unchanged(
             return result
 
         monkeypatch.setattr(seat_module, "decide", decide)
-        monkeypatch.setattr(referee, "BUSY_PAUSE_S", 0.0)
+        monkeypatch.setattr(sandbox_pair, "BUSY_PAUSE_S", 0.0)
         retried = _play(tmp_path / "retried", sb)
     logs = "".join(p.read_text() for p in (tmp_path / "retried").rglob("stderr.log"))
     assert logs.count("run again") >= 4  # the IEs happened and were run again

@@ -33,7 +33,7 @@ def _turn(seat: Seat, *argv: str, limits: Limits | None = None) -> TurnRun:
 
 
 def _counts(seat: Seat) -> tuple[int, int]:
-    z = seat._zygote
+    z = seat.launcher.zygote
     assert z is not None
     return z.armed_used, z.armed_called_off
 
@@ -42,7 +42,7 @@ def _armed_helpers(seat: Seat, want: int = 1) -> list[psutil.Process]:
     """The judge's children that are run helpers (not the zygote itself), once there are
     ``want`` of them each with its child (the zygote makes them as it gets to the request:
     a moment after the run)."""
-    z = seat._zygote
+    z = seat.launcher.zygote
     assert z is not None
     deadline = time.monotonic() + 5
     while True:

@@ -23,7 +23,7 @@ import pytest
 
 import judge
 from judge.sandbox import Limits, Sandbox, TurnRun, Verdict
-from judge.sandbox.wine import _WINE_LINE
+from judge.sandbox.wine.words import WINE_LINE
 from tests.nobody import leftovers, run_as_nobody
 
 from .conftest import Exes
@@ -132,7 +132,7 @@ def test_hostile_exe_gets_its_verdict_and_leaves_only_its_wineserver(
         assert w not in r.message, r.message
     # wine's diagnostics are not the program's: never in its stderr
     for line in r.stderr_tail.splitlines():
-        assert not _WINE_LINE.match(line), r.stderr_tail
+        assert not WINE_LINE.match(line), r.stderr_tail
     if IS_ROOT:
         # Nothing left but the seat's wineserver, and that one started after the run.
         assert out.during == out.fresh, "the run left a process behind"
