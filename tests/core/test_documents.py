@@ -236,25 +236,14 @@ def _links(text: str) -> Iterator[str]:
             yield target.split("#")[0]
 
 
-#: Documents other work in progress writes, linked already: each entry goes when its file
-#: is in the repository.
-PENDING = {
-    "docs/turn-path.md": "the sandbox's turn path, step by step",
-}
-
-
 def test_every_link_of_the_documents_leads_to_a_file() -> None:
     wrong = [
         f"{path.relative_to(ROOT)}: {target}"
         for path in DOCUMENTS
         for target in _links(_text(path))
-        if target
-        and not (path.parent / target).exists()
-        and (path.parent / target).resolve().relative_to(ROOT).as_posix() not in PENDING
+        if target and not (path.parent / target).exists()
     ]
     assert not wrong, "\n".join(wrong)
-    landed = sorted(name for name in PENDING if (ROOT / name).exists())
-    assert not landed, f"{landed} exist now: take them out of PENDING"
 
 
 def test_the_scans_see_what_they_check() -> None:
