@@ -37,7 +37,7 @@ import re
 import shlex
 import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,6 +62,18 @@ _CRLF_MESSAGE = (
     "(in most editors: line endings 'LF' or 'Unix'; or run 'sed -i \"s/\\r$//\" FILE')"
 )
 _BUILD_KEYS = {"command", "output", "sources"}
+
+#: How a bot's build command is run: (argv, the bot's folder, timeout in seconds) -> the
+#: finished process (stdout and stderr captured), raising subprocess.TimeoutExpired or
+#: FileNotFoundError as subprocess.run does.  The arena confines an uploaded bot's build.
+BuildRunner = Callable[[list[str], Path, float], "subprocess.CompletedProcess[bytes]"]
+
+
+def run_build(argv: list[str], folder: Path, timeout_s: float) -> subprocess.CompletedProcess[bytes]:
+    """A build command as ``judge match`` runs it: in the bot's folder, as the judge's user."""
+    return subprocess.run(
+        argv, cwd=folder, capture_output=True, timeout=timeout_s, stdin=subprocess.DEVNULL
+    )
 
 
 class BotError(JudgeError, ValueError):
@@ -125,15 +137,16 @@ def resolve_bot(
     spec: str,
     bots_dir: Path | Sequence[Path] | None = None,
     build: bool = True,
+    runner: BuildRunner = run_build,
 ) -> BotSpec:
     """Turn a ``judge match`` BOT argument into a :class:`BotSpec` (building it if needed).
 
     ``bots_dir``: folder(s) looked in before ``bots/`` of the current folder and the
-    bundled bots (:func:`judge.bundled.search_path`).
+    bundled bots (:func:`judge.bundled.search_path`); ``runner``: how a build command runs.
     """
     path = Path(spec)
     if path.is_dir() and (path / BOT_FILE).is_file():
-        return _from_folder(path, spec, build)
+        return _from_folder(path, spec, build, runner)
     if path.is_file():
         return _from_executable(path, spec)
     if looks_like_path(spec):
@@ -148,7 +161,7 @@ def resolve_bot(
     for folder in folders:
         cand = folder / spec
         if cand.is_dir() and (cand / BOT_FILE).is_file():
-            return _from_folder(cand, spec, build)
+            return _from_folder(cand, spec, build, runner)
         if cand.is_file():
             return _from_executable(cand, spec)
     if path.is_dir():
@@ -394,7 +407,7 @@ def _tokens(value: Any, what: str, spec: str) -> tuple[str, ...]:
     return tuple(toks)
 
 
-def _from_folder(folder: Path, spec: str, build: bool) -> BotSpec:
+def _from_folder(folder: Path, spec: str, build: bool, runner: BuildRunner) -> BotSpec:
     folder = folder.resolve()
     data = _load_yaml(folder / BOT_FILE, spec)
     if "command" not in data:
@@ -407,7 +420,7 @@ def _from_folder(folder: Path, spec: str, build: bool) -> BotSpec:
         cfg = data["build"]
         output = str(cfg["output"]) if isinstance(cfg, dict) and "output" in cfg else None
         if build:
-            program_dir = _build(folder, cfg, spec)
+            program_dir = _build(folder, cfg, spec, runner)
     _check_command(program_dir, command, spec, output if not build else None)
     idx = windows_target(list(command))
     if idx is not None:
@@ -470,7 +483,7 @@ def _check_command(folder: Path, command: tuple[str, ...], spec: str, unbuilt: s
             )
 
 
-def _build(folder: Path, cfg: Any, spec: str) -> Path:
+def _build(folder: Path, cfg: Any, spec: str, runner: BuildRunner) -> Path:
     """Run the bot's build step when its output is missing or older than its sources.
 
     Returns the folder holding the built program: the bot's own, or, when that is
@@ -504,21 +517,15 @@ def _build(folder: Path, cfg: Any, spec: str) -> Path:
             raise BotError(
                 f"bot {excerpt(spec)}: cannot copy {folder} to build it: {exc}"
             ) from None
-        return _build(copy, cfg, spec)
+        return _build(copy, cfg, spec, runner)
     try:
-        proc = subprocess.run(
-            list(command),
-            cwd=folder,
-            capture_output=True,
-            timeout=BUILD_TIMEOUT_S,
-            stdin=subprocess.DEVNULL,
-        )
+        proc = runner(list(command), folder, BUILD_TIMEOUT_S)
     except FileNotFoundError:
         raise BotError(
             f"bot {excerpt(spec)}: build command {excerpt(command[0])} not found"
         ) from None
-    except subprocess.TimeoutExpired:
-        raise BotError(f"bot {excerpt(spec)}: build took over {BUILD_TIMEOUT_S} s") from None
+    except subprocess.TimeoutExpired as exc:
+        raise BotError(f"bot {excerpt(spec)}: build took over {exc.timeout:g} s") from None
     if proc.returncode != 0 or not output.exists():
         tail = (proc.stderr or proc.stdout).decode("utf-8", "replace")[-1500:]
         raise BotError(

@@ -16,22 +16,25 @@ child process that, as root, has
   timeout (``uploads: build_timeout_s``) after which its whole group is killed.
 
 As a normal user (no namespaces to make) the build runs as that user with the
-limits and the timeout only, and its log says so.  The parent process never runs
-the build itself: it reads the built folder with ``build=False``.
+limits and the timeout only, and its log says so.  The arena reads the bot's
+``bot.yaml`` itself (:func:`judge.bots.resolve_bot`): only the build command runs
+confined, so nothing of the judge runs as ``nobody`` and the judge's own files need
+not be readable by it (a judge installed under ``/root`` or a private folder).
 """
 
 from __future__ import annotations
 
-import json
 import os
 import pwd
 import secrets
 import shutil
 import signal
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
+from subprocess import CompletedProcess
+
+from judge.bots import BotError, resolve_bot
 
 #: The uid the build runs as (root only).
 BUILD_USER = "nobody"
@@ -40,21 +43,6 @@ PRIVATE_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock")
 MEMORY_BYTES = 2 << 30
 FILE_BYTES = 256 << 20
 PROCESSES = 256
-
-_CHILD = r"""
-import json, resource, sys
-cpu = int(sys.argv[2])
-for what, value in ((resource.RLIMIT_CPU, cpu), (resource.RLIMIT_AS, int(sys.argv[3])),
-                    (resource.RLIMIT_FSIZE, int(sys.argv[4])), (resource.RLIMIT_CORE, 0)):
-    resource.setrlimit(what, (value, value))
-from judge.bots import BotError, resolve_bot
-try:
-    resolve_bot(sys.argv[1])
-except BotError as exc:
-    print(json.dumps({"ok": False, "error": str(exc)}))
-    sys.exit(0)
-print(json.dumps({"ok": True}))
-"""
 
 
 @dataclass(frozen=True)
@@ -170,30 +158,47 @@ def build(folder: Path, timeout_s: int) -> BuildResult:
 
 
 def _run(places: _Places, ids: tuple[int, int] | None, timeout_s: int) -> BuildResult:
-    inner = [
-        sys.executable,
-        "-c",
-        _CHILD,
-        str(places.seen_folder),
-        str(timeout_s),
-        str(MEMORY_BYTES),
-        str(FILE_BYTES),
-    ]
+    """Resolve the bot folder here, with only its build command run as the build runs."""
+    confined = ids is not None and bool(shutil.which("unshare") and shutil.which("setpriv"))
+    how = (
+        "confined: no network, only its own folder writable, as nobody"
+        if confined
+        else "not confined (the arena does not run as root): limits and a timeout only"
+    )
+
+    def runner(argv: list[str], _folder: Path, _judge_s: float) -> CompletedProcess[bytes]:
+        limited = _limited(argv, timeout_s, confined)
+        wrapped = _confined_argv(limited, *ids, places) if confined and ids else None
+        return _run_build(wrapped or limited, places, timeout_s)
+
+    try:
+        resolve_bot(str(places.folder), runner=runner)
+    except BotError as exc:
+        return BuildResult(False, str(exc).replace(str(places.seen_folder), str(places.folder)))
+    return BuildResult(True, how)
+
+
+def _limited(argv: list[str], cpu_s: int, as_nobody: bool) -> list[str]:
+    """``argv`` under the build's limits on CPU time, memory, file size and core dumps,
+    and, as ``nobody`` (a uid of its own: the count is per user), on processes."""
+    prlimit = shutil.which("prlimit")
+    if prlimit is None:
+        return argv
+    limits = [f"--cpu={cpu_s}", f"--as={MEMORY_BYTES}", f"--fsize={FILE_BYTES}", "--core=0"]
+    if as_nobody:
+        limits.append(f"--nproc={PROCESSES}")
+    return [prlimit, *limits, "--", *argv]
+
+
+def _run_build(argv: list[str], places: _Places, timeout_s: int) -> CompletedProcess[bytes]:
+    """The build command in its own session, killed with everything it started at the
+    timeout (subprocess.run would kill only the command itself)."""
     env = {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(places.seen_tmp),
         "TMPDIR": str(places.seen_tmp),
         "LANG": "C.UTF-8",
-        "PYTHONDONTWRITEBYTECODE": "1",
-        "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
     }
-    argv = _confined_argv(inner, *ids, places) if ids is not None else None
-    how = "confined: no network, only its own folder writable, as nobody"
-    if argv is None:
-        argv, how = (
-            inner,
-            "not confined (the arena does not run as root): limits and a timeout only",
-        )
     proc = subprocess.Popen(
         argv,
         cwd=places.folder,
@@ -204,22 +209,9 @@ def _run(places: _Places, ids: tuple[int, int] | None, timeout_s: int) -> BuildR
         start_new_session=True,
     )
     try:
-        out, err = proc.communicate(timeout=timeout_s + 10)
+        out, err = proc.communicate(timeout=timeout_s)
     except subprocess.TimeoutExpired:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.communicate()
-        return BuildResult(False, f"the build took over {timeout_s} s")
-    seen = str(places.seen_folder)
-    lines = [ln for ln in out.decode("utf-8", "replace").splitlines() if ln.startswith("{")]
-    try:
-        answer = json.loads(lines[-1])
-    except (IndexError, ValueError):
-        tail = err.decode("utf-8", "replace")[-1500:].replace(seen, str(places.folder))
-        return BuildResult(
-            False, f"the build stopped without a word (exit {proc.returncode}): {tail}"
-        )
-    if not answer.get("ok"):
-        return BuildResult(
-            False, str(answer.get("error", "the build failed")).replace(seen, str(places.folder))
-        )
-    return BuildResult(True, how)
+        raise subprocess.TimeoutExpired(argv, timeout_s) from None
+    return CompletedProcess(argv, proc.returncode, out, err)
