@@ -218,19 +218,14 @@ def _final(args: argparse.Namespace) -> int:
         if left:
             print(f"{left} game(s) of the ladder still being played: the final starts anyway")
     out = args.folder / FINAL_DIR
-    return tournament.run(
-        argparse.Namespace(
-            config=plan.config,
-            out=out,
-            jobs=args.jobs,
-            cores=None,
-            resume=(out / LEDGER_FILE).exists(),
-            cluster=args.cluster,
-            unsandboxed=args.unsandboxed,
-            quiet=args.quiet,
-            serve=args.serve,
-        )
-    )
+    # judge tournament's own options, defaults included, so that the final is exactly it.
+    parser = argparse.ArgumentParser(prog="judge tournament")
+    tournament.add_arguments(parser)
+    final = parser.parse_args([str(plan.config)])
+    final.out, final.jobs, final.cluster = out, args.jobs, args.cluster
+    final.resume = (out / LEDGER_FILE).exists()
+    final.unsandboxed, final.quiet, final.serve = args.unsandboxed, args.quiet, args.serve
+    return tournament.run(final)
 
 
 def _init(args: argparse.Namespace) -> int:
