@@ -231,10 +231,14 @@ class ReplayFollower:
             self._pending = b""
         for raw in complete:
             self._line += 1
-            text = self._decode(path, raw)
-            if not text.strip():
-                continue
-            rec = lines.take(self._line, lines.json(self._line, text))
+            try:
+                text = self._decode(path, raw)
+                if not text.strip():
+                    continue
+                rec = lines.take(self._line, lines.json(self._line, text))
+            except ReplayError as exc:  # the turns before it stand; nothing after is read
+                out.problem, self._done = str(exc), True
+                return out
             if rec is None:
                 out.header = lines.header
             else:

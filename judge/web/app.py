@@ -30,12 +30,11 @@ from starlette.routing import Route
 
 from judge.views.html import replay_html
 from judge.views.replayfile import ReplayError, load
-from judge.web import catalog, pages, state
+from judge.web import catalog, feeds, pages, state
 
-#: How often a stream looks at the files again (a turn takes at least this long anyway).
+#: How often the reader of a followed thing looks at its files again (a turn takes at
+#: least this long anyway).
 POLL_S = 0.25
-#: How long a stream lives without a change before it is closed (the browser reconnects).
-IDLE_CLOSE_S = 600.0
 
 
 def _html(text: str, status: int = 200) -> HTMLResponse:
@@ -56,6 +55,8 @@ class Site:
         self.root = root.resolve()
         self.title = title
         self.stopping = threading.Event()
+        #: one reader per followed thing (a tournament, a round), shared by its viewers
+        self.feeds = feeds.Hub(self.stopping, POLL_S)
         #: the served folder is a tournament's even before its first file is written
         #: (``judge tournament --serve``)
         self.tournament_root = tournament_root
@@ -161,46 +162,23 @@ class Site:
         if folder is None or not self._is_tournament(folder):
             return JSONResponse({"error": "no tournament there"}, status_code=404)
         if request.headers.get("accept", "").startswith("text/event-stream"):
-            return self._stream(lambda: state.tournament(folder))
+            return self._follow(("tournament", folder), lambda: state.TournamentSource(folder))
         return JSONResponse(await asyncio.to_thread(state.tournament, folder))
 
     async def round_state(self, request: Request) -> Response:
+        """The round's header and turns as they are written; then ``finished``."""
         folder = self._path(request)
         if folder is None or not folder.name.startswith("round-"):
             return JSONResponse({"error": "no round there"}, status_code=404)
-        return StreamingResponse(self._round_events(folder), media_type="text/event-stream")
+        return self._follow(("round", folder), lambda: state.RoundSource(folder))
 
-    def _stream(self, read: Callable[[], Any]) -> StreamingResponse:
-        async def events() -> AsyncIterator[str]:
-            last, idle = "", 0.0
-            while not self.stopping.is_set() and idle < IDLE_CLOSE_S:
-                now = json.dumps(await asyncio.to_thread(read), ensure_ascii=False)
-                if now != last:
-                    last, idle = now, 0.0
-                    yield f"data: {now}\n\n"
-                await asyncio.sleep(POLL_S)
-                idle += POLL_S
-
-        return StreamingResponse(events(), media_type="text/event-stream")
-
-    async def _round_events(self, folder: Path) -> AsyncIterator[str]:
-        """The round's header and turns as they are written; then ``finished``."""
-        start, sent_head, idle = 0, False, 0.0
-        while not self.stopping.is_set() and idle < IDLE_CLOSE_S:
-            path, growing = state.round_file(folder)
-            if path is not None:
-                head, frames, start = await asyncio.to_thread(state.round_frames, path, start)
-                finished = not growing and path.name == state.REPLAY
-                if (head and not sent_head) or frames or finished:
-                    msg: dict[str, Any] = {"frames": frames, "finished": finished}
-                    if head and not sent_head:
-                        msg["head"], sent_head = head, True
-                    yield f"data: {json.dumps(msg, ensure_ascii=False)}\n\n"
-                    idle = 0.0
-                if finished:
-                    return
-            await asyncio.sleep(POLL_S)
-            idle += POLL_S
+    def _follow(self, key: Any, make: Callable[[], feeds.Source]) -> StreamingResponse:
+        """One viewer's stream of a thing every viewer shares one reader of."""
+        return StreamingResponse(
+            self.feeds.follow(key, make),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache"},
+        )
 
     def app(self) -> Starlette:
         return Starlette(
