@@ -221,7 +221,7 @@ def run(args: argparse.Namespace) -> int:
         raise
     if report.complete:
         try:
-            write_index(out, runner.schedule, report.standings)
+            write_index(out, runner.schedule, report.standings, title=cfg.title)
         except Exception as exc:  # noqa: BLE001 - the standings are out; the page is a view
             view.warning(f"{INDEX_HTML} not written: {type(exc).__name__}: {exc}")
     code = _report(console, args, out, report)
