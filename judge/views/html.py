@@ -47,8 +47,7 @@ from judge import atomic, voidwhy
 from judge.grid import centre
 from judge.records import Json, TurnRecord
 from judge.rules import Event, EventKind, score
-from judge.views import _assets
-from judge.views.board import TEAM_COLOURS
+from judge.views import _assets, failures, palette
 from judge.views.replayfile import MatchReplay, ReplayError, RoundReplay, load
 
 #: Where the pages of a match go, inside its folder.
@@ -96,6 +95,8 @@ def _frame(rec: TurnRecord, names: Sequence[str]) -> Json:
     # What became of each move in words (judge.voidwhy): the same sentence as log.txt and the board.
     runs = rec.runs or (None, None)
     f["status_text"] = [voidwhy.status_words(r) or None if r else None for r in runs]
+    # Why a boat stands still, in a few words (the projector's caption): "time-out", "void: ..."
+    f["caption"] = [failures.caption(r) for r in runs]
     return f
 
 
@@ -171,7 +172,7 @@ def replay_html(
     data = {
         "title": title,
         "teams": teams,
-        "colours": list(TEAM_COLOURS),
+        "colours": list(palette.FILL),
         "rounds": [_round_data(r) for r in rounds],
         "start": {"round": start_round, "turn": start_turn},
         "back": quote(back_link) if back_link else None,

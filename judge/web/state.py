@@ -193,6 +193,11 @@ def standings_after(folder: Path, shown: int) -> Json:
     return {"shown": len(counted), "standings": [r.to_json() for r in standings(teams, counted)]}
 
 
+def ledger_stamp(folder: Path) -> Any:
+    """What changes when a round is recorded (the ledger's time stamp and size)."""
+    return _stamp(folder / LEDGER_FILE)
+
+
 def _stamp(path: Path) -> tuple[int, int] | None:
     try:
         st = os.stat(path)
