@@ -51,10 +51,15 @@ _RUN_FAILED = {
 }
 
 
+#: Void by the rules but no one's mistake: both boats asked for the same start until the
+#: re-asks ran out.  Said on the board, never counted against a team.
+_NO_ONES_FAULT = {voidwhy.Why.REASKS_EXHAUSTED}
+
+
 def is_answer_void(why: str) -> bool:
-    """A void move whose program ran fine (its answer did not count)."""
+    """A void move whose program ran fine: its answer did not count, by its own mistake."""
     found = voidwhy.parse(why)
-    return found is None or found not in _RUN_FAILED
+    return found is None or found not in _RUN_FAILED | _NO_ONES_FAULT
 
 
 def reason(why: str) -> str:
@@ -129,6 +134,8 @@ def caption(run: SeatRun | None) -> str | None:
     why = voidwhy.of_run(run)
     if why is None:
         return None
+    if why in _NO_ONES_FAULT:
+        return reason(why.value)
     if not is_answer_void(why.value):
         return "crash" if why in (voidwhy.Why.CRASH, voidwhy.Why.CRLF) else voidwhy.words(why)
     return f"void: {reason(why.value)}"
