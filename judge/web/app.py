@@ -146,7 +146,9 @@ class Site:
             return _not_found("no tournament to show here")
         st = await asyncio.to_thread(state.tournament, folder)
         pace = projector.pace_or_default(request.query_params.get("pace"), self.pace)
-        return _html(projector.projector_page(self._rel(folder), st, pace, list(palette.FILL)))
+        hold = projector.hold_or_default(request.query_params.get("hold"))
+        page = projector.projector_page(self._rel(folder), st, pace, list(palette.FILL), hold)
+        return _html(page)
 
     async def eval(self, request: Request) -> Response:
         """An eval's folder as a page (its eval.json in words, each round with its replay)."""

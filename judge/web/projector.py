@@ -9,7 +9,7 @@ result before it sees it; the tournament page stays real-time.
 
 On a reload the projector goes on where it was (the browser keeps its place);
 ``?from=N`` starts at the N-th round of the play order, ``?pace=T`` sets the
-pace for this screen.  The page fits the screen it is on (1280x720 and
+pace for this screen and ``?hold=S`` how long a round's end stays on it.  The page fits the screen it is on (1280x720 and
 1024x768 projectors alike): the board and the standings are sized from the
 window, names are cut to two lines, the score line to one.
 
@@ -29,10 +29,12 @@ from typing import Any
 from judge.web import DEFAULT_PACE, MAX_PACE
 from judge.web.pages import page
 
-__all__ = ["DEFAULT_PACE", "MAX_PACE", "pace_or_default", "projector_page"]
+__all__ = ["DEFAULT_PACE", "MAX_PACE", "hold_or_default", "pace_or_default", "projector_page"]
 
-#: How long a round's end stays on the board before the next round.
+#: How long a round's end stays on the board before the next round (``?hold=`` seconds).
 HOLD_MS = 4000
+#: The longest hold an address may ask for.
+MAX_HOLD_S = 600.0
 
 CSS = """
 body[data-page=projector]{height:100vh;overflow:hidden;display:flex;flex-direction:column}
@@ -165,7 +167,7 @@ function drawLiveBoard(f){
   let board = document.getElementById('board');
   if(!board){ board = boardBox.appendChild(el('div', {id: 'board'})); }
   clear(board);
-  if(!head || !f){ return; }
+  if(!head || !f){ board.dataset.turn = ''; return; }
   const rows = head.rows, cols = head.cols, gap = 2, pad = 6;
   stage.style.width = '';  // measured at its widest, then fitted to the board
   const size = Math.max(8, Math.floor(Math.min((boardBox.clientWidth - pad - gap * (cols - 1)) / cols,
@@ -259,13 +261,24 @@ def pace_or_default(text: str | None, default: float) -> float:
     return pace if 0 < pace <= MAX_PACE else default
 
 
-def projector_page(rel: str, state: dict[str, Any], pace: float, colours: list[str]) -> str:
+def hold_or_default(text: str | None) -> int:
+    """A ``?hold=`` from the address (seconds a round's end stays), in ms; else the default."""
+    try:
+        hold = float(text) if text else HOLD_MS / 1000
+    except ValueError:
+        return HOLD_MS
+    return round(1000 * hold) if 0 <= hold <= MAX_HOLD_S else HOLD_MS
+
+
+def projector_page(
+    rel: str, state: dict[str, Any], pace: float, colours: list[str], hold_ms: int = HOLD_MS
+) -> str:
     body = (
         '<section id="stage"><div id="board-box"></div><ul id="captions"></ul></section>'
         '<section id="side"><p id="next" class="muted"></p><div id="table-box"></div>'
         '<p id="shown-note" class="muted"></p></section>'
     )
-    data = {"rel": rel, "state": state, "pace": pace, "hold_ms": HOLD_MS, "colours": colours}
+    data = {"rel": rel, "state": state, "pace": pace, "hold_ms": hold_ms, "colours": colours}
     return page(
         "projector",
         str(state.get("title") or state["name"]),
