@@ -49,7 +49,7 @@ white-space:nowrap;overflow:hidden;flex:none}
 #scorebar .dot{display:inline-block;width:0.7em;height:0.7em;border-radius:50%;border:2px solid #fff;flex:none;align-self:center}
 #scorebar .gold{font-weight:bold;color:#ffe08a}#scorebar .turn{margin-left:auto;flex:none}
 body[data-page=projector] main{flex:1;min-height:0;display:flex;gap:2vw;padding:0.8vh 1.2vw 1vh;flex-wrap:nowrap}
-#stage{flex:0 0 auto;display:flex;flex-direction:column;min-height:0;width:62%;min-width:0}
+#stage{flex:0 0 auto;display:flex;flex-direction:column;min-height:0;width:60%;min-width:0}
 #board-box{flex:1;min-height:0;display:flex;align-items:flex-start;justify-content:center}
 #stage #board{display:grid;gap:2px;background:#06121e;padding:3px;border-radius:6px}
 #stage #board .cell{position:relative;background:#13466e;display:flex;align-items:center;justify-content:center;
@@ -73,7 +73,7 @@ body[data-page=projector] #standings th,body[data-page=projector] #standings td{
 body[data-page=projector] #standings td.team{white-space:normal;width:100%}
 #standings td.team span{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden;overflow-wrap:anywhere;line-height:1.2}
 #standings .more td{color:#8aa4ba;text-align:left}
-#shown-note{flex:none;margin:0.6vh 0 0;font-size:clamp(11px,2vh,18px);white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+#shown-note{flex:none;margin:0.6vh 0 0;font-size:clamp(11px,2vh,18px)}
 """
 
 JS = r"""
@@ -153,8 +153,8 @@ function fitTable(){
   tbl.style.fontSize = size + 'px';
   const name = tbl.querySelector('tbody td.team');
   const over = function(){ return tbl.offsetHeight > box.clientHeight || tbl.scrollWidth > box.clientWidth
-    || (name && name.offsetWidth < box.clientWidth * 0.42); };
-  while(over() && size > 12){ size -= 1; tbl.style.fontSize = size + 'px'; }
+    || (name && name.offsetWidth < box.clientWidth * 0.36); };
+  while(over() && size > 14){ size -= 1; tbl.style.fontSize = size + 'px'; }
   const rows = Array.from(tbl.querySelectorAll('tbody tr'));
   if(tbl.offsetHeight <= box.clientHeight){ return; }
   const more = tbl.querySelector('tbody').appendChild(el('tr', {'class': 'more'}));
