@@ -159,7 +159,7 @@ def test_the_projector_fits_the_screen(browser: Any, played: tuple[Path, str], s
     assert page.get_attribute("#stage", "data-round") == f"{match}/round-{index}"
     assert nxt != st["play_order"][first - 1]
     page.wait_for_function("() => +document.getElementById('board').dataset.turn >= 2")
-    captions = page.eval_on_selector_all("#captions li", "ls => ls.map(l => l.textContent)")
+    captions = page.eval_on_selector_all("#captions li.why", "ls => ls.map(l => l.textContent)")
     assert captions and all(c.startswith((LONG + ":", LATE + ":", VOID + ":")) for c in captions)
     _fits(page, size)
     assert page.errors == []
