@@ -203,3 +203,14 @@ def test_a_round_is_read_once_for_all_its_viewers(tmp_path: Path) -> None:
     assert all(g == turns for g in got)
     # one read per line added (and one for the end): never one per viewer
     assert sources[0].reads <= len(lines) + 1
+
+
+def test_the_watchers_benchmark_plays_a_valid_final(tmp_path: Path) -> None:
+    """benchmarks/watchers.py's final is one the judge accepts (the figures are its own)."""
+    from judge.tournament.config import load_config
+    from tests.benchmark_module import load_benchmark
+
+    bench = load_benchmark("watchers")
+    cfg = load_config(bench.write_final(tmp_path, 3, 20))
+    assert len(cfg.teams) == 3 and cfg.turns == 20 and cfg.title == "watchers benchmark"
+    assert bench.PLAYED.search("9 round(s) played in 6.9 s; written to out/").group(2) == "6.9"
