@@ -51,6 +51,7 @@ class Run:
     elapsed_s: float  # the judge's own time for the rounds
     cpu_s: float  # the judge process's user + system CPU over the run
     events: int  # events the clients received in all
+    viewers_cpu_s: float  # this process's CPU over the run: what the viewers cost the machine
 
 
 def free_port() -> int:
@@ -83,27 +84,25 @@ def write_final(folder: Path, teams: int, turns: int) -> Path:
     return path
 
 
-async def viewer(port: int, got: list[int], stop: asyncio.Event) -> None:
-    """One client of the tournament's event stream, until ``stop``."""
+async def viewer(port: int, got: list[int]) -> None:
+    """One client of the tournament's event stream, until it is cancelled: it waits on its
+    socket and nothing else (no timer), so that the viewers cost this process little."""
     try:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
     except OSError:
+        got.append(0)
         return
     writer.write(
         b"GET /api/tournament?p= HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         b"Accept: text/event-stream\r\nConnection: keep-alive\r\n\r\n"
     )
-    await writer.drain()
     seen = 0
     try:
-        while not stop.is_set():
-            try:
-                chunk = await asyncio.wait_for(reader.read(65536), 0.5)
-            except asyncio.TimeoutError:
-                continue
-            if not chunk:
-                break
+        await writer.drain()
+        while chunk := await reader.read(65536):
             seen += chunk.count(b"\ndata: ") + chunk.startswith(b"data: ")
+    except (asyncio.CancelledError, OSError):
+        pass
     finally:
         got.append(seen)
         writer.close()
@@ -147,12 +146,13 @@ async def one_run(config: Path, out: Path, viewers: int) -> Run:
     )
     assert proc.stdout is not None
     judge = psutil.Process(proc.pid)
-    stop = asyncio.Event()
+    own = psutil.Process()
+    own_before = own.cpu_times()
     counts: list[int] = []
     clients: list[asyncio.Task[None]] = []
     try:
         await wait_for_port(port, proc)
-        clients = [asyncio.create_task(viewer(port, counts, stop)) for _ in range(viewers)]
+        clients = [asyncio.create_task(viewer(port, counts)) for _ in range(viewers)]
         lines: list[str] = []
         while True:
             line = await asyncio.to_thread(proc.stdout.readline)
@@ -165,7 +165,8 @@ async def one_run(config: Path, out: Path, viewers: int) -> Run:
         cpu = judge.cpu_times()
         await asyncio.sleep(0.5)  # the last change reaches every viewer
     finally:
-        stop.set()
+        for c in clients:
+            c.cancel()
         await asyncio.gather(*clients, return_exceptions=True)
         if proc.poll() is None:
             proc.send_signal(signal.SIGINT)  # the pages stay up after the final until Ctrl-C
@@ -173,12 +174,15 @@ async def one_run(config: Path, out: Path, viewers: int) -> Run:
                 proc.wait(20)
             except subprocess.TimeoutExpired:
                 proc.kill()
+    own_after = own.cpu_times()
+    own_cpu = own_after.user + own_after.system - own_before.user - own_before.system
     return Run(
         viewers,
         sum(1 for c in counts if c),
         float(found.group(2)),
         cpu.user + cpu.system,
         sum(counts),
+        own_cpu,
     )
 
 
@@ -201,7 +205,8 @@ def main() -> int:
                 runs.append(run)
                 print(
                     f"  {n:4d} viewers ({run.connected} following, {run.events} events): "
-                    f"rounds in {run.elapsed_s:.1f} s, judge CPU {run.cpu_s:.1f} s",
+                    f"rounds in {run.elapsed_s:.1f} s, judge CPU {run.cpu_s:.1f} s, "
+                    f"viewers' CPU {run.viewers_cpu_s:.1f} s",
                     flush=True,
                 )
     base = statistics.median(r.elapsed_s for r in runs if r.viewers == counts[0])

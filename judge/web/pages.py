@@ -8,7 +8,7 @@ markup.  Automation hooks (stable; the tests drive the pages through them):
 * every page: ``body[data-page]``, ``body[data-ready="true"]`` once drawn;
 * tournament and projector: ``#standings tbody tr`` with ``data-team`` and
   ``data-points``, ``#rounds li`` with ``data-key`` (``match/round-N``) and
-  ``data-status`` (``done``, ``playing``, ``to play``), ``#progress``;
+  ``data-status`` (``done``, ``playing``, ``stopped``, ``to play``), ``#progress``;
 * a board (round, projector, play): ``#board`` with ``data-turn``,
   ``data-rows``, ``data-cols``; ``.cell`` with ``data-row``, ``data-col``,
   ``data-value``; ``#boat-0``/``#boat-1`` with ``data-row``/``data-col``;
@@ -41,6 +41,7 @@ th:nth-child(2),td:nth-child(2){text-align:left}.muted{color:#8aa4ba}
 #rounds{list-style:none;padding:0;margin:0;max-height:70vh;overflow:auto}
 #rounds li{padding:2px 0}#rounds li[data-status=playing]{color:#ffd166;font-weight:bold}
 #rounds li[data-status=done]{color:#cfe3f1}#rounds li[data-status="to play"]{color:#8aa4ba}
+#rounds li[data-status=stopped]{color:#ffb3b3}
 #board{display:inline-grid;gap:2px;background:#06121e;padding:4px;border-radius:6px}
 .cell{position:relative;background:#13466e;display:flex;align-items:center;justify-content:center;
 color:#ffe08a;font-weight:bold;border-radius:3px}.cell[data-value=D]{background:#5a4632;color:#d9c2a3}
@@ -52,7 +53,7 @@ color:#ffe08a;font-weight:bold;border-radius:3px}.cell[data-value=D]{background:
 font-weight:bold;color:#0f172a;background:#fca5a5}.badge.v-tle{background:#fdba74}
 .badge.v-mle,.badge.v-ole{background:#c4b5fd}.badge.v-ie{background:#94a3b8}.badge.v-void{background:#fde68a}
 .legend{font-size:.85em;color:#8aa4ba;margin:.4em 0;padding:0;list-style:none}.legend li{margin:.1em 0}
-td.failed{text-align:left}.none{color:#8aa4ba}
+td.failed,#standings th:nth-child(8){text-align:left}.none{color:#8aa4ba}
 """
 )
 

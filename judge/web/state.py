@@ -21,6 +21,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from judge import atomic
 from judge.errors import JudgeError
 from judge.inputfiles import RECORD_BYTES, InputFileError, parse_json, read_input_text
 from judge.records import Json, ReplayHeader, RoundResult, TurnRecord
@@ -76,7 +77,8 @@ def _recorded(folder: Path) -> tuple[list[LedgerRound], str]:
 def tournament(folder: Path) -> Json:
     """The tournament in ``folder`` as it stands: its title, standings (best first),
     crosstable, every round in play order (``done`` with its result and what went wrong
-    for each team, ``playing``, or ``to play``; each with its map), and whether it is over.
+    for each team, ``playing``, ``stopped`` (left unfinished) or ``to play``; each with its
+    map), and whether it is over.
 
     A round names its match's teams in the match's order (``teams``, as index.html
     lists the match) with each team's gold and points in that order; ``seats`` says who
@@ -150,11 +152,21 @@ def _round_entry(
                 for s in (0, 1)
                 if failures.from_stats(rr.stats[s])
             }
-    elif round_file(folder / str(match) / f"round-{index}")[1]:
-        entry["status"] = "playing"
     else:
-        entry["status"] = "to play"
+        entry["status"] = _unrecorded_status(folder / str(match) / f"round-{index}")
     return entry
+
+
+def _unrecorded_status(rfolder: Path) -> str:
+    """A round not in the ledger: ``playing`` while its referee writes it (and between its
+    end and its record), ``stopped`` when a judge that stopped left it unfinished (a resume
+    plays it again), else ``to play``."""
+    path, growing = round_file(rfolder)
+    if path is None:
+        return "to play"
+    if growing and not atomic.being_written(path):
+        return "stopped"
+    return "playing"
 
 
 def _team_failures(teams: list[str], rounds: Iterable[RoundResult]) -> Json:

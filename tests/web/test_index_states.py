@@ -120,3 +120,19 @@ def test_a_stopped_tournament_says_how_far_it_got(tmp_path: Path) -> None:
     (tmp_path / "t" / "standings.json").unlink()
     got = _entries(tmp_path)["t"]
     assert got["state"] == "stopped" and "--resume" in got["state_text"]
+
+
+def test_a_round_left_unfinished_by_a_stopped_tournament_is_stopped(tmp_path: Path) -> None:
+    from tests.tournament._helpers import StopAfter
+
+    teams = [{"name": n, "bot": "greedy", "map": f"m{i + 1}"} for i, n in enumerate("ABC")]
+    cfg = make_config(tmp_path / "cfg", teams=teams, turns=20)
+    stopper = StopAfter(fake_bots(cfg.team_names), calls=30)
+    report = run_fake(
+        cfg, tmp_path / "t", jobs=1, bots=stopper.bots, hook=lambda r: setattr(stopper, "runner", r)
+    )
+    assert not report.complete
+    st = TestClient(Site(tmp_path).app()).get("/api/tournament", params={"p": "t"}).json()
+    statuses = [r["status"] for r in st["rounds"]]
+    assert "stopped" in statuses and "playing" not in statuses, statuses
+    assert _entries(tmp_path)["t"]["state"] == "stopped"
