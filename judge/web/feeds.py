@@ -59,9 +59,9 @@ class Source(Protocol):
         ...
 
 
-def event(data: Any) -> str:
-    """One server-sent event holding ``data`` as JSON (Unicode as it is)."""
-    return f"data: {json.dumps(data, ensure_ascii=False)}\n\n"
+def event(data: Any) -> bytes:
+    """One server-sent event holding ``data`` as JSON (Unicode as it is), encoded once."""
+    return f"data: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
 
 
 class Feed:
@@ -71,7 +71,7 @@ class Feed:
         self.source = source
         self.interval = interval
         self.stopping = stopping
-        self.log: list[str] = []  # encoded events; log[0] is number `base`
+        self.log: list[bytes] = []  # encoded events; log[0] is number `base`
         self.base = 0
         self.ended = False
         self.viewers = 0
@@ -117,7 +117,7 @@ class Feed:
             self._task.cancel()
             self._task = None
 
-    async def stream(self, idle_close_s: float = IDLE_CLOSE_S) -> AsyncGenerator[str, None]:
+    async def stream(self, idle_close_s: float = IDLE_CLOSE_S) -> AsyncGenerator[bytes, None]:
         """The events for one viewer: what there is so far, then each one as it comes."""
         at = self.base if not self.source.snapshot else max(self.base, self.end - 1)
         idle = 0.0
@@ -137,7 +137,7 @@ class Feed:
             except asyncio.TimeoutError:
                 idle += wait
                 if idle < idle_close_s:
-                    yield ": still here\n\n"
+                    yield b": still here\n\n"
 
 
 class Hub:
@@ -150,7 +150,7 @@ class Hub:
 
     async def follow(
         self, key: Hashable, make: Callable[[], Source], idle_close_s: float = IDLE_CLOSE_S
-    ) -> AsyncGenerator[str, None]:
+    ) -> AsyncGenerator[bytes, None]:
         """One viewer's events of the thing ``key`` names (``make`` makes its source, once)."""
         feed = self.feeds.get(key)
         if feed is None:

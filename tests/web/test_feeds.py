@@ -115,12 +115,12 @@ class Counting:
         return Poll([self.value])
 
 
-async def _take(stream: AsyncGenerator[str, None], last: int) -> list[int]:
+async def _take(stream: AsyncGenerator[bytes, None], last: int) -> list[int]:
     """The messages up to ``last``; then the viewer leaves (as a closed connection does)."""
     out: list[int] = []
     async with contextlib.aclosing(stream):
         async for message in stream:
-            if message.startswith("data: "):
+            if message.startswith(b"data: "):
                 out.append(json.loads(message[6:]))
                 if out[-1] == last:
                     break
@@ -181,7 +181,7 @@ def test_a_round_is_read_once_for_all_its_viewers(tmp_path: Path) -> None:
         stream = hub.follow("round", make)
         async with contextlib.aclosing(stream):
             async for message in stream:
-                msg = json.loads(message[6:]) if message.startswith("data: ") else {}
+                msg = json.loads(message[6:]) if message.startswith(b"data: ") else {}
                 turns += [f["turn"] for f in msg.get("frames", [])]
                 if msg.get("finished"):
                     break
