@@ -517,7 +517,7 @@ table { border-collapse: collapse; font-size: 0.8em; }
 th, td { padding: 0.3em 0.6em; border-bottom: 1px solid #334155; text-align: right; }
 th { white-space: nowrap; }
 th:nth-child(2), td:nth-child(2) { text-align: left; min-width: 7em; }
-td.failed { text-align: left; }
+td.failed, th.failed { text-align: left; }
 .badge.v-void { background: #fde68a; }
 .none { color: #94a3b8; font-weight: normal; }
 .why-void { color: #cbd5e1; font-size: 0.85em; }
@@ -531,6 +531,7 @@ td.failed { text-align: left; }
 .badge.v-mle, .badge.v-ole { background: #c4b5fd; }
 .badge.v-ie { background: #94a3b8; }
 .failed { margin-left: 0.4em; color: #fca5a5; }
+th.failed { color: #94a3b8; }
 thead th { color: #94a3b8; }
 tbody tr:first-child td { color: #fbbf24; font-weight: bold; }
 #matches > li { margin-bottom: 0.8em; }

@@ -373,7 +373,7 @@ def _standings_table(
     """The standings as a table that scrolls inside itself where the page is too narrow."""
     esc = html.escape
     cols = list(standings[0].keys()) if standings else []
-    extra = "<th>failed runs, void moves</th>" if failed_by_team is not None else ""
+    extra = '<th class="failed">failed runs, void moves</th>' if failed_by_team is not None else ""
     parts = [
         '<div class="table-wrap"><table id="standings"><thead><tr><th>#</th>'
         + "".join(f"<th>{esc(column_name(str(c)))}</th>" for c in cols)
