@@ -8,6 +8,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+try:
+    import fcntl
+except ImportError:  # not on this system: no file is ever marked as being written
+    fcntl = None  # type: ignore[assignment]
+
 
 def write_bytes(path: Path, data: bytes) -> None:
     """Write to a temporary file in the same folder, fsync it, then rename it into place."""
@@ -35,3 +40,35 @@ def write_text(path: Path, text: str) -> None:
 
 def write_json(path: Path, obj: Any) -> None:
     write_text(path, json.dumps(obj, indent=2, ensure_ascii=False) + "\n")
+
+
+# A file that grows while a round is played (a replay's .part) is marked as being written
+# for as long as its writer keeps it open: an advisory lock, which the kernel drops when the
+# file is closed or its process dies (killed, Ctrl-C).  A reader then tells a round in play
+# from one a stopped judge left behind, whatever the time stamps say.
+def hold_while_writing(fileno: int) -> None:
+    """Mark the open file ``fileno`` as being written, until it is closed."""
+    if fcntl is not None:
+        try:
+            fcntl.flock(fileno, fcntl.LOCK_EX)
+        except OSError:  # a file system without locks: the file is just not marked
+            pass
+
+
+def being_written(path: Path | str) -> bool:
+    """Whether a process holds ``path`` open to write it (see :func:`hold_while_writing`)."""
+    if fcntl is None:
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)  # closing drops the lock taken just now
+    return False

@@ -69,7 +69,9 @@ _BUILD_KEYS = {"command", "output", "sources"}
 BuildRunner = Callable[[list[str], Path, float], "subprocess.CompletedProcess[bytes]"]
 
 
-def run_build(argv: list[str], folder: Path, timeout_s: float) -> subprocess.CompletedProcess[bytes]:
+def run_build(
+    argv: list[str], folder: Path, timeout_s: float
+) -> subprocess.CompletedProcess[bytes]:
     """A build command as ``judge match`` runs it: in the bot's folder, as the judge's user."""
     return subprocess.run(
         argv, cwd=folder, capture_output=True, timeout=timeout_s, stdin=subprocess.DEVNULL

@@ -56,7 +56,7 @@ from judge.pentanomial import (
     estimate,
     round_points,
 )
-from judge.records import ReplayHeader, RoundResult, TurnRecord, pos_json
+from judge.records import RoundResult, pos_json
 from judge.records.evaluation import (
     AbandonedRound,
     EloInterval,
@@ -70,6 +70,7 @@ from judge.records.evaluation import (
     TimeSummary,
     WinDrawLoss,
 )
+from judge.records.replayread import ReplayError, read_replay
 from judge.referee import RoundConfig
 from judge.sandbox import Limits, Sandbox
 from judge.scheduler import Executor, RoundDone, RoundStatus, RoundTask, ThreadExecutor
@@ -314,10 +315,8 @@ def game_trace(replay: Path, a_seat: int) -> str | None:
     order = (a_seat, 1 - a_seat)
     h = hashlib.sha256()
     try:
-        lines = [json.loads(x) for x in replay.read_text(encoding="utf-8").splitlines() if x]
-        header = ReplayHeader.from_json(lines[0])
-        records = [TurnRecord.from_json(x, header.map.rows, header.map.cols) for x in lines[1:]]
-    except (OSError, ValueError, IndexError):
+        records = read_replay(replay).records
+    except ReplayError:
         return None
     for rec in records:
         if rec.runs is None:

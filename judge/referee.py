@@ -590,6 +590,7 @@ def play_round(
             )
         argvs = [bots[s].argv_for(seats[s].program_dir) for s in (0, 1)]
         with open(rnd.part_path, "w", encoding="utf-8") as f:
+            atomic.hold_while_writing(f.fileno())  # a page tells a round in play from one left
             rnd.replay_file = f
             header = rnd.header()
             rnd.write_line(header.to_json())

@@ -158,6 +158,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "http://127.0.0.1:PORT/ (default 8000; projector view: /live), as judge serve does; "
         "needs the web extra",
     )
+    from judge.commands.serve import add_pace_option
+
+    add_pace_option(p)
 
 
 def _resume_hint(args: argparse.Namespace, out: Path) -> str:
@@ -250,7 +253,7 @@ def run(args: argparse.Namespace) -> int:
             raise
         if report.complete:
             try:
-                write_index(out, runner.schedule, report.standings)
+                write_index(out, runner.schedule, report.standings, title=cfg.title)
             except Exception as exc:  # noqa: BLE001 - the standings are out; the page is a view
                 view.warning(f"{INDEX_HTML} not written: {type(exc).__name__}: {exc}")
         code = _report(console, args, out, report)
@@ -269,10 +272,13 @@ def _start_web(console: Console, args: argparse.Namespace, out: Path) -> Any:
     from judge.web.app import Background, import_web
 
     import_web()
+    from judge.commands.serve import check_pace
+
+    check_pace(args.pace)
     if not args.resume:
         check_fresh_folder(out)  # refused before the page promises anything
     out.mkdir(parents=True, exist_ok=True)
-    web = Background(out, "127.0.0.1", args.serve)
+    web = Background(out, "127.0.0.1", args.serve, pace=args.pace)
     web.start()
     console.print(
         f"live at http://127.0.0.1:{args.serve}/ (projector view: "

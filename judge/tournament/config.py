@@ -52,6 +52,8 @@ DEFAULT_OUTPUT = "matches/tournament"
 
 #: Every key a configuration may hold, with a word on each (shown when a key is unknown).
 TOP_KEYS: dict[str, str] = {
+    "title": "the contest's name, shown on the projector and the pages (default: the "
+    "output folder's name)",
     "seed": "all randomness of the tournament derives from it (required)",
     "turns": "overrides every map's K (optional)",
     "time_limit": "seconds per run (default 2)",
@@ -69,6 +71,8 @@ TOP_KEYS: dict[str, str] = {
     "teams": "a list of {name, bot, map} (required)",
 }
 TEAM_KEYS = ("name", "bot", "map")
+#: A title fits one line of the projector's header.
+MAX_TITLE = 80
 GENERATE_KEYS = ("rows", "cols", "turns", "seed", "danger", "axis")
 
 MAX_TEAMS = 64
@@ -121,6 +125,8 @@ class TournamentConfig:
     cores: str | int | None = None
     #: a Dask scheduler's address or local:N (judge.cluster); None = this machine
     cluster: str | None = None
+    #: the contest's name as the pages show it ("" = none given: the output folder's name)
+    title: str = ""
 
     @property
     def team_names(self) -> list[str]:
@@ -293,6 +299,7 @@ def _check(
     """Every key checked by a function of its own, in the file's order of keys (a problem
     is listed in that order, a misspelt key first); ConfigError lists them all."""
     problems: list[str] = _unknown(data, list(TOP_KEYS), "", "the keys are")
+    title = _check_title(data, problems)
     seed = _check_seed(data, problems)
     turns = _check_turns(data, problems)
     time_limit = _check_time_limit(data, problems)
@@ -328,7 +335,37 @@ def _check(
         teams=tuple(e.team for e in entries if e is not None and e.team is not None),
         cores=cores,
         cluster=cluster.strip() if cluster else None,
+        title=title,
     )
+
+
+def _check_title(data: Json, problems: list[str]) -> str:
+    """``title``: optional text of one line (the projector's header), as written."""
+    title: Any = data.get("title")
+    if title is None:
+        return ""
+    if not isinstance(title, str):
+        problems.append(
+            f"title: {excerpt(title)} is not text; write the contest's name, e.g. "
+            "'title: Chung kết Kho Báu Đại Dương 2026' (in quotes if it holds a ':' or a '#')"
+        )
+        return ""
+    text = names.normalise(title)
+    bad = sorted({f"U+{ord(ch):04X}" for ch in text if not ch.isprintable()})
+    if not text:
+        problems.append("title: empty; write the contest's name, or remove the key")
+    elif len(text) > MAX_TITLE:
+        problems.append(
+            f"title: {len(text)} characters; a title has at most {MAX_TITLE} (it is one line "
+            "of the projector's header)"
+        )
+    elif bad:
+        problems.append(
+            f"title: holds {', '.join(bad)}; a title is one line of printable characters"
+        )
+    else:
+        return text
+    return ""
 
 
 def _check_seed(data: Json, problems: list[str]) -> Any:

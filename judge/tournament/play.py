@@ -166,13 +166,20 @@ def write_schedule(out: Path, cfg: TournamentConfig, schedule: Sequence[Pairing]
     atomic.write_json(
         out / SCHEDULE_JSON,
         {
+            "title": cfg.title,
             "teams": list(cfg.team_names),
             "matches": [
                 {
                     "folder": p.folder,
                     "teams": list(p.teams),
                     "rounds": [
-                        {"index": r.index, "map_owner": r.map_owner, "seats": list(r.seats)}
+                        {
+                            "index": r.index,
+                            "map_owner": r.map_owner,
+                            "seats": list(r.seats),
+                            # the map's file name, never a path of the judge's machine
+                            "map": Path(cfg.map_of(r.map_owner)[1].replace("\\", "/")).name,
+                        }
                         for r in p.rounds
                     ],
                 }

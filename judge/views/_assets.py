@@ -521,7 +521,13 @@ table { border-collapse: collapse; font-size: 0.8em; }
 th, td { padding: 0.3em 0.6em; border-bottom: 1px solid #334155; text-align: right; }
 th { white-space: nowrap; }
 th:nth-child(2), td:nth-child(2) { text-align: left; min-width: 7em; }
-td.failed { text-align: left; white-space: nowrap; }
+td.failed, th.failed { text-align: left; }
+.badge.v-void { background: #fde68a; }
+.none { color: #94a3b8; font-weight: normal; }
+.why-void { color: #cbd5e1; font-size: 0.85em; }
+.legend { list-style: none; padding: 0; margin: -0.8em 0 1.5em; font-size: 0.8em; color: #94a3b8; }
+.legend li { margin: 0.15em 0; }
+.legend .badge { min-width: 3em; text-align: center; }
 .badge { display: inline-block; padding: 0 0.35em; margin: 0.1em 0.15em; border-radius: 0.3em;
   font-size: 0.85em; font-weight: bold; text-decoration: none; color: #0f172a;
   background: #fca5a5; }
@@ -529,6 +535,7 @@ td.failed { text-align: left; white-space: nowrap; }
 .badge.v-mle, .badge.v-ole { background: #c4b5fd; }
 .badge.v-ie { background: #94a3b8; }
 .failed { margin-left: 0.4em; color: #fca5a5; }
+th.failed { color: #94a3b8; }
 thead th { color: #94a3b8; }
 tbody tr:first-child td { color: #fbbf24; font-weight: bold; }
 #matches > li { margin-bottom: 0.8em; }

@@ -222,12 +222,15 @@ class RunView:
         c.print(f"output: {run.out}", markup=False)
 
 
-def write_index(out: Path, schedule: Sequence[Pairing], rows: Sequence[StandingRow]) -> Path:
+def write_index(
+    out: Path, schedule: Sequence[Pairing], rows: Sequence[StandingRow], title: str = ""
+) -> Path:
     """The tournament's index.html (standings and links to every round's HTML replay).
 
     The page is :func:`judge.views.html.write_index_html`'s: its table has the
     columns of standings.json but ``rank`` (the page numbers the rows itself), and
-    each team's failed runs (TLE, RE, MLE, OLE, IE) as badges linking to the round.
+    each team's failed runs (TLE, RE, MLE, OLE, IE) and void moves as badges linking
+    to the round.  ``title``: the configuration's (default: a generic one).
     """
     from judge.views.html import write_index_html
 
@@ -235,5 +238,6 @@ def write_index(out: Path, schedule: Sequence[Pairing], rows: Sequence[StandingR
         out,
         [{k: v for k, v in row.to_json().items() if k != "rank"} for row in rows],
         [{"dir": p.folder, "title": f"{p.teams[0]} vs {p.teams[1]}"} for p in schedule],
+        title=title or "Ocean Treasure tournament",
         failed_runs=True,
     )

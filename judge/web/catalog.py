@@ -12,6 +12,8 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from judge import atomic
+
 #: How deep below the served folder results are looked for.
 MAX_DEPTH = 3
 #: How many entries an index lists at most.
@@ -33,7 +35,7 @@ class Entry:
     rel: str  #: its folder, relative to the served one ("" = the served folder itself), '/'-separated
     name: str  #: what to call it (its folder's name)
     mtime: float  #: when its newest file was written (newest entries first)
-    live: bool  #: a round of it is being played now (a replay.jsonl.part that grows)
+    live: bool  #: a round of it is being played now (a replay.jsonl.part its referee holds open)
 
 
 def kind_of(folder: Path) -> Kind | None:
@@ -81,8 +83,8 @@ def _newest(folder: Path) -> tuple[float, bool]:
             except OSError:
                 continue
             newest = max(newest, st.st_mtime)
-            if name.endswith(".part"):
-                live = True
+            if name.endswith(".part") and not live:
+                live = atomic.being_written(os.path.join(dirpath, name))
     return newest, live
 
 

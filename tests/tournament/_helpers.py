@@ -185,7 +185,7 @@ def run_fake(
         hook(runner)
     report = runner.run(resume=resume, choices=choices)
     if report.complete:  # as `judge tournament` does once the standings are out
-        write_index(out, runner.schedule, report.standings)
+        write_index(out, runner.schedule, report.standings, title=cfg.title)
     return report
 
 

@@ -381,3 +381,21 @@ def test_the_command_refuses_a_bad_jobs_argument(
     path = write_config(tmp_path, config_dict(2))
     assert main(["tournament", str(path), "--out", str(tmp_path / "t"), "--jobs", "0"]) == 2
     assert "--jobs" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ the title
+def test_a_title_is_kept_as_written_and_is_not_in_the_fingerprint(tmp_path: Path) -> None:
+    title = "  Chung kết Kho Báu Đại Dương 2026: lớp 10A  "
+    cfg = load_config(write_config(tmp_path, config_dict(2, title=title)))
+    assert cfg.title == title.strip()
+    plain = load_config(write_config(tmp_path / "plain", config_dict(2)))
+    assert plain.title == "" and plain.config_hash() == cfg.config_hash()  # a resume may rename
+
+
+@pytest.mark.parametrize(
+    ("title", "words"),
+    [(12, "is not text"), ("   ", "empty"), ("x" * 81, "at most 80"), ("a\u0007b", "U+0007")],
+)
+def test_a_title_that_cannot_be_shown_is_refused(tmp_path: Path, title: Any, words: str) -> None:
+    msg = refused(tmp_path, config_dict(2, title=title))
+    assert "title:" in msg and words in msg
