@@ -177,6 +177,7 @@ def read_run(run: TurnRun | None) -> SeatRun:
         parsed.status,
         r.stdout_tail,
         r.stderr_tail + b"\n" + r.message.encode("utf-8", "replace"),
+        run.outputs.get(MOVE_OUT),
     )
     return SeatRun(
         move=parsed.target if ok and parsed.status is None else None,

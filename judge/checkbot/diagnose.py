@@ -99,6 +99,8 @@ class Diagnosis:
 
 
 _p = voidwhy.cell
+#: What standard output shows of a move meant for MOVE.OUT (the match decides alike).
+_printed_move = voidwhy.printed_move
 
 
 def _last_line(data: bytes) -> str:
@@ -297,18 +299,10 @@ def _no_move_out(facts: RunFacts) -> Finding:
     )
 
 
-def _printed_move(stdout: bytes) -> str | None:
-    """The start of standard output when it holds what MOVE.OUT should have (else None)."""
-    out = stdout.decode("utf-8", "replace")
-    if parse_move_out(stdout).target is not None or re.match(r"\s*-?\d+\s+-?\d+", out):
-        return out.strip().splitlines()[0][:40] if out.strip() else ""
-    return None
-
-
 def _bad_move_out(data: bytes, status: MoveStatus, stdout: bytes = b"") -> Finding:
     """MOVE.OUT exists but is not two integers on its first line: say what it holds instead."""
-    printed = _printed_move(stdout) if not data.strip() else None
-    if printed is not None:
+    printed = _printed_move(stdout)
+    if voidwhy.for_run("OK", status, stdout, b"", data) is voidwhy.Why.EMPTY_ON_STDOUT:
         return Finding(
             ERROR,
             "MOVE.OUT is empty",
