@@ -204,7 +204,9 @@ def recheck(
         findings = list(diagnose(sit, facts, limits).findings)
         if t.state_unknown is not None:
             findings.append(Finding(ADVICE, t.state_unknown, None, "state_unknown"))
-        if not any(f.level == ERROR for f in findings):
+        if t.why is voidwhy.Why.REASKS_EXHAUSTED:
+            findings.insert(0, _reasks(t))  # the other boat's answers made it void
+        elif not any(f.level == ERROR for f in findings):
             findings.insert(0, _passes_now(t))
         res = SituationResult(sit, t.map_inp, facts, read_run(run), findings, t.state)
         results.append(res)
@@ -216,10 +218,38 @@ def recheck(
 def _passes_now(t: FailedTurn) -> Finding:
     """A turn it failed in the match and not now: say what may differ."""
     busy = " or the machine was busier then" if t.why is voidwhy.Why.TIME else ""
+    unknown = ", it ran without the STATE.OUT it had then" if t.state_unknown else ""
     return Finding(
         ADVICE,
         f"this time its move is good; in the match it was void: {voidwhy.words(t.why)}",
-        "the program has changed since, or it does not do the same every time (a random "
-        f"choice, the clock, a variable it never set){busy}",
+        f"the program has changed since{unknown}, or it does not do the same every time "
+        f"(a random choice, the clock, a variable it never set){busy}",
         "passes_now",
+    )
+
+
+def _reasks(t: FailedTurn) -> Finding:
+    """Placed at random after 3 re-asks: the other boat named the same start at each ask,
+    which a run alone cannot show; the match's asks (the record's attempts) tell whether
+    the bot itself kept naming one cell."""
+    named = [a.runs[t.seat].move for a in t.record.attempts] or [t.run.move]
+    cells = [c for c in named if c is not None]
+    asks = f"each of the {len(named)} asks"
+    if cells and all(c == cells[0] for c in cells):
+        return Finding(
+            ADVICE,
+            f"in the match it named {voidwhy.cell(cells[0])} at {asks}, and so did the other "
+            "boat: after 3 re-asks both boats are placed at random",
+            "a re-ask gets the same MAP.INP with STATE.OUT kept (R12): remember the cell "
+            "named and pick another",
+            "same_reask",
+        )
+    return Finding(
+        ADVICE,
+        f"in the match it named another start at each re-ask ({', '.join(map(voidwhy.cell, cells))})"
+        ", and the other boat named the same start each time: after 3 re-asks both boats are "
+        "placed at random",
+        "nothing to fix in this bot: two bots that choose alike (two copies of one program) "
+        "meet at every ask",
+        "reask_shared",
     )
