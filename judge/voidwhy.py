@@ -169,11 +169,16 @@ def _meant(tag: str, t: Pos) -> Pos:
 def slips(game: Game, seat: int, target: Pos, placement: bool) -> list[Slip]:
     """The mistakes that explain an illegal ``target``: each cell it may have meant that
     would have been legal (a valid start; a move or a stay).  Single slips first; the
-    combined one only if none fits; a cell counts once (i == j makes "swapped" a no-op)."""
+    combined one only if none fits; a cell counts once (i == j makes "swapped" a no-op).
+    A corner of the boat's cell is a diagonal move, not a slip that meant to stay."""
+    boat = None if placement else game.position(seat)
+    diagonal = boat is not None and abs(target[0] - boat[0]) == abs(target[1] - boat[1]) == 1
 
     def fits(c: Pos) -> bool:
         if placement:
             return game.valid_start(c)
+        if diagonal and c == boat:
+            return False
         return game.classify(seat, c) in (MoveStatus.MOVED, MoveStatus.STAYED)
 
     seen: set[Pos] = set()

@@ -464,6 +464,14 @@ def _bad_move(game: Game, t: Pos, status: MoveStatus) -> list[Finding]:
         reason = voidwhy.not_next_words(t, own)
     reason += ": the boat stays where it is"
     causes = _likely(game, t, placement=False)
+    if not causes and abs(t[0] - own[0]) == abs(t[1] - own[1]) == 1:
+        causes.append(
+            (
+                "diagonal",
+                f"a diagonal: {_p(t)} shares only a corner with the boat's cell. A move goes "
+                "up, down, left or right: (i-1, j), (i+1, j), (i, j-1) or (i, j+1)",
+            )
+        )
     if not causes and opp is not None and abs(t[0] - opp[0]) + abs(t[1] - opp[1]) <= 1:
         causes.append(
             (
@@ -665,6 +673,7 @@ CAUSE_NAMES = {
     "zero_based_swapped": "0-based and swapped coordinates",
     "one_too_many": "1 added twice",
     "own_is_opp": "the other boat taken for its own",
+    "diagonal": "diagonal moves",
     "placement_again": "answering as at placement",
     "stdout": "the move on standard output instead of MOVE.OUT",
     "misnamed": "a misnamed MOVE.OUT",

@@ -45,7 +45,7 @@ MAP.INP the referee uses, and check every answer:
                      (in the same folder), for time and memory
 
 Each problem is said in plain words with its likely cause: 0-based
-coordinates, i and j swapped, the move printed on standard output instead of
+coordinates, i and j swapped, a diagonal move, the move printed on standard output instead of
 written to MOVE.OUT, a misnamed file (move.out), W expected instead of D,
 trailing text or missing newline handling, a crash (with the end of its error
 output, the bot's own paths shown rather than the sandbox's; a Windows

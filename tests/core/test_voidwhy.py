@@ -214,10 +214,16 @@ def test_check_bot_and_the_referee_guess_from_the_same_slips() -> None:
         assert recorded.value == slips[0].tag
 
 
-def test_a_zero_based_stay_is_a_zero_based_slip() -> None:
-    """A stay is a legal answer: (i-1, j-1) of the boat's own cell is written 0-based."""
-    g = game_at((3, 3), (4, 4))
-    assert voidwhy.for_cell(g, 0, (2, 2), MoveStatus.NOT_ADJACENT, False) is Why.ZERO_BASED
+def test_a_diagonal_is_not_guessed_as_a_slip_that_stays() -> None:
+    """A corner cell is a diagonal move, the usual beginner's mistake: not a 0-based,
+    swapped or twice-shifted way of naming the boat's own cell."""
+    g = game_at((3, 2), (1, 1))
+    for corner in ((2, 1), (4, 3), (2, 3)):  # 0-based, 1 added twice, i and j swapped
+        assert voidwhy.slips(g, 0, corner, False) == [], corner
+        assert voidwhy.for_cell(g, 0, corner, MoveStatus.NOT_ADJACENT, False) is Why.NOT_ADJACENT
+    # a stay is a legal answer: one written swapped from afar is still that slip
+    far = game_at((2, 4), (1, 1))
+    assert voidwhy.for_cell(far, 0, (4, 2), MoveStatus.NOT_ADJACENT, False) is Why.SWAPPED
 
 
 def test_the_referee_reads_an_empty_move_out_beside_a_move_on_stdout() -> None:
