@@ -45,9 +45,9 @@ MAP.INP the referee uses, and check every answer:
                      (in the same folder), for time and memory
 
 Each problem is said in plain words with its likely cause: 0-based
-coordinates, i and j swapped, a diagonal move, the move printed on standard output instead of
-written to MOVE.OUT, a misnamed file (move.out), W expected instead of D,
-trailing text or missing newline handling, a crash (with the end of its error
+coordinates, i and j swapped, a diagonal move, the move printed on standard
+output instead of written to MOVE.OUT, a misnamed file (move.out), W expected
+instead of D, trailing text or missing newline handling, a crash (with the end of its error
 output, the bot's own paths shown rather than the sandbox's; a Windows
 program's exception by name, e.g. an access violation), a data file of
 the bot opened by a bare name (the current folder is the team folder, not the
