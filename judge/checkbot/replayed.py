@@ -37,7 +37,7 @@ from judge.checkbot.trials import CheckAborted, SituationResult, facts_from
 from judge.maps import map_from_text
 from judge.protocol import MAP_INP, MOVE_OUT, STATE_MAX_BYTES, STATE_OUT, render_map_inp
 from judge.records import ReplayHeader, SeatRun, TurnRecord
-from judge.referee import read_run, run_retrying
+from judge.referee import kept_state_name, read_run, run_retrying
 from judge.rules import Game
 from judge.sandbox import Limits, Sandbox, Verdict
 
@@ -132,7 +132,7 @@ def _kept_state(played: PlayedRound, ref: str | None) -> tuple[bytes | None, str
         data = path.read_bytes() if inside and path.is_file() else None
     except OSError:
         data = None
-    if data is None or len(data) > STATE_MAX_BYTES:
+    if data is None or len(data) > STATE_MAX_BYTES or kept_state_name(data) != path.name:
         return None, f"the STATE.OUT kept for this turn ({ref}) cannot be read: run without one"
     return data, None
 

@@ -203,3 +203,20 @@ def test_a_turn_that_passes_now_without_its_state_out_says_that_may_be_why(
     (res,) = recheck(spec("a"), sandbox, Limits(time_s=1.0), [turn])
     passes = next(f for f in res.findings if f.tag == "passes_now")
     assert "without the STATE.OUT it had then" in (passes.cause or "")
+
+
+def test_a_kept_state_out_that_is_not_what_was_kept_is_not_given(tmp_path: Path) -> None:
+    """A copy is named by its digest: one cut short (a power cut before it reached the
+    disk) or changed since is refused, not given to the bot as its STATE.OUT of then."""
+    a = counting(["1 1", "1 2", "5 5", "1 2", "5 5"], [])
+    gm = map_from_text(SEA.format(k=6), "sea", allow_invalid=True)
+    cfg = RoundConfig(game_map=gm, map_label="sea.txt", seed=4)
+    sandbox = FakeSandbox({"a": a, "b": counting(["7 7"], [])})
+    play_round(cfg, [spec("a"), spec("b")], ["a", "b"], sandbox, tmp_path / "round-1")
+    (played,) = _played(tmp_path)
+    first, second, _ = failed_turns(played, [0])
+    assert first.state == b"2" and second.state == b"4"
+    (tmp_path / "round-1" / (second.run.state_in or "")).write_bytes(b"")
+    first, second, _ = failed_turns(played, [0])
+    assert first.state == b"2" and second.state is None
+    assert "cannot be read" in (second.state_unknown or "")
