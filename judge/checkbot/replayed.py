@@ -28,18 +28,17 @@ from judge.bots import BotSpec
 from judge.checkbot.diagnose import (
     ADVICE,
     ERROR,
-    MISNAMED_MOVE_FILES,
     Finding,
     diagnose,
 )
 from judge.checkbot.situations import Situation
-from judge.checkbot.trials import CheckAborted, SituationResult, facts_from
+from judge.checkbot.trials import SituationResult, facts_from, run_once
 from judge.maps import map_from_text
-from judge.protocol import MAP_INP, MOVE_OUT, STATE_MAX_BYTES, STATE_OUT, render_map_inp
+from judge.protocol import STATE_MAX_BYTES, render_map_inp
 from judge.records import ReplayHeader, SeatRun, TurnRecord
-from judge.referee import kept_state_name, read_run, run_retrying
+from judge.referee import kept_state_name, read_run
 from judge.rules import Game
-from judge.sandbox import Limits, Sandbox, Verdict
+from judge.sandbox import Limits, Sandbox
 
 
 @dataclass(frozen=True)
@@ -191,15 +190,9 @@ def recheck(
             t.in_the_match(),
             t.game,
         )
-        inputs = {MAP_INP: t.map_inp.encode()}
-        if t.state is not None:
-            inputs[STATE_OUT] = t.state
         # No keep file: each turn starts from the STATE.OUT it had in the match, an input.
         with sandbox.seat(bot.name, bot.program_dir) as seat:
-            outputs = [MOVE_OUT, STATE_OUT, *MISNAMED_MOVE_FILES]
-            run = run_retrying(seat, bot.argv_for(seat.program_dir), inputs, outputs, limits)
-            if run.result.verdict is Verdict.IE:
-                raise CheckAborted(f"the judge could not run the bot: {run.result.message}")
+            run = run_once(seat, bot.argv_for(seat.program_dir), t.map_inp, limits, t.state)
             facts = facts_from(run, bot, seat.program_dir)
         findings = list(diagnose(sit, facts, limits).findings)
         if t.state_unknown is not None:

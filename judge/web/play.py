@@ -28,10 +28,10 @@ from typing import Any
 
 from judge import voidwhy
 from judge.bots import BotSpec
-from judge.checkbot.diagnose import MISNAMED_MOVE_FILES, diagnose
+from judge.checkbot.diagnose import diagnose
 from judge.checkbot.replayed import game_before
 from judge.checkbot.situations import Situation
-from judge.checkbot.trials import facts_from
+from judge.checkbot.trials import OUTPUTS, facts_from
 from judge.maps import GameMap
 from judge.match import RoundPlan, play_match
 from judge.protocol import (
@@ -284,8 +284,7 @@ def ask_bot(bot: BotSpec, sandbox: Sandbox, map_inp: str, limits: Limits) -> Jso
     seat = sandbox.seat(bot.name, bot.program_dir, keep=STATE_OUT, keep_bytes=STATE_MAX_BYTES)
     try:
         argv = bot.argv_for(seat.program_dir)
-        outputs = [MOVE_OUT, STATE_OUT, *MISNAMED_MOVE_FILES]
-        run = run_retrying(seat, argv, {MAP_INP: map_inp.encode()}, outputs, limits)
+        run = run_retrying(seat, argv, {MAP_INP: map_inp.encode()}, list(OUTPUTS), limits)
         facts = facts_from(run, bot, seat.program_dir)
         seat_run = judged(game, read_run(run))
     finally:
