@@ -220,3 +220,18 @@ def test_a_kept_state_out_that_is_not_what_was_kept_is_not_given(tmp_path: Path)
     first, second, _ = failed_turns(played, [0])
     assert first.state == b"2" and second.state is None
     assert "cannot be read" in (second.state_unknown or "")
+
+
+def test_a_persons_seat_is_not_run_as_the_bots(tmp_path: Path, capsys: Any) -> None:
+    """A round of judge play: the person's void moves are no program's turns to run again."""
+    from judge.bots import BotSpec
+
+    person = BotSpec("You", "a person", None, ("human",), person=True)
+    gm = map_from_text(SEA.format(k=4), "sea", allow_invalid=True)
+    cfg = RoundConfig(game_map=gm, map_label="sea.txt", seed=4)
+    sandbox = FakeSandbox({"You": counting(["1 1", "9 9"], []), "b": counting(["7 7"], [])})
+    play_round(cfg, [person, spec("b")], ["You", "b"], sandbox, tmp_path / "round-1")
+    assert main(["check-bot", "greedy", "--from", str(tmp_path), "--team", "You"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "--team 'You': that seat was played by a person (judge play)" in err, err
+    assert "(its teams: 'b')" in err
