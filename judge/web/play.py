@@ -44,7 +44,7 @@ from judge.protocol import (
 )
 from judge.records import Json, ReplayHeader, RoundResult, SeatRun, TurnRecord
 from judge.referee import RoundStopped, read_run, run_retrying
-from judge.rules import EventKind, Game, MoveStatus
+from judge.rules import EventKind, Game, MoveStatus, SinkCause
 from judge.sandbox import Limits, RunResult, Sandbox, TurnRun, Verdict
 from judge.views.html import _frame
 
@@ -343,5 +343,8 @@ def what_it_does(game: Game, run: SeatRun) -> str:
     after = game.copy()
     sank = [e for e in after.step((run.move, None)) if e.kind is EventKind.SINK and e.seat == 0]
     if sank:
-        return f"it moves to {at}: {sank[0].describe(('the boat', 'the other boat'))}"
+        # the bot runs alone here: the other boat is taken to stay where it is
+        met = sank[0].cause in (SinkCause.COLLISION, SinkCause.SWAP)
+        alone = ", if the other boat stays" if met else ""
+        return f"it moves to {at}: {sank[0].describe(('the boat', 'the other boat'))}{alone}"
     return f"it moves to {at}"
