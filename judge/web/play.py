@@ -219,13 +219,8 @@ class PlaySession:
                     session.records.append(record)
                 people = (session.human_seat,)
                 frame = _frame(record, list(names), people)
-                runs = record.runs or (None, None)
-                frame["why_text"] = [
-                    voidwhy.status_words(r, voidwhy.Where.of_record(record, s), s in people) or None
-                    if r
-                    else None
-                    for s, r in enumerate(runs)
-                ]
+                # the page's name for what became of each move: the replay's own sentence
+                frame["why_text"] = frame["status_text"]
                 session._publish({"kind": "turn", "frame": frame})
 
             def end(self, result: RoundResult) -> None:
