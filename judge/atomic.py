@@ -14,8 +14,11 @@ except ImportError:  # not on this system: no file is ever marked as being writt
     fcntl = None  # type: ignore[assignment]
 
 
-def write_bytes(path: Path, data: bytes) -> None:
-    """Write to a temporary file in the same folder, fsync it, then rename it into place."""
+def write_bytes(path: Path, data: bytes, durable: bool = True) -> None:
+    """Write to a temporary file in the same folder, fsync it, then rename it into place.
+
+    ``durable`` False leaves out the fsync: still never half a file for a reader, but a
+    power cut may lose it (for a copy that is written inside a turn and can be missed)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -23,7 +26,8 @@ def write_bytes(path: Path, data: bytes) -> None:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
-            os.fsync(f.fileno())
+            if durable:
+                os.fsync(f.fileno())
         os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:

@@ -76,6 +76,7 @@ __all__ = [
     "RoundObserver",
     "RoundResult",
     "RoundStopped",
+    "kept_state_name",
     "play_round",
     "read_run",
     "run_retrying",
@@ -148,6 +149,7 @@ def read_run(run: TurnRun | None) -> SeatRun:
         parsed.status,
         r.stdout_tail,
         r.stderr_tail + b"\n" + r.message.encode("utf-8", "replace"),
+        run.outputs.get(MOVE_OUT),
     )
     return SeatRun(
         move=parsed.target if ok and parsed.status is None else None,
@@ -171,6 +173,12 @@ def _state_read_unsaid(run: TurnRun) -> TurnRun:
         d for d in run.discarded if not (d.startswith(f"{STATE_OUT} ") and "not read" in d)
     )
     return run if notes == run.discarded else dataclasses.replace(run, discarded=notes)
+
+
+def kept_state_name(data: bytes) -> str:
+    """The file name of a kept STATE.OUT in its folder: its digest, so that identical ones
+    are kept once and a reader can tell a copy that is not what was kept."""
+    return hashlib.sha256(data).hexdigest()[:16]
 
 
 def _kept_state(run: TurnRun) -> bytes | None:
@@ -482,14 +490,16 @@ class _Round:
         data = self.started_with[s]
         if data is None:
             return ""
-        digest = hashlib.sha256(data).hexdigest()[:16]
+        digest = kept_state_name(data)
         kept = self.kept[s]
         if digest in kept:
             return kept[digest]
         if self.kept_bytes[s] + len(data) > STATES_KEPT_BYTES:
             return None
         rel = f"{self.folders[s]}/{STATES_FOLDER}/{digest}"
-        atomic.write_bytes(self.out_dir / rel, data)
+        # Not forced to disk: it is written inside the turn, and a copy lost to a power
+        # cut is only one check-bot --from says it cannot read.
+        atomic.write_bytes(self.out_dir / rel, data, durable=False)
         kept[digest] = rel
         self.kept_bytes[s] += len(data)
         return rel

@@ -42,6 +42,7 @@ class Why(str, enum.Enum):
 
     NO_MOVE_OUT = "no_move_out"
     ON_STDOUT = "move_on_stdout"
+    EMPTY_ON_STDOUT = "empty_move_out_on_stdout"
     NOT_TWO_INTEGERS = "not_two_integers"
     UNREADABLE = "unreadable"
     OUTSIDE = "outside"
@@ -61,6 +62,7 @@ class Why(str, enum.Enum):
 WORDS: dict[Why, str] = {
     Why.NO_MOVE_OUT: "no MOVE.OUT — the program wrote no file MOVE.OUT in its current folder",
     Why.ON_STDOUT: "no MOVE.OUT — the move was printed on standard output",
+    Why.EMPTY_ON_STDOUT: "MOVE.OUT is empty — the move was printed on standard output",
     Why.NOT_TWO_INTEGERS: "MOVE.OUT's first line is not two integers",
     Why.UNREADABLE: "MOVE.OUT is not text",
     Why.OUTSIDE: "the cell is outside the map",
@@ -101,21 +103,42 @@ _STATUS_WHY = {
 _CRLF = re.compile(r"\r['\"]?: (?:No such file|not found)|\\r['\"]?: (?:No such file|not found)")
 
 
+#: Standard output that starts with two integers, as a move would.
+_TWO_INTEGERS = re.compile(r"\s*[+-]?\d+\s+[+-]?\d+")
+
+
+def printed_move(stdout: bytes) -> str | None:
+    """The start of standard output when it holds what MOVE.OUT should have (two integers
+    first on it, whatever follows), else None."""
+    out = stdout.decode("utf-8", "replace")
+    if parse_move_out(stdout.lstrip()).target is None and not _TWO_INTEGERS.match(out):
+        return None
+    return out.strip().splitlines()[0][:40]
+
+
 def looks_like_a_move(stdout: bytes) -> bool:
     """Whether standard output starts with what MOVE.OUT should have held."""
-    return parse_move_out(stdout.lstrip()).target is not None
+    return printed_move(stdout) is not None
 
 
 def for_run(
-    verdict: str, status: MoveStatus | None, stdout: bytes = b"", stderr: bytes = b""
+    verdict: str,
+    status: MoveStatus | None,
+    stdout: bytes = b"",
+    stderr: bytes = b"",
+    move_out: bytes | None = None,
 ) -> Why | None:
-    """The reason from the run alone (verdict and MOVE.OUT); None when the move is readable."""
+    """The reason from the run alone (verdict and MOVE.OUT, ``move_out`` its bytes);
+    None when the move is readable."""
     if verdict != "OK":
         if verdict == "RE" and _CRLF.search(stderr.decode("utf-8", "replace")):
             return Why.CRLF
         return _VERDICT_WHY.get(verdict, Why.RUN_FAILED)
     if status is MoveStatus.NO_MOVE_OUT and looks_like_a_move(stdout):
         return Why.ON_STDOUT
+    blank = move_out is not None and not move_out.strip()
+    if status is MoveStatus.NOT_TWO_INTEGERS and blank and looks_like_a_move(stdout):
+        return Why.EMPTY_ON_STDOUT
     return _STATUS_WHY.get(status) if status is not None else None
 
 
@@ -146,11 +169,16 @@ def _meant(tag: str, t: Pos) -> Pos:
 def slips(game: Game, seat: int, target: Pos, placement: bool) -> list[Slip]:
     """The mistakes that explain an illegal ``target``: each cell it may have meant that
     would have been legal (a valid start; a move or a stay).  Single slips first; the
-    combined one only if none fits; a cell counts once (i == j makes "swapped" a no-op)."""
+    combined one only if none fits; a cell counts once (i == j makes "swapped" a no-op).
+    A corner of the boat's cell is a diagonal move, not a slip that meant to stay."""
+    boat = None if placement else game.position(seat)
+    diagonal = boat is not None and abs(target[0] - boat[0]) == abs(target[1] - boat[1]) == 1
 
     def fits(c: Pos) -> bool:
         if placement:
             return game.valid_start(c)
+        if diagonal and c == boat:
+            return False
         return game.classify(seat, c) in (MoveStatus.MOVED, MoveStatus.STAYED)
 
     seen: set[Pos] = set()

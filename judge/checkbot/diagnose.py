@@ -99,6 +99,8 @@ class Diagnosis:
 
 
 _p = voidwhy.cell
+#: What standard output shows of a move meant for MOVE.OUT (the match decides alike).
+_printed_move = voidwhy.printed_move
 
 
 def _last_line(data: bytes) -> str:
@@ -297,18 +299,10 @@ def _no_move_out(facts: RunFacts) -> Finding:
     )
 
 
-def _printed_move(stdout: bytes) -> str | None:
-    """The start of standard output when it holds what MOVE.OUT should have (else None)."""
-    out = stdout.decode("utf-8", "replace")
-    if parse_move_out(stdout).target is not None or re.match(r"\s*-?\d+\s+-?\d+", out):
-        return out.strip().splitlines()[0][:40] if out.strip() else ""
-    return None
-
-
 def _bad_move_out(data: bytes, status: MoveStatus, stdout: bytes = b"") -> Finding:
     """MOVE.OUT exists but is not two integers on its first line: say what it holds instead."""
-    printed = _printed_move(stdout) if not data.strip() else None
-    if printed is not None:
+    printed = _printed_move(stdout)
+    if voidwhy.for_run("OK", status, stdout, b"", data) is voidwhy.Why.EMPTY_ON_STDOUT:
         return Finding(
             ERROR,
             "MOVE.OUT is empty",
@@ -470,6 +464,14 @@ def _bad_move(game: Game, t: Pos, status: MoveStatus) -> list[Finding]:
         reason = voidwhy.not_next_words(t, own)
     reason += ": the boat stays where it is"
     causes = _likely(game, t, placement=False)
+    if not causes and abs(t[0] - own[0]) == abs(t[1] - own[1]) == 1:
+        causes.append(
+            (
+                "diagonal",
+                f"a diagonal: {_p(t)} shares only a corner with the boat's cell. A move goes "
+                "up, down, left or right: (i-1, j), (i+1, j), (i, j-1) or (i, j+1)",
+            )
+        )
     if not causes and opp is not None and abs(t[0] - opp[0]) + abs(t[1] - opp[1]) <= 1:
         causes.append(
             (
@@ -671,6 +673,7 @@ CAUSE_NAMES = {
     "zero_based_swapped": "0-based and swapped coordinates",
     "one_too_many": "1 added twice",
     "own_is_opp": "the other boat taken for its own",
+    "diagonal": "diagonal moves",
     "placement_again": "answering as at placement",
     "stdout": "the move on standard output instead of MOVE.OUT",
     "misnamed": "a misnamed MOVE.OUT",

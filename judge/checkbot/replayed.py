@@ -28,18 +28,17 @@ from judge.bots import BotSpec
 from judge.checkbot.diagnose import (
     ADVICE,
     ERROR,
-    MISNAMED_MOVE_FILES,
     Finding,
     diagnose,
 )
 from judge.checkbot.situations import Situation
-from judge.checkbot.trials import CheckAborted, SituationResult, facts_from
+from judge.checkbot.trials import SituationResult, facts_from, run_once
 from judge.maps import map_from_text
-from judge.protocol import MAP_INP, MOVE_OUT, STATE_MAX_BYTES, STATE_OUT, render_map_inp
+from judge.protocol import STATE_MAX_BYTES, render_map_inp
 from judge.records import ReplayHeader, SeatRun, TurnRecord
-from judge.referee import read_run, run_retrying
+from judge.referee import kept_state_name, read_run
 from judge.rules import Game
-from judge.sandbox import Limits, Sandbox, Verdict
+from judge.sandbox import Limits, Sandbox
 
 
 @dataclass(frozen=True)
@@ -132,7 +131,7 @@ def _kept_state(played: PlayedRound, ref: str | None) -> tuple[bytes | None, str
         data = path.read_bytes() if inside and path.is_file() else None
     except OSError:
         data = None
-    if data is None or len(data) > STATE_MAX_BYTES:
+    if data is None or len(data) > STATE_MAX_BYTES or kept_state_name(data) != path.name:
         return None, f"the STATE.OUT kept for this turn ({ref}) cannot be read: run without one"
     return data, None
 
@@ -191,20 +190,16 @@ def recheck(
             t.in_the_match(),
             t.game,
         )
-        inputs = {MAP_INP: t.map_inp.encode()}
-        if t.state is not None:
-            inputs[STATE_OUT] = t.state
         # No keep file: each turn starts from the STATE.OUT it had in the match, an input.
         with sandbox.seat(bot.name, bot.program_dir) as seat:
-            outputs = [MOVE_OUT, STATE_OUT, *MISNAMED_MOVE_FILES]
-            run = run_retrying(seat, bot.argv_for(seat.program_dir), inputs, outputs, limits)
-            if run.result.verdict is Verdict.IE:
-                raise CheckAborted(f"the judge could not run the bot: {run.result.message}")
+            run = run_once(seat, bot.argv_for(seat.program_dir), t.map_inp, limits, t.state)
             facts = facts_from(run, bot, seat.program_dir)
         findings = list(diagnose(sit, facts, limits).findings)
         if t.state_unknown is not None:
             findings.append(Finding(ADVICE, t.state_unknown, None, "state_unknown"))
-        if not any(f.level == ERROR for f in findings):
+        if t.why is voidwhy.Why.REASKS_EXHAUSTED:
+            findings.insert(0, _reasks(t))  # the other boat's answers made it void
+        elif not any(f.level == ERROR for f in findings):
             findings.insert(0, _passes_now(t))
         res = SituationResult(sit, t.map_inp, facts, read_run(run), findings, t.state)
         results.append(res)
@@ -216,10 +211,38 @@ def recheck(
 def _passes_now(t: FailedTurn) -> Finding:
     """A turn it failed in the match and not now: say what may differ."""
     busy = " or the machine was busier then" if t.why is voidwhy.Why.TIME else ""
+    unknown = ", it ran without the STATE.OUT it had then" if t.state_unknown else ""
     return Finding(
         ADVICE,
         f"this time its move is good; in the match it was void: {voidwhy.words(t.why)}",
-        "the program has changed since, or it does not do the same every time (a random "
-        f"choice, the clock, a variable it never set){busy}",
+        f"the program has changed since{unknown}, or it does not do the same every time "
+        f"(a random choice, the clock, a variable it never set){busy}",
         "passes_now",
+    )
+
+
+def _reasks(t: FailedTurn) -> Finding:
+    """Placed at random after 3 re-asks: the other boat named the same start at each ask,
+    which a run alone cannot show; the match's asks (the record's attempts) tell whether
+    the bot itself kept naming one cell."""
+    named = [a.runs[t.seat].move for a in t.record.attempts] or [t.run.move]
+    cells = [c for c in named if c is not None]
+    asks = f"each of the {len(named)} asks"
+    if cells and all(c == cells[0] for c in cells):
+        return Finding(
+            ADVICE,
+            f"in the match it named {voidwhy.cell(cells[0])} at {asks}, and so did the other "
+            "boat: after 3 re-asks both boats are placed at random",
+            "a re-ask gets the same MAP.INP with STATE.OUT kept (R12): remember the cell "
+            "named and pick another",
+            "same_reask",
+        )
+    return Finding(
+        ADVICE,
+        f"in the match it named another start at each re-ask ({', '.join(map(voidwhy.cell, cells))})"
+        ", and the other boat named the same start each time: after 3 re-asks both boats are "
+        "placed at random",
+        "nothing to fix in this bot: two bots that choose alike (two copies of one program) "
+        "meet at every ask",
+        "reask_shared",
     )

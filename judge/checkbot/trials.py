@@ -142,9 +142,19 @@ def bot_files(bot: BotSpec | None, given: bool = False) -> frozenset[str]:
     return frozenset(found)
 
 
-def _run(seat: Seat, argv: list[str], map_inp: str, limits: Limits) -> TurnRun:
-    outputs = [MOVE_OUT, STATE_OUT, *MISNAMED_MOVE_FILES]
-    run = run_retrying(seat, argv, {MAP_INP: map_inp.encode()}, outputs, limits)
+#: The files a check-bot run reads back: the move, STATE.OUT, and MOVE.OUT misnamed.
+OUTPUTS = (MOVE_OUT, STATE_OUT, *MISNAMED_MOVE_FILES)
+
+
+def run_once(
+    seat: Seat, argv: list[str], map_inp: str, limits: Limits, state: bytes | None = None
+) -> TurnRun:
+    """One check-bot run on ``map_inp`` (and ``state`` as STATE.OUT, given as an input);
+    :class:`CheckAborted` when the judge fails."""
+    inputs = {MAP_INP: map_inp.encode()}
+    if state is not None:
+        inputs[STATE_OUT] = state
+    run = run_retrying(seat, argv, inputs, list(OUTPUTS), limits)
     if run.result.verdict is Verdict.IE:
         raise CheckAborted(f"the judge could not run the bot: {run.result.message}")
     return run
@@ -186,7 +196,7 @@ def check_bot(
                 seat = _seat(sandbox, bot)
             argv = bot.argv_for(seat.program_dir)
             text = sit.map_inp()
-            turn_run = _run(seat, argv, text, limits)
+            turn_run = run_once(seat, argv, text, limits)
             facts = facts_from(turn_run, bot, seat.program_dir)
             d = diagnose(
                 sit,
@@ -311,7 +321,7 @@ def _reef_symbol_check(
     """One more run, the same sea written with W: tells 'expects W' from 'ignores reefs'."""
     assert target is not None
     with _seat(sandbox, bot) as seat:
-        run = _run(seat, bot.argv_for(seat.program_dir), sit.map_inp("W"), limits)
+        run = run_once(seat, bot.argv_for(seat.program_dir), sit.map_inp("W"), limits)
     facts = facts_from(run, bot, seat.program_dir)
     d = diagnose(sit, facts, limits)
     w_target = d.target if not any(f.level == ERROR for f in d.findings) else None

@@ -45,9 +45,9 @@ MAP.INP the referee uses, and check every answer:
                      (in the same folder), for time and memory
 
 Each problem is said in plain words with its likely cause: 0-based
-coordinates, i and j swapped, the move printed on standard output instead of
-written to MOVE.OUT, a misnamed file (move.out), W expected instead of D,
-trailing text or missing newline handling, a crash (with the end of its error
+coordinates, i and j swapped, a diagonal move, the move printed on standard
+output instead of written to MOVE.OUT, a misnamed file (move.out), W expected
+instead of D, trailing text or missing newline handling, a crash (with the end of its error
 output, the bot's own paths shown rather than the sandbox's; a Windows
 program's exception by name, e.g. an access violation), a data file of
 the bot opened by a bare name (the current folder is the team folder, not the
@@ -255,16 +255,27 @@ def _same_program(source: str, bot: BotSpec) -> bool:
 
 
 def _seats_of(header: ReplayHeader, bot: BotSpec, team: str | None) -> list[int]:
-    """The seats of a round that ``bot`` (or ``--team``) played."""
+    """The seats of a round that ``bot`` (or ``--team``) played; never a person's
+    (judge play), whose moves are no program's."""
+    seats = [s for s in (0, 1) if s not in header.people]
     if team is not None:
-        return [s for s in (0, 1) if header.teams[s] == team]
-    by_program = [s for s, src in enumerate(header.bots[:2]) if _same_program(src, bot)]
-    return by_program or [s for s in (0, 1) if header.teams[s] == bot.name]
+        return [s for s in seats if header.teams[s] == team]
+    sources = dict(enumerate(header.bots[:2]))  # none in a replay that did not say
+    by_program = [s for s in seats if s in sources and _same_program(sources[s], bot)]
+    return by_program or [s for s in seats if header.teams[s] == bot.name]
 
 
 def _which_team(rounds: list[PlayedRound], bot: BotSpec, team: str | None, folder: str) -> str:
-    teams = sorted({t for r in rounds for t in r.header.teams})
-    listed = ", ".join(repr(t) for t in teams)
+    def teams(person: bool) -> set[str]:
+        h = [r.header for r in rounds]
+        return {x.teams[s] for x in h for s in (0, 1) if (s in x.people) == person}
+
+    listed = ", ".join(repr(t) for t in sorted(teams(person=False)))
+    if team is not None and team in teams(person=True):
+        return (
+            f"--team {team!r}: that seat was played by a person (judge play), not a program: "
+            f"give the bot's team (its teams: {listed})"
+        )
     if team is not None:
         return f"--team {team!r}: no team of that name plays in {folder} (its teams: {listed})"
     return (

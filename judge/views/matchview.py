@@ -154,8 +154,7 @@ def void_lines(result: MatchResult, s: int, out: Path, source: str) -> list[str]
     if logs:
         more = f" (and {len(logs) - 1} more round(s))" if len(logs) > 1 else ""
         hints.append(f"its error output is in {logs[0]}{more}")
-    if hints:
-        lines[0] += "\n  " + "\n  ".join(hints)
+    lines[0] += "\n  " + "\n  ".join(hints)
     return lines
 
 

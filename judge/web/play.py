@@ -28,10 +28,10 @@ from typing import Any
 
 from judge import voidwhy
 from judge.bots import BotSpec
-from judge.checkbot.diagnose import MISNAMED_MOVE_FILES, diagnose
+from judge.checkbot.diagnose import diagnose
 from judge.checkbot.replayed import game_before
 from judge.checkbot.situations import Situation
-from judge.checkbot.trials import facts_from
+from judge.checkbot.trials import OUTPUTS, facts_from
 from judge.maps import GameMap
 from judge.match import RoundPlan, play_match
 from judge.protocol import (
@@ -44,7 +44,7 @@ from judge.protocol import (
 )
 from judge.records import Json, ReplayHeader, RoundResult, SeatRun, TurnRecord
 from judge.referee import RoundStopped, read_run, run_retrying
-from judge.rules import EventKind, Game, MoveStatus
+from judge.rules import EventKind, Game, MoveStatus, SinkCause
 from judge.sandbox import Limits, RunResult, Sandbox, TurnRun, Verdict
 from judge.views.html import _frame
 
@@ -219,13 +219,8 @@ class PlaySession:
                     session.records.append(record)
                 people = (session.human_seat,)
                 frame = _frame(record, list(names), people)
-                runs = record.runs or (None, None)
-                frame["why_text"] = [
-                    voidwhy.status_words(r, voidwhy.Where.of_record(record, s), s in people) or None
-                    if r
-                    else None
-                    for s, r in enumerate(runs)
-                ]
+                # the page's name for what became of each move: the replay's own sentence
+                frame["why_text"] = frame["status_text"]
                 session._publish({"kind": "turn", "frame": frame})
 
             def end(self, result: RoundResult) -> None:
@@ -284,8 +279,7 @@ def ask_bot(bot: BotSpec, sandbox: Sandbox, map_inp: str, limits: Limits) -> Jso
     seat = sandbox.seat(bot.name, bot.program_dir, keep=STATE_OUT, keep_bytes=STATE_MAX_BYTES)
     try:
         argv = bot.argv_for(seat.program_dir)
-        outputs = [MOVE_OUT, STATE_OUT, *MISNAMED_MOVE_FILES]
-        run = run_retrying(seat, argv, {MAP_INP: map_inp.encode()}, outputs, limits)
+        run = run_retrying(seat, argv, {MAP_INP: map_inp.encode()}, list(OUTPUTS), limits)
         facts = facts_from(run, bot, seat.program_dir)
         seat_run = judged(game, read_run(run))
     finally:
@@ -344,5 +338,8 @@ def what_it_does(game: Game, run: SeatRun) -> str:
     after = game.copy()
     sank = [e for e in after.step((run.move, None)) if e.kind is EventKind.SINK and e.seat == 0]
     if sank:
-        return f"it moves to {at}: {sank[0].describe(('the boat', 'the other boat'))}"
+        # the bot runs alone here: the other boat is taken to stay where it is
+        met = sank[0].cause in (SinkCause.COLLISION, SinkCause.SWAP)
+        alone = ", if the other boat stays" if met else ""
+        return f"it moves to {at}: {sank[0].describe(('the boat', 'the other boat'))}{alone}"
     return f"it moves to {at}"

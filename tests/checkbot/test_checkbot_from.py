@@ -154,3 +154,84 @@ def test_a_tournaments_folder_and_a_bot_that_is_not_there(capsys: Any) -> None:
     err = " ".join(capsys.readouterr().err.split())
     assert "collector is not one of the bots of" in err and "'greedy', 'random'" in err
     assert main(["check-bot", "greedy", "--team", "greedy"]) == 2  # --team needs --from
+
+
+def _recheck(tmp_path: Path, a: Any, b: Any, k: int = 6) -> list[Any]:
+    """Play a round with fake bots, then run seat 0's failed turns again with ``a``."""
+    from judge.checkbot.replayed import recheck
+    from judge.sandbox import Limits
+
+    gm = map_from_text(SEA.format(k=k), "sea", allow_invalid=True)
+    cfg = RoundConfig(game_map=gm, map_label="sea.txt", seed=4)
+    sandbox = FakeSandbox({"a": a, "b": b})
+    play_round(cfg, [spec("a"), spec("b")], ["a", "b"], sandbox, tmp_path / "round-1")
+    (played,) = _played(tmp_path)
+    return recheck(spec("a"), sandbox, Limits(time_s=1.0), failed_turns(played, [0]))
+
+
+def test_a_start_the_other_boat_named_too_is_not_called_a_change_of_the_program(
+    tmp_path: Path,
+) -> None:
+    """Three re-asks exhausted: the rerun, alone, names its start; that is what it did in
+    the match, where the other boat named the same cell each time."""
+    same = counting(["1 1"], [])  # the same start at every ask, whatever STATE.OUT says
+    res = _recheck(tmp_path / "same", same, counting(["1 1"], []))[0]
+    assert res.situation.title == "round 1, turn 1"
+    said = " ".join(f"{f.reason} {f.cause}" for f in res.findings)
+    assert [f.tag for f in res.findings] == ["same_reask"], said
+    assert "named (1, 1) at each of the 4 asks" in said and "pick another" in said
+    assert "has changed since" not in said
+    moving = counting(["1 1", "1 3", "3 1", "4 4"], [])  # another start at each re-ask
+    res = _recheck(tmp_path / "moving", moving, counting(["1 1", "1 3", "3 1", "4 4"], []))[0]
+    assert res.situation.title == "round 1, turn 1"
+    said = " ".join(f"{f.reason} {f.cause}" for f in res.findings)
+    assert [f.tag for f in res.findings] == ["reask_shared"], said
+    assert "the other boat named the same start each time" in said
+    assert "has changed since" not in said
+
+
+def test_a_turn_that_passes_now_without_its_state_out_says_that_may_be_why(
+    tmp_path: Path,
+) -> None:
+    from judge.checkbot.replayed import recheck
+    from judge.sandbox import Limits
+
+    (played,) = _played(V010 / "referee-fake")
+    turn = failed_turns(played, [0])[0]
+    good = counting(["1 2"], [])  # a move from (1, 3), where it answered badly in the match
+    sandbox = FakeSandbox({"a": good})
+    (res,) = recheck(spec("a"), sandbox, Limits(time_s=1.0), [turn])
+    passes = next(f for f in res.findings if f.tag == "passes_now")
+    assert "without the STATE.OUT it had then" in (passes.cause or "")
+
+
+def test_a_kept_state_out_that_is_not_what_was_kept_is_not_given(tmp_path: Path) -> None:
+    """A copy is named by its digest: one cut short (a power cut before it reached the
+    disk) or changed since is refused, not given to the bot as its STATE.OUT of then."""
+    a = counting(["1 1", "1 2", "5 5", "1 2", "5 5"], [])
+    gm = map_from_text(SEA.format(k=6), "sea", allow_invalid=True)
+    cfg = RoundConfig(game_map=gm, map_label="sea.txt", seed=4)
+    sandbox = FakeSandbox({"a": a, "b": counting(["7 7"], [])})
+    play_round(cfg, [spec("a"), spec("b")], ["a", "b"], sandbox, tmp_path / "round-1")
+    (played,) = _played(tmp_path)
+    first, second, _ = failed_turns(played, [0])
+    assert first.state == b"2" and second.state == b"4"
+    (tmp_path / "round-1" / (second.run.state_in or "")).write_bytes(b"")
+    first, second, _ = failed_turns(played, [0])
+    assert first.state == b"2" and second.state is None
+    assert "cannot be read" in (second.state_unknown or "")
+
+
+def test_a_persons_seat_is_not_run_as_the_bots(tmp_path: Path, capsys: Any) -> None:
+    """A round of judge play: the person's void moves are no program's turns to run again."""
+    from judge.bots import BotSpec
+
+    person = BotSpec("You", "a person", None, ("human",), person=True)
+    gm = map_from_text(SEA.format(k=4), "sea", allow_invalid=True)
+    cfg = RoundConfig(game_map=gm, map_label="sea.txt", seed=4)
+    sandbox = FakeSandbox({"You": counting(["1 1", "9 9"], []), "b": counting(["7 7"], [])})
+    play_round(cfg, [person, spec("b")], ["You", "b"], sandbox, tmp_path / "round-1")
+    assert main(["check-bot", "greedy", "--from", str(tmp_path), "--team", "You"]) == 2
+    err = " ".join(capsys.readouterr().err.split())
+    assert "--team 'You': that seat was played by a person (judge play)" in err, err
+    assert "(its teams: 'b')" in err

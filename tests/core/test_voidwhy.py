@@ -59,6 +59,38 @@ def test_reason_from_the_run(
     assert voidwhy.for_run(verdict, status, stdout, stderr) is expected
 
 
+@pytest.mark.parametrize(
+    ("move_out", "stdout", "expected"),
+    [
+        (b"", b"3 4\n", "empty_move_out_on_stdout"),
+        (b"\r\n", b"3 4\n", "empty_move_out_on_stdout"),
+        (b"", b"thinking...\n", "not_two_integers"),
+        (b"go\n", b"3 4\n", "not_two_integers"),
+        (None, b"3 4 (the best)\n", "move_on_stdout"),
+    ],
+)
+def test_the_match_and_check_bot_see_a_move_on_stdout_alike(
+    move_out: bytes | None, stdout: bytes, expected: str
+) -> None:
+    """A program that opens MOVE.OUT but prints its move (or prints two integers and more)
+    is told so by the match as check-bot tells it, not 'not two integers' or 'no MOVE.OUT'."""
+    from judge.checkbot import diagnose
+    from judge.checkbot.situations import battery
+    from judge.protocol import parse_move_out
+    from judge.sandbox import Limits
+    from tests.checkbot.test_checkbot import facts
+
+    status = parse_move_out(move_out).status
+    why = voidwhy.for_run("OK", status, stdout, b"", move_out)
+    assert why is not None and why.value == expected
+    sit = next(s for s in battery() if s.key == "placement")
+    f = facts(move_out, stdout=stdout)
+    tags = [x.tag for x in diagnose(sit, f, Limits(time_s=1.0)).findings]
+    assert ("stdout" in tags) == ("on_stdout" in expected), tags
+    if expected == "empty_move_out_on_stdout":
+        assert voidwhy.words(why).startswith("MOVE.OUT is empty")
+
+
 def test_zero_based_and_swapped_cells_are_recognised() -> None:
     g = game_at((2, 2), (4, 4))
     # From (2, 2) the legal moves are (1,2), (3,2), (2,1), (2,3).
@@ -182,7 +214,26 @@ def test_check_bot_and_the_referee_guess_from_the_same_slips() -> None:
         assert recorded.value == slips[0].tag
 
 
-def test_a_zero_based_stay_is_a_zero_based_slip() -> None:
-    """A stay is a legal answer: (i-1, j-1) of the boat's own cell is written 0-based."""
-    g = game_at((3, 3), (4, 4))
-    assert voidwhy.for_cell(g, 0, (2, 2), MoveStatus.NOT_ADJACENT, False) is Why.ZERO_BASED
+def test_a_diagonal_is_not_guessed_as_a_slip_that_stays() -> None:
+    """A corner cell is a diagonal move, the usual beginner's mistake: not a 0-based,
+    swapped or twice-shifted way of naming the boat's own cell."""
+    g = game_at((3, 2), (1, 1))
+    for corner in ((2, 1), (4, 3), (2, 3)):  # 0-based, 1 added twice, i and j swapped
+        assert voidwhy.slips(g, 0, corner, False) == [], corner
+        assert voidwhy.for_cell(g, 0, corner, MoveStatus.NOT_ADJACENT, False) is Why.NOT_ADJACENT
+    # a stay is a legal answer: one written swapped from afar is still that slip
+    far = game_at((2, 4), (1, 1))
+    assert voidwhy.for_cell(far, 0, (4, 2), MoveStatus.NOT_ADJACENT, False) is Why.SWAPPED
+
+
+def test_the_referee_reads_an_empty_move_out_beside_a_move_on_stdout() -> None:
+    """log.txt and the summary say what check-bot says of that run."""
+    from judge.referee import read_run
+    from judge.sandbox import RunResult, TurnRun, Verdict
+
+    result = RunResult(Verdict.OK, 0.01, 0.01, 1 << 20, 0, None, b"2 3\n", b"", "exited normally")
+    run = read_run(TurnRun(result, {"MOVE.OUT": b"", "STATE.OUT": None}, ()))
+    assert run.why == "empty_move_out_on_stdout"
+    assert voidwhy.status_words(run) == (
+        "void: MOVE.OUT is empty — the move was printed on standard output"
+    )

@@ -110,3 +110,30 @@ def test_the_state_out_a_void_move_started_with_is_kept_as_the_seat_kept_it(
     ]
     # so turn 3's run started without one (and its move, none, is void)
     assert turn3["why"][0] is not None and turn3["state_in"][0] == ""
+
+
+def test_the_kept_state_out_copies_add_no_fsync_to_a_turn(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A copy is written at each void move, inside the turn: forcing it to disk there
+    (tens of ms on a loaded disk) would slow every turn of a bot that fails them all."""
+    import os
+
+    from tests.checkbot.test_checkbot_from import counting
+
+    synced: list[int] = []
+    real = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (synced.append(fd), real(fd))[1])
+
+    def played(moves: list[str | None], where: str) -> int:
+        synced.clear()
+        gm = map_from_text(TALL, "tall", allow_invalid=True)
+        cfg = RoundConfig(game_map=gm, map_label="tall.txt", seed=3)
+        sb = FakeSandbox({"a": counting(moves, []), "b": scripted(["6 5"] * 6)})
+        play_round(cfg, [spec("a"), spec("b")], ["a", "b"], sb, tmp_path / where)
+        return len(synced)
+
+    good = played(["1 1", "1 2", "1 3", "1 4", "1 5", "2 5"], "good")
+    void = played(["1 1", "9 9"], "void")  # 5 void moves, each with a new STATE.OUT
+    assert len(list((tmp_path / "void" / "a" / "states").iterdir())) == 5
+    assert void == good

@@ -59,3 +59,15 @@ def test_the_editors_answer_is_judged_as_the_referee_judges_it() -> None:
         "void: the start (2, 1) holds 1 gold: a start must be a cell holding 0; the boat is "
         "placed at random"
     )
+
+
+def test_a_collision_in_the_editor_is_said_to_depend_on_the_other_boat() -> None:
+    """The editor runs the bot alone: a move onto the other boat sinks only if it stays."""
+    from judge.protocol import read_map_inp
+    from judge.records import SeatRun
+    from judge.web.play import judged, what_it_does
+
+    game = read_map_inp("3 3 4\n1 1 2 1\n0 0\n0 1 1\n1 1 1\n1 1 0\n")
+    said = what_it_does(game, judged(game, SeatRun(move=(2, 1), verdict="OK")))
+    assert said.startswith("it moves to (2, 1): ") and said.endswith(", if the other boat stays")
+    assert "collision" in said
