@@ -104,13 +104,14 @@ def _member_path(name: str) -> PurePosixPath | str:
 
 def _mode_problem(info: zipfile.ZipInfo) -> str | None:
     mode = info.external_attr >> 16
-    if not mode:
-        return None  # written by a tool that does not record Unix modes
+    kind = stat.S_IFMT(mode)
+    if kind == 0 or stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        # no file type recorded (no Unix modes at all, or permissions alone, as Python's
+        # ZipFile.writestr writes them): unpacked as a plain file, like any other
+        return None
     if stat.S_ISLNK(mode):
         return f"{info.filename!r} is a link"
-    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-        return f"{info.filename!r} is a device, a pipe or a socket"
-    return None
+    return f"{info.filename!r} is a device, a pipe or a socket"
 
 
 def members(zf: zipfile.ZipFile, caps: Uploads) -> list[tuple[zipfile.ZipInfo, PurePosixPath]]:

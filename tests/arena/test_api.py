@@ -8,7 +8,9 @@ PE checks, the body cap, the store by content hash.
 from __future__ import annotations
 
 import datetime as dt
+import io
 import os
+import zipfile
 from pathlib import Path
 
 from judge.arena.store import Phase, Status
@@ -242,3 +244,17 @@ def test_uploads_close_at_the_deadline(tmp_path: Path) -> None:
         assert s.arena.store.versions() == []
     finally:
         s.close()
+
+
+def test_a_zip_whose_modes_name_no_file_type_is_taken(served: Served, made: Made) -> None:
+    # ZipFile.writestr records permissions without a file type (0o600): a plain file, as
+    # unpacking makes it; only a link, a device, a pipe or a socket is refused
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        zf.writestr("greedy/bot.yaml", "command: [python3, bot.py]\n")
+        zf.writestr("greedy/bot.py", "print(1)\n")
+    r = _post(served, made.token(TEAM), {"bot": ("writestr.zip", out.getvalue())})
+    assert r.status_code == 202, r.text
+    fifo = zip_of({"b/bot.yaml": "command: [x]\n", "b/f": ""}, {"b/f": 0o010644})
+    r = _post(served, made.token(OTHER), {"bot": ("fifo.zip", fifo)})
+    assert r.status_code == 400 and "a pipe" in r.json()["error"]
