@@ -129,6 +129,11 @@ def members(zf: zipfile.ZipFile, caps: Uploads) -> list[tuple[zipfile.ZipInfo, P
             raise ArenaError(why)
         if info.flag_bits & 0x1:
             raise ArenaError(f"{info.filename!r} is encrypted")
+        if info.compress_type not in _METHODS:
+            raise ArenaError(
+                f"{info.filename!r} is compressed in a way this judge cannot unpack (method "
+                f"{info.compress_type}): zip the folder again with the usual method (deflate)"
+            )
         key = where.as_posix().casefold()
         if key in seen:
             raise ArenaError(f"{info.filename!r} is in it twice")
@@ -140,7 +145,23 @@ def members(zf: zipfile.ZipFile, caps: Uploads) -> list[tuple[zipfile.ZipInfo, P
                 "than a bot needs)"
             )
         out.append((info, where))
+    _file_and_folder(out)
     return out
+
+
+#: The compression methods :mod:`zipfile` unpacks.
+_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)
+
+
+def _file_and_folder(found: list[tuple[zipfile.ZipInfo, PurePosixPath]]) -> None:
+    """ArenaError when one name is a file and also the folder of another entry: it could be
+    unpacked only by dropping one of them."""
+    files = {where.as_posix().casefold(): i.filename for i, where in found if not i.is_dir()}
+    for _, where in found:
+        for parent in list(where.parents)[:-1]:
+            name = files.get(parent.as_posix().casefold())
+            if name is not None:
+                raise ArenaError(f"{name!r} is a file, and a folder of other entries too")
 
 
 def bot_root(paths: list[PurePosixPath]) -> PurePosixPath | None:

@@ -130,6 +130,11 @@ def test_a_zip_bomb_and_a_zip_slip_are_refused_and_write_nothing_outside(
         "link": (zip_of({**bot, "bot/link": "/etc/passwd"}, {"bot/link": 0o120777}), "is a link"),
         "device": (zip_of({**bot, "bot/dev": ""}, {"bot/dev": 0o020644}), "a device"),
         "twice": (zip_of({**bot, "bot/BOT.PY": "x"}), "twice"),
+        "file and folder": (
+            zip_of({**bot, "bot/lib": "x", "bot/lib/x.py": "y"}),
+            "'bot/lib' is a file, and a folder of other entries too",
+        ),
+        "deflate64": (_method(zip_of(bot, stored=True), 9), "cannot unpack (method 9)"),
     }
     for name, (data, words) in hostile.items():
         r = _post(served, made.token(TEAM), {"bot": (f"{name}.zip", data)})
@@ -138,6 +143,17 @@ def test_a_zip_bomb_and_a_zip_slip_are_refused_and_write_nothing_outside(
     assert served.arena.store.versions() == []
     assert _everything_under(tmp_path) - before <= {"arena/arena.lock"}
     assert not list((made.root / "store").iterdir())
+
+
+def _method(data: bytes, method: int) -> bytes:
+    """A stored zip's entries marked as compressed with ``method`` (one zipfile cannot read)."""
+    out = bytearray(data)
+    for sig, at in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):
+        start = 0
+        while (i := out.find(sig, start)) >= 0:
+            out[i + at : i + at + 2] = method.to_bytes(2, "little")
+            start = i + 4
+    return bytes(out)
 
 
 def test_too_many_entries_are_refused(tmp_path: Path) -> None:
