@@ -601,6 +601,12 @@ class ArenaSite:
             background=BackgroundTask(out.unlink, missing_ok=True),
         )
 
+    async def too_large(self, request: Request, exc: Exception) -> Response:
+        """A body cut at its cap inside a route (one that sent no length, or a false one): the
+        route's own reading of it raised, and the answer is 413, as for an honest length."""
+        cap = self.cap_for(request.url.path)
+        return _api_error(f"too large: the request is larger than its cap of {_size(cap)}", 413)
+
     async def not_found(self, request: Request, exc: Exception) -> Response:
         if request.url.path.startswith("/api/"):
             return _api_error("no such thing here", 404)
@@ -634,7 +640,8 @@ class ArenaSite:
 
     def app(self) -> ASGIApp:
         handlers: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
-            404: self.not_found
+            404: self.not_found,
+            BodyTooLarge: self.too_large,
         }
         app = Starlette(routes=self.routes(), exception_handlers=handlers)  # type: ignore[arg-type]
         return SecurityHeaders(BodyCap(app, self.cap_for))

@@ -36,6 +36,7 @@ from judge.arena import games as g
 from judge.arena.ladderconfig import LadderSettings, ladder_settings
 from judge.arena.ladderloop import Ladder, practice_maps
 from judge.arena.phases import MapList, choose_map, chosen_maps
+from judge.arena.uploads import BodyTooLarge
 from judge.web import arenapages
 from judge.web.ladderpages import game_page, games_page, h2h_page, ladder_page, team_ladder_page
 
@@ -351,6 +352,8 @@ async def _fields(request: Request) -> dict[str, str] | Response:
             return {str(k): str(v)[:MAX_FIELD] for k, v in data.items()}
         form = await request.form(max_files=0, max_fields=8)
         return {k: str(v)[:MAX_FIELD] for k, v in form.items()}
+    except BodyTooLarge:
+        raise  # cut at its cap: the app answers 413
     except Exception:  # noqa: BLE001 - a body that is no form: said, never a traceback
         return JSONResponse({"error": "give the fields as a form or a JSON object"}, 400)
 

@@ -274,3 +274,27 @@ def test_a_zip_whose_modes_name_no_file_type_is_taken(served: Served, made: Made
     fifo = zip_of({"b/bot.yaml": "command: [x]\n", "b/f": ""}, {"b/f": 0o010644})
     r = _post(served, made.token(OTHER), {"bot": ("fifo.zip", fifo)})
     assert r.status_code == 400 and "a pipe" in r.json()["error"]
+
+
+def test_a_small_routes_body_without_a_length_is_cut_at_its_cap_with_413(
+    served: Served, made: Made
+) -> None:
+    def chunks(n: int = 20):  # chunked: no Content-Length to refuse it by
+        for _ in range(n):
+            yield b"a=" + b"x" * 8192 + b"&"
+
+    c = served.login(TEAM)
+    form = {"content-type": "application/x-www-form-urlencoded"}
+    for path, client, headers in (
+        ("/login", served.client(), form),
+        ("/team/token", c, form),
+        ("/api/map", served.client(), {**bearer(made.token(TEAM)), **form}),
+        (
+            "/api/map",
+            served.client(),
+            {**bearer(made.token(TEAM)), "content-type": "application/json"},
+        ),
+    ):
+        r = client.post(path, content=chunks(), headers=headers)
+        assert r.status_code == 413, (path, r.status_code, r.text[:200])
+        assert "too large" in r.text
