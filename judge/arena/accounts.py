@@ -13,7 +13,8 @@
   many wrong passwords within the window (``rate_limits:`` of arena.yaml), the right
   password included: a guesser learns nothing more until the window has passed.
   Each attempt is counted before its hash is checked (and uncounted when it was
-  right), so guesses sent at once get no more tries than one at a time.
+  right), so guesses sent at once get no more tries than one at a time; failures
+  older than the window are deleted as new ones come.
 """
 
 from __future__ import annotations
@@ -143,9 +144,10 @@ class Accounts:
         t = time.time() if now is None else now
 
         def reserve(conn: sqlite3.Connection) -> tuple[int | None, float | None]:
-            # this attempt is counted as a failure before its (slow) hash is checked, in the
-            # transaction that looked at the count: guesses sent at once cannot all pass the
-            # look before any of them is counted
+            # what no longer counts is forgotten; then this attempt is counted as a failure
+            # before its (slow) hash is checked, in the transaction that looked at the count:
+            # guesses sent at once cannot all pass the look before any of them is counted
+            conn.execute("DELETE FROM login_failures WHERE at <= ?", (t - limits.login_window_s,))
             wait = _held_back(conn, name, address, limits, t)
             if wait is not None:
                 return None, wait

@@ -1,4 +1,5 @@
-"""Logins held back (no web here): the limit holds for guesses made at once."""
+"""Logins held back (no web here): the limit holds for guesses made at once, and the record of
+wrong passwords keeps only what still counts."""
 
 from __future__ import annotations
 
@@ -59,4 +60,16 @@ def test_a_right_password_within_the_limit_is_no_failure(tmp_path: Path) -> None
         assert accounts.login(TEAM, "guess", "10.0.0.1", LIMITS).account is None
     assert accounts.login(TEAM, made.password(TEAM), "10.0.0.1", LIMITS).account is not None
     assert accounts.login(TEAM, made.password(TEAM), "10.0.0.1", LIMITS).account is not None
+    store.close()
+
+
+def test_wrong_passwords_older_than_the_window_are_forgotten(tmp_path: Path) -> None:
+    store = _store(tmp_path)
+    accounts = Accounts(store, CHEAP)
+    t = 1_000_000.0
+    for i in range(50):  # a guesser going through names from ever new addresses
+        accounts.login(f"nobody {i}", "guess", f"10.1.0.{i}", LIMITS, now=t)
+    assert store.row("SELECT count(*) FROM login_failures") == (50,)
+    accounts.login("nobody else", "guess", "10.2.0.1", LIMITS, now=t + LIMITS.login_window_s + 1)
+    assert store.row("SELECT count(*) FROM login_failures") == (1,)
     store.close()
