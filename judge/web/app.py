@@ -171,17 +171,7 @@ class Site:
         return StreamingResponse(self._round_events(folder), media_type="text/event-stream")
 
     def _stream(self, read: Callable[[], Any]) -> StreamingResponse:
-        async def events() -> AsyncIterator[str]:
-            last, idle = "", 0.0
-            while not self.stopping.is_set() and idle < IDLE_CLOSE_S:
-                now = json.dumps(await asyncio.to_thread(read), ensure_ascii=False)
-                if now != last:
-                    last, idle = now, 0.0
-                    yield f"data: {now}\n\n"
-                await asyncio.sleep(POLL_S)
-                idle += POLL_S
-
-        return StreamingResponse(events(), media_type="text/event-stream")
+        return json_stream(read, self.stopping, POLL_S)
 
     async def _round_events(self, folder: Path) -> AsyncIterator[str]:
         """The round's header and turns as they are written; then ``finished``."""
@@ -215,6 +205,26 @@ class Site:
                 Route("/api/round", self.round_state),
             ]
         )
+
+
+def json_stream(
+    read: Callable[[], Any], stopping: threading.Event, poll_s: float
+) -> StreamingResponse:
+    """Server-sent events of what ``read()`` gives (as JSON), looked at every ``poll_s``
+    and sent when it changed, until ``stopping`` is set or it stayed the same for
+    :data:`IDLE_CLOSE_S` (the browser then reconnects)."""
+
+    async def events() -> AsyncIterator[str]:
+        last, idle = "", 0.0
+        while not stopping.is_set() and idle < IDLE_CLOSE_S:
+            now = json.dumps(await asyncio.to_thread(read), ensure_ascii=False)
+            if now != last:
+                last, idle = now, 0.0
+                yield f"data: {now}\n\n"
+            await asyncio.sleep(poll_s)
+            idle += poll_s
+
+    return StreamingResponse(events(), media_type="text/event-stream")
 
 
 def make_server(app: Any, host: str, port: int) -> Any:

@@ -33,7 +33,7 @@ import json
 import secrets
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -70,6 +70,7 @@ from judge.arena.submissions import (
 )
 from judge.arena.uploads import BadForm, BodyTooLarge, Form, read_form
 from judge.web import arenapages, pages
+from judge.web.app import json_stream
 from judge.web.arenaladder import LadderSite
 
 SESSION_COOKIE = "arena_session"
@@ -86,9 +87,8 @@ SECURITY_HEADERS = {
     "cross-origin-opener-policy": "same-origin",
     "cache-control": "no-store",
 }
-#: How often a page's event stream looks at the store again, and how long it lives idle.
+#: How often a page's event stream looks at the store again.
 POLL_S = 0.5
-IDLE_CLOSE_S = 600.0
 MIN_PASSWORD = 8
 
 
@@ -408,17 +408,7 @@ class ArenaSite:
 
     # ----------------------------------------------------------------- streams
     def _stream(self, read: Callable[[], Any]) -> StreamingResponse:
-        async def events() -> AsyncIterator[str]:
-            last, idle = "", 0.0
-            while not self.stopping.is_set() and idle < IDLE_CLOSE_S:
-                now = json.dumps(await asyncio.to_thread(read), ensure_ascii=False)
-                if now != last:
-                    last, idle = now, 0.0
-                    yield f"data: {now}\n\n"
-                await asyncio.sleep(POLL_S)
-                idle += POLL_S
-
-        return StreamingResponse(events(), media_type="text/event-stream")
+        return json_stream(read, self.stopping, POLL_S)
 
     async def team_events(self, request: Request) -> Response:
         s = self._session(request)
