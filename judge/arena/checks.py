@@ -51,6 +51,8 @@ from judge.seeds import derive
 
 CHECKS_DIR = "checks"
 UNPACKED = "bot"
+#: The bot folder an uploaded .exe is run from: the .exe and a bot.yaml that runs it.
+EXE_FOLDER = "exe"
 #: Lines of a program's error output kept in a verdict's log.
 STDERR_LINES = 20
 STDERR_CHARS = 2000
@@ -105,7 +107,7 @@ def _has_build(folder: Path) -> bool:
 def _made_ready(root: Path, version: Version, config: ArenaConfig) -> Path:
     """The version's bot folder in its store folder, made once (whole, or not at all)."""
     home = store_folder(root, version.sha256)
-    folder = home / (UNPACKED if version.kind == "zip" else "exe")
+    folder = home / (UNPACKED if version.kind == "zip" else EXE_FOLDER)
     if folder.is_dir():
         return folder
     building = home / f".{folder.name}-{secrets.token_hex(4)}"

@@ -52,3 +52,26 @@ def test_a_zip_refused_by_caps_lowered_since_its_upload_is_rejected(
     )
     with pytest.raises(Rejected, match="its .zip is refused: it has 2 entries; at most 1"):
         prepare(made.root, v, TEAM, tighter, [])
+
+
+def test_an_exe_versions_games_run_the_folder_its_check_made_nothing_copied_out(
+    served: Served, made: Made
+) -> None:
+    from judge.arena import games
+    from judge.arena.gametask import version_bot
+    from tests.arena.conftest import pe_bytes
+
+    r = served.client().post(
+        "/api/submissions",
+        headers=bearer(made.token(TEAM)),
+        files={"bot": ("bot.exe", pe_bytes())},
+    )
+    v = served.version(int(r.json()["id"]))
+    checked = prepare(made.root, v, TEAM, served.arena.config, [])  # as its check does
+    store = served.arena.store
+    store.write(lambda conn: games.add_version_player(conn, v.id, v.team_id, 0.0))
+    player = games.player(store, games.version_key(v.id))
+    assert player is not None
+    bot = version_bot(made.root, store, player)
+    assert bot.program_dir == checked.program_dir  # the very program its check ran
+    assert bot.program_dir is not None and bot.program_dir.is_relative_to(made.root)
