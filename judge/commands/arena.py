@@ -218,19 +218,22 @@ def _final(args: argparse.Namespace) -> int:
         if left:
             print(f"{left} game(s) of the ladder still being played: the final starts anyway")
     out = args.folder / FINAL_DIR
-    return tournament.run(
-        argparse.Namespace(
-            config=plan.config,
-            out=out,
-            jobs=args.jobs,
-            cores=None,
-            resume=(out / LEDGER_FILE).exists(),
-            cluster=args.cluster,
-            unsandboxed=args.unsandboxed,
-            quiet=args.quiet,
-            serve=args.serve,
-        )
-    )
+    # judge tournament's own arguments, its defaults for every option the final leaves alone
+    parser = argparse.ArgumentParser()
+    tournament.add_arguments(parser)
+    played = parser.parse_args([])
+    for key, value in {
+        "config": plan.config,
+        "out": out,
+        "jobs": args.jobs,
+        "resume": (out / LEDGER_FILE).exists(),
+        "cluster": args.cluster,
+        "unsandboxed": args.unsandboxed,
+        "quiet": args.quiet,
+        "serve": args.serve,
+    }.items():
+        setattr(played, key, value)
+    return tournament.run(played)
 
 
 def _init(args: argparse.Namespace) -> int:
