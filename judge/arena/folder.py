@@ -36,6 +36,7 @@ from judge import bundled
 from judge.arena import ArenaError
 from judge.arena.accounts import ORGANISER, Accounts, name_key, new_password, new_token
 from judge.arena.config import CONFIG_FILE, ArenaConfig, load_config, render_template
+from judge.arena.ladderconfig import TEMPLATE as LADDER_TEMPLATE
 from judge.arena.store import STORE_FILE, Role, Store
 from judge.arena.submissions import STORE_DIR, TMP_DIR
 from judge.inputfiles import InputFileError, read_input
@@ -211,9 +212,8 @@ def _fill(
         (root / MAPS_DIR / "organiser").mkdir()
         shutil.copyfile(organiser_map, root / MAPS_DIR / "organiser" / organiser_map.name)
         organiser_rel = f"{MAPS_DIR}/organiser/{organiser_map.name}"
-    (root / CONFIG_FILE).write_text(
-        render_template(practice, organiser_rel, Path(practice[0]).stem), encoding="utf-8"
-    )
+    settings = render_template(practice, organiser_rel, Path(practice[0]).stem)
+    (root / CONFIG_FILE).write_text(settings + "\n" + LADDER_TEMPLATE, encoding="utf-8")
     creds = [Credential(Role.ORGANISER.value, ORGANISER, new_password(), "")]
     creds += [
         Credential(Role.TEAM.value, t.name, new_password(), new_token(), t.members) for t in teams
