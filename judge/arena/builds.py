@@ -9,6 +9,8 @@ child process that, as root, has
   ``/var/tmp``, ``/dev/shm``, ``/run/lock``) are read-only: it writes only the bot's
   folder and a temporary folder of its own beside it (``TMPDIR``), removed after;
 * a network namespace of its own, with no interface up (no network at all);
+* the arena folder covered by an empty folder there: the build sees no other team's
+  files nor the organiser's (the map for the final), even those anyone may read;
 * the uid and gid ``nobody``, no other groups: it can write only the bot's own
   folder (given to that uid for the build, taken back after), and read nothing
   the arena keeps private (the store's files and folders are root's, 0600/0700);
@@ -26,10 +28,12 @@ import json
 import os
 import pwd
 import secrets
+import shlex
 import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,6 +90,9 @@ for d in %s; do
 done
 mount --bind "$1" "$3"; mount -o remount,bind,rw "$3"
 mount --bind "$2" "$4"; mount -o remount,bind,rw "$4"
+for d in %s; do
+  mount -t tmpfs -o ro,size=4k,mode=0755 hidden "$d"
+done
 cd "$3"
 shift 4
 exec "$@"
@@ -105,14 +112,16 @@ class _Places:
     seen_tmp: Path
 
 
-def _confined_argv(inner: list[str], uid: int, gid: int, places: _Places) -> list[str] | None:
+def _confined_argv(
+    inner: list[str], uid: int, gid: int, places: _Places, hidden: Sequence[Path]
+) -> list[str] | None:
     """``inner`` in new mount and network namespaces, the machine's shared writable folders
     read-only there, the bot's folder and its temporary folder bound where ``uid`` reaches
-    them, run as ``uid``."""
+    them, the ``hidden`` folders covered by an empty one, run as ``uid``."""
     unshare, setpriv = shutil.which("unshare"), shutil.which("setpriv")
     if unshare is None or setpriv is None:
         return None
-    script = _SCRIPT % " ".join(PRIVATE_DIRS)
+    script = _SCRIPT % (" ".join(PRIVATE_DIRS), " ".join(shlex.quote(str(h)) for h in hidden))
     drop = [setpriv, f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
     where = [places.folder, places.tmp, places.seen_folder, places.seen_tmp]
     return [
@@ -149,8 +158,12 @@ def _sweep() -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def build(folder: Path, timeout_s: int) -> BuildResult:
-    """Build the bot folder ``folder`` in place (a no-op when its bot.yaml has no build)."""
+def build(folder: Path, timeout_s: int, hidden: Sequence[Path] = ()) -> BuildResult:
+    """Build the bot folder ``folder`` in place (a no-op when its bot.yaml has no build).
+
+    ``hidden``: folders the build must not see (the arena's: the organiser's map for the
+    final, the other teams' games), each covered by an empty read-only folder in the
+    build's mount namespace, whatever its files' modes (its own folder is bound apart)."""
     tmp = folder.parent / f".build-tmp-{secrets.token_hex(6)}"
     tmp.mkdir(mode=0o700)
     ids = _nobody() if os.geteuid() == 0 else None
@@ -160,7 +173,7 @@ def build(folder: Path, timeout_s: int) -> BuildResult:
             places = _alias(folder, tmp)
             _chown_tree(folder, *ids)
             os.chown(tmp, *ids)
-        return _run(places, ids, timeout_s)
+        return _run(places, ids, timeout_s, hidden)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         if ids is not None:
@@ -169,7 +182,9 @@ def build(folder: Path, timeout_s: int) -> BuildResult:
             shutil.rmtree(places.seen_folder.parent, ignore_errors=True)
 
 
-def _run(places: _Places, ids: tuple[int, int] | None, timeout_s: int) -> BuildResult:
+def _run(
+    places: _Places, ids: tuple[int, int] | None, timeout_s: int, hidden: Sequence[Path]
+) -> BuildResult:
     inner = [
         sys.executable,
         "-c",
@@ -187,7 +202,7 @@ def _run(places: _Places, ids: tuple[int, int] | None, timeout_s: int) -> BuildR
         "PYTHONDONTWRITEBYTECODE": "1",
         "PYTHONPATH": str(Path(__file__).resolve().parents[2]),
     }
-    argv = _confined_argv(inner, *ids, places) if ids is not None else None
+    argv = _confined_argv(inner, *ids, places, hidden) if ids is not None else None
     how = "confined: no network, only its own folder writable, as nobody"
     if argv is None:
         argv, how = (

@@ -87,7 +87,7 @@ def prepare(
     try:
         folder = _made_ready(root, version, config)
         if _has_build(folder):
-            result = build(folder, config.uploads.build_timeout_s)
+            result = build(folder, config.uploads.build_timeout_s, hidden=(root,))
             if not result.ok:
                 raise Rejected(f"its build failed: {_shown(result.message, root, folder)}")
             log.append(f"built ({result.message})")

@@ -4,13 +4,16 @@ own failure."""
 
 from __future__ import annotations
 
+import json
+import os
 import struct
 import zlib
+from pathlib import Path
 
 import pytest
 
 from judge.arena.checks import Rejected, prepare
-from tests.arena.conftest import Made, Served, bearer, zip_of
+from tests.arena.conftest import Made, Served, bearer, make, zip_of
 
 TEAM = "Rồng Biển"
 BOT = {"bot/bot.yaml": "command: [python3, bot.py]\n", "bot/bot.py": "print(1)\n" * 50}
@@ -75,3 +78,41 @@ def test_an_exe_versions_games_run_the_folder_its_check_made_nothing_copied_out(
     bot = version_bot(made.root, store, player)
     assert bot.program_dir == checked.program_dir  # the very program its check ran
     assert bot.program_dir is not None and bot.program_dir.is_relative_to(made.root)
+
+
+@pytest.mark.slow  # a real (confined) build
+@pytest.mark.root("a build is confined only as root (namespaces, the uid nobody)")
+def test_a_build_sees_nothing_of_the_arena_folder() -> None:
+    # an arena anyone may walk into (pytest's own folder is root's alone), holding the
+    # organiser's map for the final and another team's game log, world-readable on
+    # purpose: the build must not see the arena folder at all, whatever its files' modes
+    import shutil
+    import tempfile
+
+    place = Path(tempfile.mkdtemp(prefix="arena-build-", dir="/tmp"))
+    try:
+        os.chmod(place, 0o755)
+        made = make(place)
+        served = Served(made)
+        secret = made.root / "maps" / "organiser" / "final.txt"
+        secret.parent.mkdir(parents=True)
+        secret.write_text("the final's sea\n")
+        log = made.root / "games" / "000001" / "round-1" / "log.txt"
+        log.parent.mkdir(parents=True)
+        log.write_text("another team's game\n")
+        for p in (secret, log):
+            os.chmod(p, 0o644)
+        spy = f"cat {secret} {log}; ls -a {made.root}; exit 1"
+        yaml = (
+            f"command: [./built]\nbuild:\n  command: [sh, -c, {json.dumps(spy)}]\n  output: built\n"
+        )
+        v = served.version(_upload(served, made, zip_of({"b/bot.yaml": yaml, "b/bot.py": "1\n"})))
+        with pytest.raises(Rejected) as why:
+            prepare(made.root, v, TEAM, served.arena.config, [])
+        served.close()
+        said = str(why.value)
+        assert "its build failed" in said, said
+        assert "the final's sea" not in said and "another team's game" not in said, said
+        assert "credentials.csv" not in said, said
+    finally:
+        shutil.rmtree(place, ignore_errors=True)
