@@ -209,8 +209,11 @@ def _fill(
         practice.append(f"{MAPS_DIR}/{m.name}")
     organiser_rel = None
     if organiser_map is not None:
-        (root / MAPS_DIR / "organiser").mkdir()
-        shutil.copyfile(organiser_map, root / MAPS_DIR / "organiser" / organiser_map.name)
+        # the final's sea is the organiser's secret until the final: nobody else's to read
+        (root / MAPS_DIR / "organiser").mkdir(mode=0o700)
+        kept = root / MAPS_DIR / "organiser" / organiser_map.name
+        shutil.copyfile(organiser_map, kept)
+        os.chmod(kept, 0o600)
         organiser_rel = f"{MAPS_DIR}/organiser/{organiser_map.name}"
     settings = render_template(practice, organiser_rel, Path(practice[0]).stem)
     (root / CONFIG_FILE).write_text(settings + "\n" + LADDER_TEMPLATE, encoding="utf-8")

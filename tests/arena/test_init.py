@@ -51,6 +51,8 @@ def test_an_arena_is_made_with_the_names_as_written(
     assert cfg.limits.time_s == 2.0 and cfg.limits.memory_mb == 512
     assert cfg.practice_maps[0] == "maps/m1.txt" and cfg.organiser_map == "maps/organiser/final.txt"
     assert (out / cfg.organiser_map).is_file()
+    assert os.stat(out / cfg.organiser_map).st_mode & 0o077 == 0  # the organiser's secret
+    assert os.stat((out / cfg.organiser_map).parent).st_mode & 0o077 == 0
     text = (out / "arena.yaml").read_text(encoding="utf-8")
     for section in ("limits:", "practice_maps:", "uploads:", "rate_limits:", "deadline:"):
         assert f"\n{section}" in text
