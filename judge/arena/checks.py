@@ -124,7 +124,8 @@ def _made_ready(root: Path, version: Version, config: ArenaConfig) -> Path:
         os.replace(building, folder)
     except OSError as exc:
         if not folder.is_dir():  # (when it is, another check of the same bytes made it)
-            raise Rejected(f"its files could not be made ready: {exc}") from None
+            said = _shown(str(exc), root, building)
+            raise Rejected(f"its files could not be made ready: {said}") from None
     finally:
         shutil.rmtree(building, ignore_errors=True)
     return folder

@@ -33,9 +33,12 @@ from judge.arena.store import Phase, Status, Store, Version, fsync_dir, now_iso
 from judge.arena.tasks import CHECK_PRIORITY, enqueue_in
 from judge.arena.uploads import UploadedFile
 from judge.bots import BOT_FILE
+from judge.inputfiles import excerpt
 from judge.sandbox.winexe import ExeKind, inspect_bytes
 
 STORE_DIR = "store"
+#: The longest path a zip entry may have inside the bot's folder (bytes; a name 255).
+NAME_BYTES = 1024
 TMP_DIR = "tmp"
 #: Suffixes a source archive or a report keeps in the store (anything else is stored bare).
 KEPT_SUFFIXES = (
@@ -99,6 +102,8 @@ def _member_path(name: str) -> PurePosixPath | str:
         return f"{name!r} names no file"
     if any(not ch.isprintable() for ch in text):
         return f"{name!r} holds characters that are not printable"
+    if len(text.encode("utf-8")) > NAME_BYTES or any(len(p.encode("utf-8")) > 255 for p in parts):
+        return f"{excerpt(name)} is a name longer than a file system takes"
     return PurePosixPath(*parts)
 
 

@@ -135,6 +135,11 @@ def test_a_zip_bomb_and_a_zip_slip_are_refused_and_write_nothing_outside(
             "'bot/lib' is a file, and a folder of other entries too",
         ),
         "deflate64": (_method(zip_of(bot, stored=True), 9), "cannot unpack (method 9)"),
+        "long name": (zip_of({**bot, "bot/" + "x" * 256: "x"}), "longer than a file system"),
+        "long path": (
+            zip_of({**bot, "bot/" + "/".join(["d" * 200] * 6): "x"}),
+            "longer than a file system",
+        ),
     }
     for name, (data, words) in hostile.items():
         r = _post(served, made.token(TEAM), {"bot": (f"{name}.zip", data)})
