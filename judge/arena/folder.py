@@ -68,6 +68,41 @@ class Credential:
 
 def read_teams(path: Path) -> list[TeamLine]:
     """The teams of a TEAMS.csv, checked (ArenaError naming the line of each problem)."""
+    rows = _csv_rows(path)
+    header = [h.strip().casefold() for h in rows[0]]
+    if "team" not in header:
+        raise ArenaError(
+            f"{path}: line 1 must be a header with a 'team' column (and optionally 'members'); "
+            f"it is {', '.join(repr(h) for h in rows[0]) or 'empty'}"
+        )
+    col = header.index("team")
+    members_col = header.index("members") if "members" in header else None
+    problems: list[str] = []
+    teams: list[TeamLine] = []
+    seen: dict[str, int] = {}
+    for number, row in enumerate(rows[1:], start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        name = normalise(row[col]) if col < len(row) else ""
+        members = ""
+        if members_col is not None and members_col < len(row):
+            members = normalise(row[members_col])
+        why = _team_problem(name, seen)
+        if why is not None:
+            problems.append(f"line {number}: {why}")
+            continue
+        seen[name_key(name)] = number
+        teams.append(TeamLine(number, name, members))
+    if problems:
+        raise ArenaError(f"{path}: " + "; ".join(problems) + "; nothing was written")
+    if not teams:
+        raise ArenaError(f"{path}: no team in it; give a team a line under the header")
+    return teams
+
+
+def _csv_rows(path: Path) -> list[list[str]]:
+    """The rows of a CSV file of at most :data:`TEAMS_BYTES` (UTF-8, with or without
+    Excel's BOM; commas or, in a header without them, semicolons), at least one."""
     try:
         data = read_input(path, "a TEAMS.csv", TEAMS_BYTES)
     except InputFileError as exc:
@@ -95,51 +130,22 @@ def read_teams(path: Path) -> list[TeamLine]:
         raise ArenaError(
             f"{path}: empty; give a header line with a 'team' column, then a team a line"
         )
-    header = [h.strip().casefold() for h in rows[0]]
-    if "team" not in header:
-        raise ArenaError(
-            f"{path}: line 1 must be a header with a 'team' column (and optionally 'members'); "
-            f"it is {', '.join(repr(h) for h in rows[0]) or 'empty'}"
-        )
-    col, members_col = (
-        header.index("team"),
-        header.index("members") if "members" in header else None,
-    )
-    problems: list[str] = []
-    teams: list[TeamLine] = []
-    seen: dict[str, int] = {}
-    for number, row in enumerate(rows[1:], start=2):
-        if not any(cell.strip() for cell in row):
-            continue
-        name = normalise(row[col]) if col < len(row) else ""
-        members = (
-            normalise(row[members_col])
-            if members_col is not None and members_col < len(row)
-            else ""
-        )
-        if not name:
-            problems.append(f"line {number}: the team name is empty")
-            continue
-        why = name_problem(name)
-        if why is not None:
-            problems.append(f"line {number}: team {name!r}: {why}")
-            continue
-        key = name_key(name)
-        if key == name_key(ORGANISER):
-            problems.append(
-                f"line {number}: {name!r} is the organiser's login; call the team otherwise"
-            )
-            continue
-        if key in seen:
-            problems.append(f"line {number}: team {name!r} is already on line {seen[key]}")
-            continue
-        seen[key] = number
-        teams.append(TeamLine(number, name, members))
-    if problems:
-        raise ArenaError(f"{path}: " + "; ".join(problems) + "; nothing was written")
-    if not teams:
-        raise ArenaError(f"{path}: no team in it; give a team a line under the header")
-    return teams
+    return rows
+
+
+def _team_problem(name: str, seen: dict[str, int]) -> str | None:
+    """Why ``name`` cannot be a team's (``seen``: the names so far, by key, with their line)."""
+    if not name:
+        return "the team name is empty"
+    why = name_problem(name)
+    if why is not None:
+        return f"team {name!r}: {why}"
+    key = name_key(name)
+    if key == name_key(ORGANISER):
+        return f"{name!r} is the organiser's login; call the team otherwise"
+    if key in seen:
+        return f"team {name!r} is already on line {seen[key]}"
+    return None
 
 
 def _maps(maps_dir: Path | None) -> list[Path]:
