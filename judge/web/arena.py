@@ -9,7 +9,8 @@ Every request goes through two pieces of ASGI middleware before any route:
   all the same, since the count is of the bytes that come.
 * :class:`SecurityHeaders` gives every response the headers of ``judge serve``'s
   pages and more: a Content-Security-Policy that fetches nothing from elsewhere and
-  forbids framing, ``nosniff``, no referrer, and no caching of private pages.
+  forbids framing, ``nosniff``, no referrer, and no caching of private pages; under
+  TLS, HSTS too.
 
 Who is asking: a page's request by its session cookie (``arena_session``, httponly,
 SameSite=Lax, Secure under TLS), looked up in the store on every request (a
@@ -188,9 +189,14 @@ async def _too_large(send: Send, cap: int) -> None:
     await send({"type": "http.response.body", "body": body.encode()})
 
 
+#: Under TLS: a browser that has seen the arena once asks for it over HTTPS only (a year).
+HSTS = ("strict-transport-security", "max-age=31536000")
+
+
 class SecurityHeaders:
-    def __init__(self, app: ASGIApp):
+    def __init__(self, app: ASGIApp, secure: bool = False):
         self.app = app
+        self.headers = {**SECURITY_HEADERS, **dict([HSTS] if secure else [])}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -202,9 +208,9 @@ class SecurityHeaders:
                 headers = [
                     (k, v)
                     for k, v in message.get("headers", [])
-                    if k.decode().lower() not in SECURITY_HEADERS
+                    if k.decode().lower() not in self.headers
                 ]
-                headers += [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+                headers += [(k.encode(), v.encode()) for k, v in self.headers.items()]
                 message = {**message, "headers": headers}
             await send(message)
 
@@ -634,7 +640,7 @@ class ArenaSite:
             BodyTooLarge: self.too_large,
         }
         app = Starlette(routes=self.routes(), exception_handlers=handlers)  # type: ignore[arg-type]
-        return SecurityHeaders(BodyCap(app, self.cap_for))
+        return SecurityHeaders(BodyCap(app, self.cap_for), self.secure)
 
 
 # ------------------------------------------------------------------------ answers
