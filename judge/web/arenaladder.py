@@ -276,8 +276,20 @@ class LadderSite:
         if s is None or s.account.organiser:
             return RedirectResponse("/login", 303)
         state = await asyncio.to_thread(self._team_state, s.account.id)
-        notice = request.query_params.get("notice", "")[:MAX_FIELD]
-        return HTMLResponse(team_ladder_page(s.account.name, s.csrf, state, notice))
+        return HTMLResponse(
+            team_ladder_page(s.account.name, s.csrf, state, self._notice(request, state))
+        )
+
+    def _notice(self, request: Request, state: dict[str, Any]) -> str:
+        """What a form's redirect reports, in the page's own words: a link can name what
+        happened (a map of the list, a number of pairs), never put its own text there."""
+        asked = request.query_params
+        if asked.get("map") and asked.get("map") == state.get("map"):
+            return f"your map for the final: {state['map']}"
+        pairs = asked.get("challenged", "")
+        if pairs.isdigit() and len(pairs) < 4:
+            return f"{int(pairs)} challenge pair(s) queued"
+        return ""
 
     async def team_events(self, request: Request) -> Response:
         s = self.site._session(request)
@@ -302,9 +314,7 @@ class LadderSite:
         )
         if status != 200:
             return _message(said, status, "/team/ladder")
-        return RedirectResponse(
-            f"/team/ladder?notice={quote('your map for the final: ' + said)}", 303
-        )
+        return RedirectResponse(f"/team/ladder?map={quote(said)}", 303)
 
     async def team_challenge(self, request: Request) -> Response:
         checked = await self.site._form_session(request)
@@ -317,9 +327,7 @@ class LadderSite:
         status, said = await asyncio.to_thread(self._challenge, s.account.id, asked)
         if status != 202:
             return _message(str(said), status, "/team/ladder")
-        return RedirectResponse(
-            f"/team/ladder?notice={quote(f'{len(said)} challenge pair(s) queued')}", 303
-        )
+        return RedirectResponse(f"/team/ladder?challenged={len(said)}", 303)
 
     def routes(self) -> list[Route]:
         return [
