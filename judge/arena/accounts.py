@@ -12,6 +12,9 @@
 * A login is refused for a while (HTTP 429) once a team, or an address, has had too
   many wrong passwords within the window (``rate_limits:`` of arena.yaml), the right
   password included: a guesser learns nothing more until the window has passed.
+  Each attempt is counted before its hash is checked (and uncounted when it was
+  right), so guesses sent at once get no more tries than one at a time; failures
+  older than the window are deleted as new ones come.
 """
 
 from __future__ import annotations
@@ -135,56 +138,55 @@ class Accounts:
         return token
 
     # ---------------------------------------------------------------- logins
-    def held_back(self, name: str, address: str, limits: RateLimits, now: float) -> float | None:
-        """Seconds until this team or address may try again (None: it may now)."""
-        since = now - limits.login_window_s
-        waits = []
-        for column, value, most in (
-            ("team_key", name_key(name), limits.login_failures_per_team),
-            ("address", address, limits.login_failures_per_address),
-        ):
-            rows = self.store.rows(
-                f"SELECT at FROM login_failures WHERE {column} = ? AND at > ? ORDER BY at DESC",
-                (value, since),
-            )
-            if len(rows) >= most:
-                # free again once the oldest failure that counts leaves the window
-                waits.append(float(rows[most - 1][0]) + limits.login_window_s - now)
-        return max(waits) if waits else None
-
     def login(
         self, name: str, password: str, address: str, limits: RateLimits, now: float | None = None
     ) -> Login:
         t = time.time() if now is None else now
-        wait = self.held_back(name, address, limits, t)
-        if wait is not None:
-            return Login(None, max(1.0, wait))
-        found = self.by_name(name)
-        ok = False
-        if found is not None:
-            account, stored = found
-            try:
-                ok = self.hasher.verify(stored, password)
-            except (VerificationError, InvalidHashError):
-                ok = False
-            if ok and self.hasher.check_needs_rehash(stored):
-                new = self.hasher.hash(password)
-                self.store.write(
-                    lambda conn: conn.execute(
-                        "UPDATE accounts SET password_hash = ? WHERE id = ?", (new, account.id)
-                    )
-                )
-        else:
-            self.hasher.hash(password)  # as long as a wrong password: no name is told apart
-        if ok and found is not None:
-            return Login(found[0])
-        self.store.write(
-            lambda conn: conn.execute(
+
+        def reserve(conn: sqlite3.Connection) -> tuple[int | None, float | None]:
+            # what no longer counts is forgotten; then this attempt is counted as a failure
+            # before its (slow) hash is checked, in the transaction that looked at the count:
+            # guesses sent at once cannot all pass the look before any of them is counted
+            conn.execute("DELETE FROM login_failures WHERE at <= ?", (t - limits.login_window_s,))
+            wait = _held_back(conn, name, address, limits, t)
+            if wait is not None:
+                return None, wait
+            cur = conn.execute(
                 "INSERT INTO login_failures(team_key, address, at) VALUES (?, ?, ?)",
                 (name_key(name), address, t),
             )
+            return int(cur.lastrowid or 0), None
+
+        attempt, wait = self.store.write(reserve)
+        if wait is not None:
+            return Login(None, max(1.0, wait))
+        account = self._verified(name, password)
+        if account is None:
+            return Login(None)
+        self.store.write(
+            lambda conn: conn.execute("DELETE FROM login_failures WHERE id = ?", (attempt,))
         )
-        return Login(None)
+        return Login(account)
+
+    def _verified(self, name: str, password: str) -> Account | None:
+        """The account, if this is its password (rehashed when the parameters changed)."""
+        found = self.by_name(name)
+        if found is None:
+            self.hasher.hash(password)  # as long as a wrong password: no name is told apart
+            return None
+        account, stored = found
+        try:
+            self.hasher.verify(stored, password)
+        except (VerificationError, InvalidHashError):
+            return None
+        if self.hasher.check_needs_rehash(stored):
+            new = self.hasher.hash(password)
+            self.store.write(
+                lambda conn: conn.execute(
+                    "UPDATE accounts SET password_hash = ? WHERE id = ?", (new, account.id)
+                )
+            )
+        return account
 
     def change_password(self, account_id: int, current: str, new: str) -> bool:
         """The new password, if ``current`` is right: every session of the account ends."""
@@ -248,6 +250,26 @@ class Accounts:
                 "DELETE FROM sessions WHERE token_hash = ?", (digest(cookie),)
             )
         )
+
+
+def _held_back(
+    conn: sqlite3.Connection, name: str, address: str, limits: RateLimits, now: float
+) -> float | None:
+    """Seconds until this team or address may try again (None: it may now)."""
+    since = now - limits.login_window_s
+    waits = []
+    for column, value, most in (
+        ("team_key", name_key(name), limits.login_failures_per_team),
+        ("address", address, limits.login_failures_per_address),
+    ):
+        rows = conn.execute(
+            f"SELECT at FROM login_failures WHERE {column} = ? AND at > ? ORDER BY at DESC",
+            (value, since),
+        ).fetchall()
+        if len(rows) >= most:
+            # free again once the oldest failure that counts leaves the window
+            waits.append(float(rows[most - 1][0]) + limits.login_window_s - now)
+    return max(waits) if waits else None
 
 
 def same(a: str, b: str) -> bool:

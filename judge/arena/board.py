@@ -177,27 +177,6 @@ def head_to_head(store: Store, a: str, b: str, viewer: Viewer) -> Json:
 
 
 # ---------------------------------------------------------------- failures
-def map_inp_before(header: Json, before: Json | None, seat: int, turns_left: int) -> str:
-    """The MAP.INP ``seat`` was given for a turn, from the replay's frame before it (the
-    header's sea before the placement)."""
-    m = header["map"]
-    rows, cols = m["rows"], m["cols"]
-    if before is None:
-        line2, gold, shield, grid = "0 0 0 0", 0, False, m["grid"]
-    else:
-        pos = before.get("positions") or [None, None]
-        own, opp = pos[seat], pos[1 - seat]
-        line2 = f"{own[0]} {own[1]} {opp[0]} {opp[1]}" if own and opp else "0 0 0 0"
-        gold = (before.get("gold") or [0, 0])[seat]
-        shield = bool((before.get("shield") or [False, False])[seat])
-        grid = before.get("grid") or m["grid"]
-    cells = [" ".join(row.split()) for row in grid]  # a replay writes reefs as D, as MAP.INP does
-    return (
-        "\n".join([f"{rows} {cols} {turns_left}", line2, f"{gold} {1 if shield else 0}", *cells])
-        + "\n"
-    )
-
-
 _TURN_HEAD = re.compile(r"^--- turn (\d+): ")
 
 
@@ -247,13 +226,15 @@ def checkbot_words(run: Any, stderr: str) -> str | None:
 
 
 def _replay_failures(path: Path, seat: int, stderr: dict[int, str]) -> list[Json]:
-    from judge.records.replay import TurnRecord
+    from judge.checkbot.replayed import game_before
+    from judge.protocol import render_map_inp
+    from judge.records.replay import ReplayHeader, TurnRecord
 
     lines = path.read_text(encoding="utf-8").splitlines()
-    header = json.loads(lines[0])
-    rows, cols = header["map"]["rows"], header["map"]["cols"]
+    header = ReplayHeader.from_json(json.loads(lines[0]))
+    rows, cols = header.map.rows, header.map.cols
     out: list[Json] = []
-    before: Json | None = None
+    previous: TurnRecord | None = None
     for line in lines[1:]:
         raw = json.loads(line)
         if raw.get("type") == "end" or "turn" not in raw:
@@ -265,6 +246,8 @@ def _replay_failures(path: Path, seat: int, stderr: dict[int, str]) -> list[Json
             failed = run.verdict not in (None, "OK")
             if failed or why is not None:
                 err = stderr.get(rec.turn, "")
+                # the MAP.INP the bot was given, as check-bot --from renders it
+                before = game_before(header, previous if rec.turn > 1 else None)
                 out.append(
                     {
                         "turn": rec.turn,
@@ -274,11 +257,10 @@ def _replay_failures(path: Path, seat: int, stderr: dict[int, str]) -> list[Json
                         "checkbot": checkbot_words(run, err) if failed else None,
                         "stderr": err[-STDERR_SHOWN:] or None,
                         "move_out": run.raw,
-                        "map_inp": map_inp_before(header, before, seat, rec.turns_left or 0),
+                        "map_inp": render_map_inp(before, seat),
                     }
                 )
-        if "grid" in raw:
-            before = raw
+        previous = rec
     return out
 
 

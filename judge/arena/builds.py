@@ -27,9 +27,11 @@ from __future__ import annotations
 import os
 import pwd
 import secrets
+import shlex
 import shutil
 import signal
 import subprocess
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from subprocess import CompletedProcess
@@ -74,6 +76,9 @@ for d in %s; do
 done
 mount --bind "$1" "$3"; mount -o remount,bind,rw "$3"
 mount --bind "$2" "$4"; mount -o remount,bind,rw "$4"
+for d in %s; do
+  mount -t tmpfs -o ro,size=4k,mode=0755 hidden "$d"
+done
 cd "$3"
 shift 4
 exec "$@"
@@ -93,14 +98,16 @@ class _Places:
     seen_tmp: Path
 
 
-def _confined_argv(inner: list[str], uid: int, gid: int, places: _Places) -> list[str] | None:
+def _confined_argv(
+    inner: list[str], uid: int, gid: int, places: _Places, hidden: Sequence[Path]
+) -> list[str] | None:
     """``inner`` in new mount and network namespaces, the machine's shared writable folders
     read-only there, the bot's folder and its temporary folder bound where ``uid`` reaches
-    them, run as ``uid``."""
+    them, the ``hidden`` folders covered by an empty one, run as ``uid``."""
     unshare, setpriv = shutil.which("unshare"), shutil.which("setpriv")
     if unshare is None or setpriv is None:
         return None
-    script = _SCRIPT % " ".join(PRIVATE_DIRS)
+    script = _SCRIPT % (" ".join(PRIVATE_DIRS), " ".join(shlex.quote(str(h)) for h in hidden))
     drop = [setpriv, f"--reuid={uid}", f"--regid={gid}", "--clear-groups", "--"]
     where = [places.folder, places.tmp, places.seen_folder, places.seen_tmp]
     return [
@@ -137,8 +144,12 @@ def _sweep() -> None:
             shutil.rmtree(old, ignore_errors=True)
 
 
-def build(folder: Path, timeout_s: int) -> BuildResult:
-    """Build the bot folder ``folder`` in place (a no-op when its bot.yaml has no build)."""
+def build(folder: Path, timeout_s: int, hidden: Sequence[Path] = ()) -> BuildResult:
+    """Build the bot folder ``folder`` in place (a no-op when its bot.yaml has no build).
+
+    ``hidden``: folders the build must not see (the arena's: the organiser's map for the
+    final, the other teams' games), each covered by an empty read-only folder in the
+    build's mount namespace, whatever its files' modes (its own folder is bound apart)."""
     tmp = folder.parent / f".build-tmp-{secrets.token_hex(6)}"
     tmp.mkdir(mode=0o700)
     ids = _nobody() if os.geteuid() == 0 else None
@@ -148,7 +159,7 @@ def build(folder: Path, timeout_s: int) -> BuildResult:
             places = _alias(folder, tmp)
             _chown_tree(folder, *ids)
             os.chown(tmp, *ids)
-        return _run(places, ids, timeout_s)
+        return _run(places, ids, timeout_s, hidden)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
         if ids is not None:
@@ -157,7 +168,9 @@ def build(folder: Path, timeout_s: int) -> BuildResult:
             shutil.rmtree(places.seen_folder.parent, ignore_errors=True)
 
 
-def _run(places: _Places, ids: tuple[int, int] | None, timeout_s: int) -> BuildResult:
+def _run(
+    places: _Places, ids: tuple[int, int] | None, timeout_s: int, hidden: Sequence[Path]
+) -> BuildResult:
     """Resolve the bot folder here, with only its build command run as the build runs."""
     confined = ids is not None and bool(shutil.which("unshare") and shutil.which("setpriv"))
     how = (
@@ -168,7 +181,7 @@ def _run(places: _Places, ids: tuple[int, int] | None, timeout_s: int) -> BuildR
 
     def runner(argv: list[str], _folder: Path, _judge_s: float) -> CompletedProcess[bytes]:
         limited = _limited(argv, timeout_s, confined)
-        wrapped = _confined_argv(limited, *ids, places) if confined and ids else None
+        wrapped = _confined_argv(limited, *ids, places, hidden) if confined and ids else None
         return _run_build(wrapped or limited, places, timeout_s)
 
     try:

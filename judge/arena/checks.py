@@ -25,11 +25,14 @@ import os
 import secrets
 import shutil
 import sqlite3
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import yaml
 
+from judge.arena import ArenaError
 from judge.arena.builds import build
 from judge.arena.config import ArenaConfig
 from judge.arena.service import Context, Outcome, Retry, TaskKind
@@ -48,6 +51,8 @@ from judge.seeds import derive
 
 CHECKS_DIR = "checks"
 UNPACKED = "bot"
+#: The bot folder an uploaded .exe is run from: the .exe and a bot.yaml that runs it.
+EXE_FOLDER = "exe"
 #: Lines of a program's error output kept in a verdict's log.
 STDERR_LINES = 20
 STDERR_CHARS = 2000
@@ -82,7 +87,7 @@ def prepare(
     try:
         folder = _made_ready(root, version, config)
         if _has_build(folder):
-            result = build(folder, config.uploads.build_timeout_s)
+            result = build(folder, config.uploads.build_timeout_s, hidden=(root,))
             if not result.ok:
                 raise Rejected(f"its build failed: {_shown(result.message, root, folder)}")
             log.append(f"built ({result.message})")
@@ -102,13 +107,13 @@ def _has_build(folder: Path) -> bool:
 def _made_ready(root: Path, version: Version, config: ArenaConfig) -> Path:
     """The version's bot folder in its store folder, made once (whole, or not at all)."""
     home = store_folder(root, version.sha256)
-    folder = home / (UNPACKED if version.kind == "zip" else "exe")
+    folder = home / (UNPACKED if version.kind == "zip" else EXE_FOLDER)
     if folder.is_dir():
         return folder
     building = home / f".{folder.name}-{secrets.token_hex(4)}"
     try:
         if version.kind == "zip":
-            unpack(root / version.path, building, config.uploads)
+            _unpacked(root / version.path, building, config)
         else:
             building.mkdir()
             shutil.copyfile(root / version.path, building / "bot.exe")
@@ -117,14 +122,26 @@ def _made_ready(root: Path, version: Version, config: ArenaConfig) -> Path:
             (building / BOT_FILE).write_text(yaml.safe_dump({"command": [exe]}), encoding="utf-8")
         os.chmod(building, 0o700)  # the team's own files: no other team's build may read them
         os.replace(building, folder)
-    except FileExistsError:
-        pass
     except OSError as exc:
-        if not folder.is_dir():
-            raise Rejected(f"its files could not be made ready: {exc}") from None
+        if not folder.is_dir():  # (when it is, another check of the same bytes made it)
+            said = _shown(str(exc), root, building)
+            raise Rejected(f"its files could not be made ready: {said}") from None
     finally:
         shutil.rmtree(building, ignore_errors=True)
     return folder
+
+
+def _unpacked(zip_path: Path, dest: Path, config: ArenaConfig) -> None:
+    """The zip unpacked into ``dest`` (Rejected: its data is damaged, or arena.yaml's caps
+    refuse it now): a zip's directory was checked at the upload, its data only here."""
+    try:
+        unpack(zip_path, dest, config.uploads)
+    except ArenaError as exc:
+        raise Rejected(f"its .zip is refused: {exc}") from None
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+        raise Rejected(
+            f"its .zip cannot be unpacked ({exc}): the file is damaged; zip the folder again"
+        ) from None
 
 
 def _shown(text: str, root: Path, folder: Path) -> str:

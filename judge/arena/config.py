@@ -157,8 +157,6 @@ rate_limits:
 # Uploads close at this moment (ISO 8601 with its time zone), e.g.
 # "2027-03-01T18:00:00+07:00"; null: only when the organiser closes them.
 deadline: null
-
-# The ladder's settings (ladder:, house_bots:, scoreboard:) go below.
 """
 
 

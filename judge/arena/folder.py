@@ -36,6 +36,7 @@ from judge import bundled
 from judge.arena import ArenaError
 from judge.arena.accounts import ORGANISER, Accounts, name_key, new_password, new_token
 from judge.arena.config import CONFIG_FILE, ArenaConfig, load_config, render_template
+from judge.arena.ladderconfig import TEMPLATE as LADDER_TEMPLATE
 from judge.arena.store import STORE_FILE, Role, Store
 from judge.arena.submissions import STORE_DIR, TMP_DIR
 from judge.inputfiles import InputFileError, read_input
@@ -67,6 +68,41 @@ class Credential:
 
 def read_teams(path: Path) -> list[TeamLine]:
     """The teams of a TEAMS.csv, checked (ArenaError naming the line of each problem)."""
+    rows = _csv_rows(path)
+    header = [h.strip().casefold() for h in rows[0]]
+    if "team" not in header:
+        raise ArenaError(
+            f"{path}: line 1 must be a header with a 'team' column (and optionally 'members'); "
+            f"it is {', '.join(repr(h) for h in rows[0]) or 'empty'}"
+        )
+    col = header.index("team")
+    members_col = header.index("members") if "members" in header else None
+    problems: list[str] = []
+    teams: list[TeamLine] = []
+    seen: dict[str, int] = {}
+    for number, row in enumerate(rows[1:], start=2):
+        if not any(cell.strip() for cell in row):
+            continue
+        name = normalise(row[col]) if col < len(row) else ""
+        members = ""
+        if members_col is not None and members_col < len(row):
+            members = normalise(row[members_col])
+        why = _team_problem(name, seen)
+        if why is not None:
+            problems.append(f"line {number}: {why}")
+            continue
+        seen[name_key(name)] = number
+        teams.append(TeamLine(number, name, members))
+    if problems:
+        raise ArenaError(f"{path}: " + "; ".join(problems) + "; nothing was written")
+    if not teams:
+        raise ArenaError(f"{path}: no team in it; give a team a line under the header")
+    return teams
+
+
+def _csv_rows(path: Path) -> list[list[str]]:
+    """The rows of a CSV file of at most :data:`TEAMS_BYTES` (UTF-8, with or without
+    Excel's BOM; commas or, in a header without them, semicolons), at least one."""
     try:
         data = read_input(path, "a TEAMS.csv", TEAMS_BYTES)
     except InputFileError as exc:
@@ -94,51 +130,22 @@ def read_teams(path: Path) -> list[TeamLine]:
         raise ArenaError(
             f"{path}: empty; give a header line with a 'team' column, then a team a line"
         )
-    header = [h.strip().casefold() for h in rows[0]]
-    if "team" not in header:
-        raise ArenaError(
-            f"{path}: line 1 must be a header with a 'team' column (and optionally 'members'); "
-            f"it is {', '.join(repr(h) for h in rows[0]) or 'empty'}"
-        )
-    col, members_col = (
-        header.index("team"),
-        header.index("members") if "members" in header else None,
-    )
-    problems: list[str] = []
-    teams: list[TeamLine] = []
-    seen: dict[str, int] = {}
-    for number, row in enumerate(rows[1:], start=2):
-        if not any(cell.strip() for cell in row):
-            continue
-        name = normalise(row[col]) if col < len(row) else ""
-        members = (
-            normalise(row[members_col])
-            if members_col is not None and members_col < len(row)
-            else ""
-        )
-        if not name:
-            problems.append(f"line {number}: the team name is empty")
-            continue
-        why = name_problem(name)
-        if why is not None:
-            problems.append(f"line {number}: team {name!r}: {why}")
-            continue
-        key = name_key(name)
-        if key == name_key(ORGANISER):
-            problems.append(
-                f"line {number}: {name!r} is the organiser's login; call the team otherwise"
-            )
-            continue
-        if key in seen:
-            problems.append(f"line {number}: team {name!r} is already on line {seen[key]}")
-            continue
-        seen[key] = number
-        teams.append(TeamLine(number, name, members))
-    if problems:
-        raise ArenaError(f"{path}: " + "; ".join(problems) + "; nothing was written")
-    if not teams:
-        raise ArenaError(f"{path}: no team in it; give a team a line under the header")
-    return teams
+    return rows
+
+
+def _team_problem(name: str, seen: dict[str, int]) -> str | None:
+    """Why ``name`` cannot be a team's (``seen``: the names so far, by key, with their line)."""
+    if not name:
+        return "the team name is empty"
+    why = name_problem(name)
+    if why is not None:
+        return f"team {name!r}: {why}"
+    key = name_key(name)
+    if key == name_key(ORGANISER):
+        return f"{name!r} is the organiser's login; call the team otherwise"
+    if key in seen:
+        return f"team {name!r} is already on line {seen[key]}"
+    return None
 
 
 def _maps(maps_dir: Path | None) -> list[Path]:
@@ -208,12 +215,14 @@ def _fill(
         practice.append(f"{MAPS_DIR}/{m.name}")
     organiser_rel = None
     if organiser_map is not None:
-        (root / MAPS_DIR / "organiser").mkdir()
-        shutil.copyfile(organiser_map, root / MAPS_DIR / "organiser" / organiser_map.name)
+        # the final's sea is the organiser's secret until the final: nobody else's to read
+        (root / MAPS_DIR / "organiser").mkdir(mode=0o700)
+        kept = root / MAPS_DIR / "organiser" / organiser_map.name
+        shutil.copyfile(organiser_map, kept)
+        os.chmod(kept, 0o600)
         organiser_rel = f"{MAPS_DIR}/organiser/{organiser_map.name}"
-    (root / CONFIG_FILE).write_text(
-        render_template(practice, organiser_rel, Path(practice[0]).stem), encoding="utf-8"
-    )
+    settings = render_template(practice, organiser_rel, Path(practice[0]).stem)
+    (root / CONFIG_FILE).write_text(settings + "\n" + LADDER_TEMPLATE, encoding="utf-8")
     creds = [Credential(Role.ORGANISER.value, ORGANISER, new_password(), "")]
     creds += [
         Credential(Role.TEAM.value, t.name, new_password(), new_token(), t.members) for t in teams

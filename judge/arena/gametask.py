@@ -19,7 +19,7 @@ import threading
 from pathlib import Path
 
 from judge.arena import games
-from judge.arena.checks import UNPACKED
+from judge.arena.checks import EXE_FOLDER, UNPACKED
 from judge.arena.ladderconfig import ladder_settings
 from judge.arena.service import Context, Outcome, Retry, TaskKind
 from judge.arena.store import Store
@@ -31,10 +31,13 @@ from judge.scheduler import Executor, ThreadExecutor
 
 
 def program_path(root: Path, kind: str, path: str, sha256: str) -> Path:
-    """A version's program as its check left it: the stored ``.exe``, or the zip's folder as
-    the check unpacked and built it (a bot folder, or the ``.exe`` in it)."""
+    """A version's program as its check left it: the bot folder it made for an ``.exe``, or
+    the zip's folder as the check unpacked and built it (a bot folder, or the ``.exe`` in
+    it).  A folder, never the lone stored ``.exe``: a lone program would be copied into the
+    judge's cache, out of the arena folder."""
     if kind == "exe":
-        return root / path
+        folder = store_folder(root, sha256) / EXE_FOLDER
+        return folder if (folder / BOT_FILE).is_file() else root / path
     folder = store_folder(root, sha256) / UNPACKED
     if (folder / BOT_FILE).is_file():
         return folder

@@ -70,6 +70,28 @@ class LadderSettings:
     scoreboard: ScoreboardRules = field(default_factory=ScoreboardRules)
 
 
+#: The ladder's sections as ``judge arena init`` writes them into arena.yaml (the defaults).
+TEMPLATE = """\
+ladder:                 # the practice ladder (docs/arena.md: its rules)
+  seed: 0               # the practice maps and the pairings derive from it
+  round_robin_max: 40   # up to this many players: rounds of a round robin
+  pairs_per_entrant: 1.0  # a larger field: games chosen per player at a time
+  placement: 3          # a new version also meets this many nearest in rating
+  generated: [7x7, 9x9] # generated practice seas besides the listed maps ([]: none)
+  turns: null           # K of every practice game (null: each map's own)
+  challenge_pairs_per_hour: 10  # unrated pairs a team may ask for in any hour
+  challenge_max_pairs: 5        # ... and at once
+
+# The organisers' bots that play the ladder like a team (never the final), besides the
+# reference, which always plays; e.g. - {name: greedy, bot: greedy} (a bundled bot, or a
+# folder of this arena).
+house_bots: []
+
+scoreboard:
+  hidden: false         # true: the public board is hidden from the freeze to the release
+"""
+
+
 def ladder_settings(later: Mapping[str, Any]) -> LadderSettings:
     """The ladder's sections (as :attr:`ArenaConfig.later` keeps them), checked."""
     problems: list[str] = []

@@ -33,9 +33,12 @@ from judge.arena.store import Phase, Status, Store, Version, fsync_dir, now_iso
 from judge.arena.tasks import CHECK_PRIORITY, enqueue_in
 from judge.arena.uploads import UploadedFile
 from judge.bots import BOT_FILE
+from judge.inputfiles import excerpt
 from judge.sandbox.winexe import ExeKind, inspect_bytes
 
 STORE_DIR = "store"
+#: The longest path a zip entry may have inside the bot's folder (bytes; a name 255).
+NAME_BYTES = 1024
 TMP_DIR = "tmp"
 #: Suffixes a source archive or a report keeps in the store (anything else is stored bare).
 KEPT_SUFFIXES = (
@@ -99,18 +102,21 @@ def _member_path(name: str) -> PurePosixPath | str:
         return f"{name!r} names no file"
     if any(not ch.isprintable() for ch in text):
         return f"{name!r} holds characters that are not printable"
+    if len(text.encode("utf-8")) > NAME_BYTES or any(len(p.encode("utf-8")) > 255 for p in parts):
+        return f"{excerpt(name)} is a name longer than a file system takes"
     return PurePosixPath(*parts)
 
 
 def _mode_problem(info: zipfile.ZipInfo) -> str | None:
     mode = info.external_attr >> 16
-    if not mode:
-        return None  # written by a tool that does not record Unix modes
+    kind = stat.S_IFMT(mode)
+    if kind == 0 or stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        # no file type recorded (no Unix modes at all, or permissions alone, as Python's
+        # ZipFile.writestr writes them): unpacked as a plain file, like any other
+        return None
     if stat.S_ISLNK(mode):
         return f"{info.filename!r} is a link"
-    if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-        return f"{info.filename!r} is a device, a pipe or a socket"
-    return None
+    return f"{info.filename!r} is a device, a pipe or a socket"
 
 
 def members(zf: zipfile.ZipFile, caps: Uploads) -> list[tuple[zipfile.ZipInfo, PurePosixPath]]:
@@ -128,6 +134,11 @@ def members(zf: zipfile.ZipFile, caps: Uploads) -> list[tuple[zipfile.ZipInfo, P
             raise ArenaError(why)
         if info.flag_bits & 0x1:
             raise ArenaError(f"{info.filename!r} is encrypted")
+        if info.compress_type not in _METHODS:
+            raise ArenaError(
+                f"{info.filename!r} is compressed in a way this judge cannot unpack (method "
+                f"{info.compress_type}): zip the folder again with the usual method (deflate)"
+            )
         key = where.as_posix().casefold()
         if key in seen:
             raise ArenaError(f"{info.filename!r} is in it twice")
@@ -139,7 +150,23 @@ def members(zf: zipfile.ZipFile, caps: Uploads) -> list[tuple[zipfile.ZipInfo, P
                 "than a bot needs)"
             )
         out.append((info, where))
+    _file_and_folder(out)
     return out
+
+
+#: The compression methods :mod:`zipfile` unpacks.
+_METHODS = (zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2, zipfile.ZIP_LZMA)
+
+
+def _file_and_folder(found: list[tuple[zipfile.ZipInfo, PurePosixPath]]) -> None:
+    """ArenaError when one name is a file and also the folder of another entry: it could be
+    unpacked only by dropping one of them."""
+    files = {where.as_posix().casefold(): i.filename for i, where in found if not i.is_dir()}
+    for _, where in found:
+        for parent in list(where.parents)[:-1]:
+            name = files.get(parent.as_posix().casefold())
+            if name is not None:
+                raise ArenaError(f"{name!r} is a file, and a folder of other entries too")
 
 
 def bot_root(paths: list[PurePosixPath]) -> PurePosixPath | None:

@@ -9,7 +9,8 @@ Every request goes through two pieces of ASGI middleware before any route:
   all the same, since the count is of the bytes that come.
 * :class:`SecurityHeaders` gives every response the headers of ``judge serve``'s
   pages and more: a Content-Security-Policy that fetches nothing from elsewhere and
-  forbids framing, ``nosniff``, no referrer, and no caching of private pages.
+  forbids framing, ``nosniff``, no referrer, and no caching of private pages; under
+  TLS, HSTS too.
 
 Who is asking: a page's request by its session cookie (``arena_session``, httponly,
 SameSite=Lax, Secure under TLS), looked up in the store on every request (a
@@ -33,7 +34,7 @@ import json
 import secrets
 import threading
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
@@ -69,7 +70,7 @@ from judge.arena.submissions import (
     uploads_closed,
 )
 from judge.arena.uploads import BadForm, BodyTooLarge, Form, read_form
-from judge.web import arenapages, pages
+from judge.web import arenapages, feeds, pages
 from judge.web.arenaladder import LadderSite
 
 SESSION_COOKIE = "arena_session"
@@ -86,9 +87,8 @@ SECURITY_HEADERS = {
     "cross-origin-opener-policy": "same-origin",
     "cache-control": "no-store",
 }
-#: How often a page's event stream looks at the store again, and how long it lives idle.
+#: How often a page's event stream looks at the store again.
 POLL_S = 0.5
-IDLE_CLOSE_S = 600.0
 MIN_PASSWORD = 8
 
 
@@ -188,9 +188,14 @@ async def _too_large(send: Send, cap: int) -> None:
     await send({"type": "http.response.body", "body": body.encode()})
 
 
+#: Under TLS: a browser that has seen the arena once asks for it over HTTPS only (a year).
+HSTS = ("strict-transport-security", "max-age=31536000")
+
+
 class SecurityHeaders:
-    def __init__(self, app: ASGIApp):
+    def __init__(self, app: ASGIApp, secure: bool = False):
         self.app = app
+        self.headers = {**SECURITY_HEADERS, **dict([HSTS] if secure else [])}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -202,9 +207,9 @@ class SecurityHeaders:
                 headers = [
                     (k, v)
                     for k, v in message.get("headers", [])
-                    if k.decode().lower() not in SECURITY_HEADERS
+                    if k.decode().lower() not in self.headers
                 ]
-                headers += [(k.encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+                headers += [(k.encode(), v.encode()) for k, v in self.headers.items()]
                 message = {**message, "headers": headers}
             await send(message)
 
@@ -231,6 +236,8 @@ class ArenaSite:
             store.set_meta("login_secret", self.login_secret)
         #: set when the server begins to stop: the event streams end at their next look
         self.stopping = threading.Event()
+        #: one reader per followed state, shared by all its viewers
+        self.feeds = feeds.Hub(self.stopping, POLL_S)
 
     # ------------------------------------------------------------- who asks
     def _session(self, request: Request) -> Session | None:
@@ -407,31 +414,27 @@ class ArenaSite:
         return HTMLResponse(arenapages.organiser_page(s.csrf, self._organiser_state()))
 
     # ----------------------------------------------------------------- streams
-    def _stream(self, read: Callable[[], Any]) -> StreamingResponse:
-        async def events() -> AsyncIterator[str]:
-            last, idle = "", 0.0
-            while not self.stopping.is_set() and idle < IDLE_CLOSE_S:
-                now = json.dumps(await asyncio.to_thread(read), ensure_ascii=False)
-                if now != last:
-                    last, idle = now, 0.0
-                    yield f"data: {now}\n\n"
-                await asyncio.sleep(POLL_S)
-                idle += POLL_S
-
-        return StreamingResponse(events(), media_type="text/event-stream")
+    def _stream(self, key: Hashable, read: Callable[[], Any]) -> StreamingResponse:
+        """The events of a state every viewer of ``key`` shares one reader of: ``key`` names
+        what is followed and who may see it (a team's own page, the organiser's)."""
+        return StreamingResponse(
+            self.feeds.follow(key, lambda: feeds.Snapshot(read)),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache"},
+        )
 
     async def team_events(self, request: Request) -> Response:
         s = self._session(request)
         if s is None or s.account.organiser:
             return JSONResponse({"error": "not logged in as a team"}, 401)
         team = s.account
-        return self._stream(lambda: self._team_state(team))
+        return self._stream(("team", team.id), lambda: self._team_state(team))
 
     async def organiser_events(self, request: Request) -> Response:
         s = self._session(request)
         if s is None or not s.account.organiser:
             return JSONResponse({"error": "not logged in as the organiser"}, 401)
-        return self._stream(self._organiser_state)
+        return self._stream(("organiser",), self._organiser_state)
 
     # --------------------------------------------------------------- uploads
     async def _upload(
@@ -601,6 +604,12 @@ class ArenaSite:
             background=BackgroundTask(out.unlink, missing_ok=True),
         )
 
+    async def too_large(self, request: Request, exc: Exception) -> Response:
+        """A body cut at its cap inside a route (one that sent no length, or a false one): the
+        route's own reading of it raised, and the answer is 413, as for an honest length."""
+        cap = self.cap_for(request.url.path)
+        return _api_error(f"too large: the request is larger than its cap of {_size(cap)}", 413)
+
     async def not_found(self, request: Request, exc: Exception) -> Response:
         if request.url.path.startswith("/api/"):
             return _api_error("no such thing here", 404)
@@ -634,10 +643,11 @@ class ArenaSite:
 
     def app(self) -> ASGIApp:
         handlers: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
-            404: self.not_found
+            404: self.not_found,
+            BodyTooLarge: self.too_large,
         }
         app = Starlette(routes=self.routes(), exception_handlers=handlers)  # type: ignore[arg-type]
-        return SecurityHeaders(BodyCap(app, self.cap_for))
+        return SecurityHeaders(BodyCap(app, self.cap_for), self.secure)
 
 
 # ------------------------------------------------------------------------ answers

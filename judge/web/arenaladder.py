@@ -36,6 +36,7 @@ from judge.arena import games as g
 from judge.arena.ladderconfig import LadderSettings, ladder_settings
 from judge.arena.ladderloop import Ladder, practice_maps
 from judge.arena.phases import MapList, choose_map, chosen_maps
+from judge.arena.uploads import BodyTooLarge
 from judge.web import arenapages
 from judge.web.ladderpages import game_page, games_page, h2h_page, ladder_page, team_ladder_page
 
@@ -201,7 +202,7 @@ class LadderSite:
 
     async def ladder_events(self, request: Request) -> Response:
         viewer = self._viewer(request)
-        return self.site._stream(lambda: self._ladder_state(viewer))
+        return self.site._stream(("ladder", viewer), lambda: self._ladder_state(viewer))
 
     async def games_page(self, request: Request) -> Response:
         team = request.query_params.get("team")
@@ -275,15 +276,27 @@ class LadderSite:
         if s is None or s.account.organiser:
             return RedirectResponse("/login", 303)
         state = await asyncio.to_thread(self._team_state, s.account.id)
-        notice = request.query_params.get("notice", "")[:MAX_FIELD]
-        return HTMLResponse(team_ladder_page(s.account.name, s.csrf, state, notice))
+        return HTMLResponse(
+            team_ladder_page(s.account.name, s.csrf, state, self._notice(request, state))
+        )
+
+    def _notice(self, request: Request, state: dict[str, Any]) -> str:
+        """What a form's redirect reports, in the page's own words: a link can name what
+        happened (a map of the list, a number of pairs), never put its own text there."""
+        asked = request.query_params
+        if asked.get("map") and asked.get("map") == state.get("map"):
+            return f"your map for the final: {state['map']}"
+        pairs = asked.get("challenged", "")
+        if pairs.isdigit() and len(pairs) < 4:
+            return f"{int(pairs)} challenge pair(s) queued"
+        return ""
 
     async def team_events(self, request: Request) -> Response:
         s = self.site._session(request)
         if s is None or s.account.organiser:
             return JSONResponse({"error": "not logged in as a team"}, 401)
         team_id = s.account.id
-        return self.site._stream(lambda: self._team_state(team_id))
+        return self.site._stream(("team-ladder", team_id), lambda: self._team_state(team_id))
 
     async def team_map(self, request: Request) -> Response:
         checked = await self.site._form_session(request)
@@ -301,9 +314,7 @@ class LadderSite:
         )
         if status != 200:
             return _message(said, status, "/team/ladder")
-        return RedirectResponse(
-            f"/team/ladder?notice={quote('your map for the final: ' + said)}", 303
-        )
+        return RedirectResponse(f"/team/ladder?map={quote(said)}", 303)
 
     async def team_challenge(self, request: Request) -> Response:
         checked = await self.site._form_session(request)
@@ -316,9 +327,7 @@ class LadderSite:
         status, said = await asyncio.to_thread(self._challenge, s.account.id, asked)
         if status != 202:
             return _message(str(said), status, "/team/ladder")
-        return RedirectResponse(
-            f"/team/ladder?notice={quote(f'{len(said)} challenge pair(s) queued')}", 303
-        )
+        return RedirectResponse(f"/team/ladder?challenged={len(said)}", 303)
 
     def routes(self) -> list[Route]:
         return [
@@ -351,6 +360,8 @@ async def _fields(request: Request) -> dict[str, str] | Response:
             return {str(k): str(v)[:MAX_FIELD] for k, v in data.items()}
         form = await request.form(max_files=0, max_fields=8)
         return {k: str(v)[:MAX_FIELD] for k, v in form.items()}
+    except BodyTooLarge:
+        raise  # cut at its cap: the app answers 413
     except Exception:  # noqa: BLE001 - a body that is no form: said, never a traceback
         return JSONResponse({"error": "give the fields as a form or a JSON object"}, 400)
 

@@ -78,33 +78,14 @@ def serve(
     """Serve until Ctrl-C; ``open_sandbox`` makes this machine's sandbox (the checks')."""
     import uvicorn
 
-    from judge.arena.accounts import Accounts
-    from judge.arena.folder import open_arena
-    from judge.arena.kinds import task_kinds
     from judge.arena.ladderloop import start_ladder
-    from judge.arena.service import Service
-    from judge.sandbox import Sandbox
-    from judge.web.arena import ArenaSite
 
     import_arena()
     if not 0 < port < 65536:
         raise UsageError(f"--port {port}: give a port from 1 to 65535")
     ssl = _tls(tls)
     with ExitStack() as stack:
-        arena = open_arena(folder)
-        stack.callback(arena.close)
-        sandbox = stack.enter_context(open_sandbox() if open_sandbox else Sandbox())
-        executor: Any = None
-        if cluster:
-            from judge.cluster.session import cluster_venue
-
-            executor = stack.enter_context(cluster_venue(cluster, None, require_full=True)).executor
-        service = Service(
-            arena.root, arena.store, arena.config, task_kinds(), slots, sandbox, executor
-        )
-        site = ArenaSite(
-            arena.root, arena.store, arena.config, Accounts(arena.store), service.wake, bool(ssl)
-        )
+        arena, service, site = _open(stack, folder, slots, cluster, bool(ssl), open_sandbox)
         config = uvicorn.Config(
             site.app(),
             host=host,
@@ -120,22 +101,7 @@ def serve(
         stack.callback(service.close)
         ladder = start_ladder(arena.root, arena.store, arena.config, service.wake)
         stack.callback(ladder.close)
-        scheme = "https" if ssl else "http"
-        print(
-            f"serving the arena {arena.root} on {scheme}://{host}:{port}/ ({slots} at once); Ctrl-C stops",
-            flush=True,
-        )
-        if not loopback(host):
-            print(
-                f"listening on {host}: anyone who can reach this machine can open the login page",
-                flush=True,
-            )
-            if not ssl:
-                print(
-                    "no --tls-cert/--tls-key: passwords and upload tokens travel in clear over "
-                    "the network; give a certificate to serve HTTPS",
-                    flush=True,
-                )
+        _say_where(arena.root, host, port, slots, bool(ssl))
         try:
             server.run()
         except KeyboardInterrupt:
@@ -145,3 +111,55 @@ def serve(
             raise UsageError(f"cannot listen on {host}:{port} (is the port in use?)")
     print("stopped", flush=True)
     return 0
+
+
+def _open(
+    stack: ExitStack,
+    folder: Path,
+    slots: int,
+    cluster: str | None,
+    secure: bool,
+    open_sandbox: Callable[[], Any] | None,
+) -> tuple[Any, Any, Any]:
+    """The arena folder opened (its lock held), its sandbox, cluster, task slots and site;
+    each closed by ``stack``."""
+    from judge.arena.accounts import Accounts
+    from judge.arena.folder import open_arena
+    from judge.arena.kinds import task_kinds
+    from judge.arena.service import Service
+    from judge.sandbox import Sandbox
+    from judge.web.arena import ArenaSite
+
+    arena = open_arena(folder)
+    stack.callback(arena.close)
+    sandbox = stack.enter_context(open_sandbox() if open_sandbox else Sandbox())
+    executor: Any = None
+    if cluster:
+        from judge.cluster.session import cluster_venue
+
+        executor = stack.enter_context(cluster_venue(cluster, None, require_full=True)).executor
+    service = Service(arena.root, arena.store, arena.config, task_kinds(), slots, sandbox, executor)
+    site = ArenaSite(
+        arena.root, arena.store, arena.config, Accounts(arena.store), service.wake, secure
+    )
+    return arena, service, site
+
+
+def _say_where(root: Path, host: str, port: int, slots: int, secure: bool) -> None:
+    scheme = "https" if secure else "http"
+    print(
+        f"serving the arena {root} on {scheme}://{host}:{port}/ ({slots} at once); Ctrl-C stops",
+        flush=True,
+    )
+    if loopback(host):
+        return
+    print(
+        f"listening on {host}: anyone who can reach this machine can open the login page",
+        flush=True,
+    )
+    if not secure:
+        print(
+            "no --tls-cert/--tls-key: passwords and upload tokens travel in clear over "
+            "the network; give a certificate to serve HTTPS",
+            flush=True,
+        )

@@ -59,6 +59,26 @@ class Source(Protocol):
         ...
 
 
+class Snapshot:
+    """A state that ``read()`` gives whole (JSON-ready): a message whenever it differs from
+    the last one sent.  For a state with no cheaper sign of change than reading it (the
+    arena's pages, read from its store)."""
+
+    snapshot = True
+
+    def __init__(self, read: Callable[[], Any]) -> None:
+        self._read = read
+        self._last: str | None = None
+
+    def poll(self) -> Poll:
+        now = self._read()
+        text = json.dumps(now, ensure_ascii=False, sort_keys=True)
+        if text == self._last:
+            return Poll()
+        self._last = text
+        return Poll([now])
+
+
 def event(data: Any) -> bytes:
     """One server-sent event holding ``data`` as JSON (Unicode as it is), encoded once."""
     return f"data: {json.dumps(data, ensure_ascii=False)}\n\n".encode()

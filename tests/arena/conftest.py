@@ -153,12 +153,15 @@ def bearer(token: str) -> dict[str, str]:
 
 
 # ------------------------------------------------------------------ bot files
-def zip_of(files: dict[str, bytes | str], modes: dict[str, int] | None = None) -> bytes:
+def zip_of(
+    files: dict[str, bytes | str], modes: dict[str, int] | None = None, stored: bool = False
+) -> bytes:
+    method = zipfile.ZIP_STORED if stored else zipfile.ZIP_DEFLATED
     out = io.BytesIO()
-    with zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as zf:
+    with zipfile.ZipFile(out, "w", method) as zf:
         for name, data in files.items():
             info = zipfile.ZipInfo(name)
-            info.compress_type = zipfile.ZIP_DEFLATED
+            info.compress_type = method
             info.external_attr = (modes or {}).get(name, 0o100644) << 16
             zf.writestr(info, data.encode() if isinstance(data, str) else data)
     return out.getvalue()

@@ -8,7 +8,9 @@ PE checks, the body cap, the store by content hash.
 from __future__ import annotations
 
 import datetime as dt
+import io
 import os
+import zipfile
 from pathlib import Path
 
 from judge.arena.store import Phase, Status
@@ -128,6 +130,16 @@ def test_a_zip_bomb_and_a_zip_slip_are_refused_and_write_nothing_outside(
         "link": (zip_of({**bot, "bot/link": "/etc/passwd"}, {"bot/link": 0o120777}), "is a link"),
         "device": (zip_of({**bot, "bot/dev": ""}, {"bot/dev": 0o020644}), "a device"),
         "twice": (zip_of({**bot, "bot/BOT.PY": "x"}), "twice"),
+        "file and folder": (
+            zip_of({**bot, "bot/lib": "x", "bot/lib/x.py": "y"}),
+            "'bot/lib' is a file, and a folder of other entries too",
+        ),
+        "deflate64": (_method(zip_of(bot, stored=True), 9), "cannot unpack (method 9)"),
+        "long name": (zip_of({**bot, "bot/" + "x" * 256: "x"}), "longer than a file system"),
+        "long path": (
+            zip_of({**bot, "bot/" + "/".join(["d" * 200] * 6): "x"}),
+            "longer than a file system",
+        ),
     }
     for name, (data, words) in hostile.items():
         r = _post(served, made.token(TEAM), {"bot": (f"{name}.zip", data)})
@@ -136,6 +148,17 @@ def test_a_zip_bomb_and_a_zip_slip_are_refused_and_write_nothing_outside(
     assert served.arena.store.versions() == []
     assert _everything_under(tmp_path) - before <= {"arena/arena.lock"}
     assert not list((made.root / "store").iterdir())
+
+
+def _method(data: bytes, method: int) -> bytes:
+    """A stored zip's entries marked as compressed with ``method`` (one zipfile cannot read)."""
+    out = bytearray(data)
+    for sig, at in ((b"PK\x03\x04", 8), (b"PK\x01\x02", 10)):
+        start = 0
+        while (i := out.find(sig, start)) >= 0:
+            out[i + at : i + at + 2] = method.to_bytes(2, "little")
+            start = i + 4
+    return bytes(out)
 
 
 def test_too_many_entries_are_refused(tmp_path: Path) -> None:
@@ -242,3 +265,41 @@ def test_uploads_close_at_the_deadline(tmp_path: Path) -> None:
         assert s.arena.store.versions() == []
     finally:
         s.close()
+
+
+def test_a_zip_whose_modes_name_no_file_type_is_taken(served: Served, made: Made) -> None:
+    # ZipFile.writestr records permissions without a file type (0o600): a plain file, as
+    # unpacking makes it; only a link, a device, a pipe or a socket is refused
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w") as zf:
+        zf.writestr("greedy/bot.yaml", "command: [python3, bot.py]\n")
+        zf.writestr("greedy/bot.py", "print(1)\n")
+    r = _post(served, made.token(TEAM), {"bot": ("writestr.zip", out.getvalue())})
+    assert r.status_code == 202, r.text
+    fifo = zip_of({"b/bot.yaml": "command: [x]\n", "b/f": ""}, {"b/f": 0o010644})
+    r = _post(served, made.token(OTHER), {"bot": ("fifo.zip", fifo)})
+    assert r.status_code == 400 and "a pipe" in r.json()["error"]
+
+
+def test_a_small_routes_body_without_a_length_is_cut_at_its_cap_with_413(
+    served: Served, made: Made
+) -> None:
+    def chunks(n: int = 20):  # chunked: no Content-Length to refuse it by
+        for _ in range(n):
+            yield b"a=" + b"x" * 8192 + b"&"
+
+    c = served.login(TEAM)
+    form = {"content-type": "application/x-www-form-urlencoded"}
+    for path, client, headers in (
+        ("/login", served.client(), form),
+        ("/team/token", c, form),
+        ("/api/map", served.client(), {**bearer(made.token(TEAM)), **form}),
+        (
+            "/api/map",
+            served.client(),
+            {**bearer(made.token(TEAM)), "content-type": "application/json"},
+        ),
+    ):
+        r = client.post(path, content=chunks(), headers=headers)
+        assert r.status_code == 413, (path, r.status_code, r.text[:200])
+        assert "too large" in r.text

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from judge.arena.config import load_config
+from judge.arena.ladderconfig import _LADDER_KEYS, LadderSettings, ladder_settings
 from judge.arena.store import Store
 from judge.cli import main
 from tests.arena.conftest import CHEAP
@@ -50,10 +51,17 @@ def test_an_arena_is_made_with_the_names_as_written(
     assert cfg.limits.time_s == 2.0 and cfg.limits.memory_mb == 512
     assert cfg.practice_maps[0] == "maps/m1.txt" and cfg.organiser_map == "maps/organiser/final.txt"
     assert (out / cfg.organiser_map).is_file()
+    assert os.stat(out / cfg.organiser_map).st_mode & 0o077 == 0  # the organiser's secret
+    assert os.stat((out / cfg.organiser_map).parent).st_mode & 0o077 == 0
     text = (out / "arena.yaml").read_text(encoding="utf-8")
     for section in ("limits:", "practice_maps:", "uploads:", "rate_limits:", "deadline:"):
         assert f"\n{section}" in text
     assert text.count("#") > 20  # every setting commented
+    # the ladder's settings too, as their defaults
+    for section in ("ladder:", "house_bots:", "scoreboard:"):
+        assert f"\n{section}" in text
+    assert ladder_settings(cfg.later) == LadderSettings()
+    assert set(cfg.later["ladder"]) == set(_LADDER_KEYS)
 
 
 @pytest.mark.parametrize(
@@ -125,5 +133,5 @@ def test_a_bad_arena_yaml_is_refused_naming_the_key(tmp_path: Path) -> None:
     assert (
         cfg.limits.time_s == 1.5
         and cfg.deadline is not None
-        and cfg.later == {"ladder": {"rounds": 3}}
+        and cfg.later["ladder"] == {"rounds": 3}
     )

@@ -37,10 +37,19 @@ def arena(tmp_path: Path) -> dict[str, Any]:
     lad.step()
     work(store, root, BOTS)
     tokens = {c.name: c.token for c in creds if c.role == "team"}
+    passwords = {c.name: c.password for c in creds}
     config = load_config(root)
     site = ArenaSite(root, store, config, Accounts(store))
     client = TestClient(site.app())
-    yield {"root": root, "store": store, "ids": ids, "tokens": tokens, "client": client}
+    yield {
+        "root": root,
+        "store": store,
+        "ids": ids,
+        "tokens": tokens,
+        "passwords": passwords,
+        "client": client,
+        "site": site,
+    }
     store.close()
 
 
@@ -105,6 +114,25 @@ def test_a_team_chooses_its_map_with_its_token_and_two_teams_never_share_a_sea(
     )
     mine = client.get("/api/map", headers=bearer(tokens["Beta"])).json()
     assert mine["map"] == "m1" and {"name": "m2", "taken": True} in mine["maps"]
+
+
+def test_a_team_page_says_only_what_the_arena_did_never_a_links_text(
+    arena: dict[str, Any],
+) -> None:
+    from tests.arena.conftest import csrf_of
+
+    c = TestClient(arena["site"].app(), follow_redirects=False)
+    csrf = csrf_of(c.get("/login").text)
+    c.post("/login", data={"team": "Alpha", "password": arena["passwords"]["Alpha"], "csrf": csrf})
+    spoof = "your account is locked: mail your password to the organiser"
+    for query in ({"notice": spoof}, {"map": spoof}, {"challenged": spoof}):
+        page = c.get("/team/ladder", params=query)
+        assert page.status_code == 200 and spoof not in page.text and 'id="notice"' not in page.text
+    csrf = csrf_of(c.get("/team/ladder").text)
+    chose = c.post("/team/map", data={"map": "m2", "csrf": csrf})
+    assert chose.status_code == 303
+    page = c.get(chose.headers["location"]).text
+    assert "your map for the final: m2" in page
 
 
 def test_a_challenge_is_seen_by_its_two_teams_only(arena: dict[str, Any]) -> None:

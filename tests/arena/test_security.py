@@ -220,6 +220,17 @@ def test_every_answer_carries_the_security_headers(served: Served, made: Made) -
         assert r.headers["cache-control"] == "no-store"
     cookie = answers[-1]
     assert cookie.status_code == 200
+    assert "strict-transport-security" not in cookie.headers  # plain HTTP: no HSTS
+
+
+def test_under_tls_answers_ask_for_https_only(served: Served) -> None:
+    from starlette.testclient import TestClient
+
+    served.site.secure = True
+    c = TestClient(served.site.app(), base_url="https://arena.test", follow_redirects=False)
+    for r in (c.get("/login"), c.get("/nowhere")):
+        assert r.headers["strict-transport-security"].startswith("max-age=")
+    assert "secure" in c.get("/login").headers["set-cookie"].lower()
 
 
 def test_the_session_cookie_is_httponly_and_samesite(served: Served, made: Made) -> None:
