@@ -221,8 +221,8 @@ def _final(args: argparse.Namespace) -> int:
     # judge tournament's own options, defaults included, so that the final is exactly it.
     parser = argparse.ArgumentParser(prog="judge tournament")
     tournament.add_arguments(parser)
-    final = parser.parse_args([str(plan.config)])
-    final.out, final.jobs, final.cluster = out, args.jobs, args.cluster
+    final = parser.parse_args([])
+    final.config, final.out, final.jobs, final.cluster = plan.config, out, args.jobs, args.cluster
     final.resume = (out / LEDGER_FILE).exists()
     final.unsandboxed, final.quiet, final.serve = args.unsandboxed, args.quiet, args.serve
     return tournament.run(final)
