@@ -19,14 +19,13 @@ from collections.abc import AsyncGenerator
 from pathlib import Path
 from typing import Any
 
+import httpx2 as httpx
 import pytest
-
-httpx = pytest.importorskip("httpx2")
-pytest.importorskip("starlette")
+import starlette  # noqa: F401  (the web extra: a broken install must fail)
 
 from judge.web import state  # noqa: E402
 from judge.web.app import Background  # noqa: E402
-from judge.web.feeds import Hub, Poll  # noqa: E402
+from judge.web.feeds import Hub, Poll, Snapshot  # noqa: E402
 from tests.tournament._helpers import make_config, run_fake  # noqa: E402
 from tests.views._replays import eventful_round  # noqa: E402
 
@@ -214,3 +213,39 @@ def test_the_watchers_benchmark_plays_a_valid_final(tmp_path: Path) -> None:
     cfg = load_config(bench.write_final(tmp_path, 3, 20))
     assert len(cfg.teams) == 3 and cfg.turns == 20 and cfg.title == "watchers benchmark"
     assert bench.PLAYED.search("9 round(s) played in 6.9 s; written to out/").group(2) == "6.9"
+
+
+def test_a_snapshot_of_a_read_state_is_sent_when_it_changes_and_read_once_for_all() -> None:
+    """The arena's pages: a state read whole (from its store), shared by every viewer of one
+    key; a read that gives the same state again sends nothing."""
+    reads: list[int] = []
+    state = {"status": "queued"}
+
+    def read() -> dict[str, str]:
+        reads.append(1)
+        return dict(state)
+
+    async def main() -> tuple[list[list[Any]], int]:
+        hub = Hub(threading.Event(), interval=0.01)
+
+        async def first(n: int) -> list[Any]:
+            out: list[Any] = []
+            stream = hub.follow(("team", 7), lambda: Snapshot(read))
+            async with contextlib.aclosing(stream):
+                async for message in stream:
+                    if message.startswith(b"data: "):
+                        out.append(json.loads(message[6:]))
+                        if len(out) == n:
+                            break
+            return out
+
+        viewers = [asyncio.create_task(first(2)) for _ in range(20)]
+        await asyncio.sleep(0.1)  # ten polls of an unchanged state
+        before = len(reads)
+        state["status"] = "accepted"
+        got = await asyncio.wait_for(asyncio.gather(*viewers), 5)
+        return list(got), before
+
+    got, before = asyncio.run(main())
+    assert all(g == [{"status": "queued"}, {"status": "accepted"}] for g in got)
+    assert before <= 15  # one reader for twenty viewers, about ten polls in 0.1 s

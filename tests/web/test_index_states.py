@@ -13,17 +13,14 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-from judge import atomic
-from tests.tournament._helpers import fake_bots, make_config, run_fake
-from tests.views._replays import eventful_round, write_replay
-
-pytest.importorskip("starlette")
-pytest.importorskip("httpx2")
+import httpx2  # noqa: F401
+import starlette  # noqa: F401  (the web extra: a broken install must fail)
 from starlette.testclient import TestClient  # noqa: E402
 
+from judge import atomic
 from judge.web.app import Site  # noqa: E402
+from tests.tournament._helpers import fake_bots, make_config, run_fake
+from tests.views._replays import eventful_round, write_replay
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "v0.1.0"
 SPRT = {

@@ -18,12 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import starlette  # noqa: F401  (the web extra: a broken install must fail)
 
 from judge.tournament.ledger import LEDGER_FILE, Ledger
-from tests.tournament._helpers import fake_bots, make_config, run_fake
-
-pytest.importorskip("starlette")
 from judge.web.app import Background  # noqa: E402
+from tests.tournament._helpers import fake_bots, make_config, run_fake
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 

@@ -16,15 +16,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+import httpx2  # noqa: F401
 import pytest
-
-from tests.tournament._helpers import fake_bots, make_config, run_fake
-
-pytest.importorskip("starlette")
-pytest.importorskip("httpx2")
+import starlette  # noqa: F401  (the web extra: a broken install must fail)
 from starlette.testclient import TestClient  # noqa: E402
 
 from judge.web.app import Site  # noqa: E402
+from tests.tournament._helpers import fake_bots, make_config, run_fake
 
 TEAMS = ["Đội Rồng Biển", "Cá Mập", "Alpha"]
 
