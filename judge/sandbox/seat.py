@@ -406,6 +406,8 @@ class Seat:
             core = self._cores.acquire(self.name) if self._cores is not None else None
         self.folder.emptied = False  # the program writes in its folders from here on
         try:
+            with ctx.timed("core"):
+                self.companion.pin(command, core)
             raw, cg = self._execute(command, limits, core, ctx)
             self.companion.after_run(command, core, ctx)
         finally:
@@ -423,8 +425,6 @@ class Seat:
         self, command: Command, limits: Limits, core: int | None, ctx: RunContext
     ) -> tuple[RawRun, RunCgroup | None]:
         """Steps "cgroup" to "release": the run itself, in the seat's groups, on ``core``."""
-        with ctx.timed("core"):
-            self.companion.pin(command, core)
         wrapped = bool(self.wrapper)
         spawn = self._spawn(command.argv, limits, cpu=core)
         armed = self.launcher.armed_for(spawn, self.groups.kept, wrapped)
