@@ -45,8 +45,8 @@ from judge.sandbox.types import (
 )
 from judge.sandbox.uids import UidLease
 from judge.sandbox.verdicts import decide
-from judge.sandbox.wine import WineSupport, refusal, windows_target
-from judge.sandbox.wine.companion import Host, WineCompanion
+from judge.sandbox.wine import WineSupport
+from judge.sandbox.wine.companion import Host, WineCompanion, wine_needed
 from judge.sandbox.zygote import Armed
 
 if TYPE_CHECKING:
@@ -284,16 +284,10 @@ class Seat:
         self._checked.add(tuple(given))
 
     def _command(self, argv: list[str]) -> list[str]:
-        """The command that really runs: a Windows program goes through wine (the seat's
-        wine made ready first; refused with the reason if it cannot run here)."""
-        idx = windows_target(argv)
-        if idx is None:
-            return argv
-        support = self._wine_support
-        why = refusal(argv[idx], support.install if support is not None else None)
-        if why is not None:
-            raise ProgramUnreachable(argv[idx], why)
-        if self.companion.wine is None:
+        """The command that really runs, as the seat's companion says: a Windows program
+        goes through wine, the seat's wine started before its first one (refused with the
+        reason if wine cannot run it here: :func:`~.wine.companion.wine_needed`)."""
+        if wine_needed(argv, self.companion, self._wine_support):
             self._start_wine()
         return self.companion.command(argv).argv
 
