@@ -53,10 +53,10 @@ Decisions:
 * The fork-storm verdict is whatever the run earns (usually TLE); the message
   says when the process cap was reached.
 * Time is fair (the limit is wall-clock time): every run holds one core of the
-  sandbox's budget
-  (:mod:`.cores`) and is pinned to it, so no more programs run at once than
-  there are cores; as root the program runs at nice -10, ahead of ordinary
-  work; its clock starts when the helper forks it, not when the judge asks;
+  sandbox's budget (:mod:`.cores`) and is pinned to it, so no more programs run
+  at once than there are cores; as root the program runs at nice -10, ahead of
+  ordinary work; its clock starts when the helper's child has set it up, just
+  before its exec, not when the judge asks;
   time it is kept waiting for its core anyway (another program, the judge) is
   measured (:mod:`.cpuwait`) and given back, and a run that finished only
   thanks to it is IE (``kept_waiting``: run it again), never TLE.

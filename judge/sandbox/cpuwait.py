@@ -33,7 +33,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from judge.sandbox.procfs import children as children  # the wait meters' callers walk trees too
-from judge.sandbox.procfs import descendants, per_task, proc_stat, read_text
+from judge.sandbox.procfs import descendants, per_task, proc_stat, read_text, schedstat_fields
 
 #: How a counter file is read: its path -> its text (OSError: unreadable).  A seat's
 #: reused groups read theirs through :class:`~judge.sandbox.cgroups.CounterFiles`.
@@ -158,9 +158,9 @@ def task_times(pid: int) -> dict[int, tuple[int, int]]:
     """{tid: (ns on a CPU, ns runnable but waiting)} of every thread of ``pid``."""
     out: dict[int, tuple[int, int]] = {}
     for tid, text in per_task(pid, "schedstat").items():
-        words = text.split()
         try:
-            out[tid] = (int(words[0]), int(words[1]))
+            fields = schedstat_fields(text)
+            out[tid] = (fields[0], fields[1])
         except (ValueError, IndexError):
             pass
     return out

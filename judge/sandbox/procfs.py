@@ -1,21 +1,27 @@
-"""The sandbox's one reader of ``/proc``: mounts, cgroup membership, processes and threads.
+"""The sandbox's one reader of ``/proc``: mounts, cgroup membership, processes, threads, locks.
 
 Why one: the kernel writes these files with rules of its own (mountinfo escapes a
 space, tab, newline or backslash in a path as ``\\ooo``; a stat file's command name,
 in parentheses, may hold spaces and parentheses), and each copy of a parser drifts
 from them in its own way.  Every module of the sandbox that looks at mounts, at its
-own cgroups or at a process (cores, cgroups, memfs, wine, starvation, the wait
-meters) reads them here.
+own cgroups, at a process or at the file locks (cores, cgroups, memfs, wine,
+starvation, the wait meters, the watch's memory poll, the zygotes' CPU, the core
+leases) reads them here.  The exec helper's Python fallback (``pyhelper.py``) reads
+/proc itself: it runs as a program of its own, without the judge's modules.
 
 Everything is read afresh at each call, nothing is cached: a process or a mount
-may come and go between two calls.
+may come and go between two calls (a starvation canary keeps its own schedstat
+open, and reads it again with ``pread``: :func:`task_schedstat_fd`).
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import threading
 from dataclasses import dataclass
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
 
 
 def read_text(path: str) -> str:
@@ -218,4 +224,85 @@ def descendants(roots: tuple[int, ...], itself: bool = True) -> list[int]:
         pid = stack.pop()
         out.append(pid)
         stack.extend(children(pid))
+    return out
+
+
+def rss_bytes(pid: int) -> int | None:
+    """The resident memory of process ``pid`` (``/proc/PID/statm``; None: it is gone)."""
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as f:
+            return int(f.read().split()[1]) * PAGE
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def has_children_files(pid: int) -> bool:
+    """Whether this kernel lists a thread's children (``/proc/PID/task/TID/children``)."""
+    return os.path.exists(f"/proc/{pid}/task/{pid}/children")
+
+
+def cmdline(pid: int, limit: int = 400) -> list[bytes] | None:
+    """The first ``limit`` bytes of a process's command line, as its words (None: gone)."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read(limit).split(b"\0")
+    except OSError:
+        return None
+
+
+# ------------------------------------------------------------------ scheduler counters
+
+
+def schedstat_fields(text: bytes) -> tuple[int, ...]:
+    """A schedstat file's counters: ns on a CPU, ns runnable but kept off one, times on a
+    CPU (ValueError: not a schedstat file)."""
+    return tuple(int(w) for w in text.split())
+
+
+def schedstat(pid: int) -> tuple[int, ...] | None:
+    """Process ``pid``'s schedstat counters, its threads' together (None: unreadable)."""
+    try:
+        with open(f"/proc/{pid}/schedstat", "rb") as f:
+            return schedstat_fields(f.read())
+    except (OSError, ValueError):
+        return None
+
+
+def has_schedstat() -> bool:
+    """Whether this kernel keeps schedstat counters per thread."""
+    return os.path.exists(f"/proc/self/task/{threading.get_native_id()}/schedstat")
+
+
+def task_schedstat_fd(tid: int) -> int:
+    """An fd on the schedstat file of this process's thread ``tid``, to read with
+    :func:`pread_schedstat` as often as needed (OSError: no such thread)."""
+    return os.open(f"/proc/self/task/{tid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+
+
+def pread_schedstat(fd: int) -> tuple[int, ...]:
+    """The counters of the schedstat file open on ``fd`` now (OSError, ValueError)."""
+    return schedstat_fields(os.pread(fd, 128, 0))
+
+
+# ------------------------------------------------------------------ file locks
+
+
+def flock_holders() -> dict[tuple[int, int, int], int]:
+    """(major, minor, inode) -> pid of each FLOCK in /proc/locks (none: unreadable)."""
+    out: dict[tuple[int, int, int], int] = {}
+    try:
+        with open("/proc/locks", encoding="ascii", errors="replace") as f:
+            lines = f.readlines()
+    except OSError:
+        return out
+    for line in lines:
+        words = line.split()
+        # "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF" ("->" marks a waiter)
+        if len(words) < 6 or words[1] != "FLOCK" or words[2] == "->":
+            continue
+        try:
+            major, minor, ino = words[5].split(":")
+            out[(int(major, 16), int(minor, 16), int(ino))] = int(words[4])
+        except ValueError:
+            continue
     return out

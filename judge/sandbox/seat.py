@@ -45,8 +45,8 @@ from judge.sandbox.types import (
 )
 from judge.sandbox.uids import UidLease
 from judge.sandbox.verdicts import decide
-from judge.sandbox.wine import WineSupport, refusal, windows_target
-from judge.sandbox.wine.companion import Host, WineCompanion
+from judge.sandbox.wine import WineSupport
+from judge.sandbox.wine.companion import Host, WineCompanion, wine_needed
 from judge.sandbox.zygote import Armed
 
 if TYPE_CHECKING:
@@ -284,16 +284,10 @@ class Seat:
         self._checked.add(tuple(given))
 
     def _command(self, argv: list[str]) -> list[str]:
-        """The command that really runs: a Windows program goes through wine (the seat's
-        wine made ready first; refused with the reason if it cannot run here)."""
-        idx = windows_target(argv)
-        if idx is None:
-            return argv
-        support = self._wine_support
-        why = refusal(argv[idx], support.install if support is not None else None)
-        if why is not None:
-            raise ProgramUnreachable(argv[idx], why)
-        if self.companion.wine is None:
+        """The command that really runs, as the seat's companion says: a Windows program
+        goes through wine, the seat's wine started before its first one (refused with the
+        reason if wine cannot run it here: :func:`~.wine.companion.wine_needed`)."""
+        if wine_needed(argv, self.companion, self._wine_support):
             self._start_wine()
         return self.companion.command(argv).argv
 
@@ -406,6 +400,8 @@ class Seat:
             core = self._cores.acquire(self.name) if self._cores is not None else None
         self.folder.emptied = False  # the program writes in its folders from here on
         try:
+            with ctx.timed("core"):
+                self.companion.pin(command, core)
             raw, cg = self._execute(command, limits, core, ctx)
             self.companion.after_run(command, core, ctx)
         finally:
@@ -423,8 +419,6 @@ class Seat:
         self, command: Command, limits: Limits, core: int | None, ctx: RunContext
     ) -> tuple[RawRun, RunCgroup | None]:
         """Steps "cgroup" to "release": the run itself, in the seat's groups, on ``core``."""
-        with ctx.timed("core"):
-            self.companion.pin(command, core)
         wrapped = bool(self.wrapper)
         spawn = self._spawn(command.argv, limits, cpu=core)
         armed = self.launcher.armed_for(spawn, self.groups.kept, wrapped)

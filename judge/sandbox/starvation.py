@@ -39,7 +39,7 @@ import time
 
 from judge.sandbox.cores import JudgePin
 from judge.sandbox.cpuwait import NS, WaitMeter
-from judge.sandbox.procfs import thread_state
+from judge.sandbox.procfs import has_schedstat, pread_schedstat, task_schedstat_fd, thread_state
 
 #: The canary's period: how late a starvation may be seen (a wake-up of a Python
 #: thread costs some 20 µs and a hand-over of the interpreter lock).
@@ -83,7 +83,7 @@ class Canary:
                 return False
             if self._threads or self._broken:
                 return not self._broken
-            if not os.path.exists(f"/proc/self/task/{threading.get_native_id()}/schedstat"):
+            if not has_schedstat():
                 self._broken = True
                 return False
             # Every core the judge may use, not only the judge's own (the judge pins its
@@ -124,7 +124,7 @@ class Canary:
             pass
         with self._lock:
             self._tids[core] = tid
-        fd = os.open(f"/proc/self/task/{tid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+        fd = task_schedstat_fd(tid)
         try:
             last, _ = _schedstat(fd)
             while not self._stop.wait(self.period_s):
@@ -230,14 +230,14 @@ class Canary:
 def _schedstat(fd: int) -> tuple[int, int]:
     """The canary's own time runnable but off a CPU so far (ns), and how many times it
     has been on a CPU (schedstat's second and third fields)."""
-    fields = os.pread(fd, 128, 0).split()
-    return int(fields[1]), int(fields[2])
+    fields = pread_schedstat(fd)
+    return fields[1], fields[2]
 
 
 def _task_runs(tid: int) -> int | None:
     """How many times a thread of this process has been on a CPU (None: unknown)."""
     try:
-        fd = os.open(f"/proc/self/task/{tid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+        fd = task_schedstat_fd(tid)
     except OSError:
         return None
     try:

@@ -39,14 +39,13 @@ from judge.sandbox.cpuwait import (
 )
 from judge.sandbox.helper import Helper
 from judge.sandbox.launcher import OneShotProcess, Spawn, Started, start_one_shot
-from judge.sandbox.procfs import children
+from judge.sandbox.procfs import children, has_children_files, rss_bytes
 from judge.sandbox.record import HelperRecord, RawRun, Tail
 from judge.sandbox.starvation import Canary, StarvationMeter
 from judge.sandbox.zygote import ZygoteRun
 
 __all__ = ["KILL_GRACE_S", "Meters", "Services", "Spawn", "run", "sweep_uid", "watch"]
 
-PAGE = os.sysconf("SC_PAGE_SIZE")
 READ_CHUNK = 1 << 20
 #: How long the helper may take to kill and reap everything after being told to.
 KILL_GRACE_S = 2.0
@@ -79,7 +78,7 @@ class TreeWatcher:
         self.peak = 0
         self.seen: set[int] = set()
         # Kernels without CONFIG_PROC_CHILDREN: let psutil find the tree (slower).
-        self._use_psutil = not os.path.exists(f"/proc/{root_pid}/task/{root_pid}/children")
+        self._use_psutil = not has_children_files(root_pid)
 
     def _sample_psutil(self) -> int:
         import psutil
@@ -108,11 +107,10 @@ class TreeWatcher:
         while stack:
             pid = stack.pop()
             self.seen.add(pid)
-            try:
-                with open(f"/proc/{pid}/statm", "rb") as f:
-                    total += int(f.read().split()[1]) * PAGE
-            except (OSError, ValueError, IndexError):
+            rss = rss_bytes(pid)
+            if rss is None:
                 continue
+            total += rss
             stack.extend(children(pid))
         self.peak = max(self.peak, total)
         return total

@@ -48,6 +48,7 @@ from collections.abc import Callable
 from typing import Any
 
 from judge.sandbox.helper import Helper, HelperKind, HelperProcess
+from judge.sandbox.procfs import schedstat
 
 #: what os.fsencode encodes with (the same bytes, chosen once)
 _FS_ENCODING = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
@@ -74,11 +75,9 @@ def cpu_seconds() -> float:
         pid = z.pid
         if pid is None:
             continue
-        try:
-            with open(f"/proc/{pid}/schedstat", "rb") as f:
-                total += int(f.read().split()[0]) / 1e9
-        except (OSError, ValueError, IndexError):
-            pass
+        counters = schedstat(pid)
+        if counters:
+            total += counters[0] / 1e9
     return total
 
 

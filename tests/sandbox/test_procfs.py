@@ -56,3 +56,26 @@ def test_this_process_is_seen_alive_and_its_threads_listed() -> None:
     assert os.getpid() in procfs.threads()
     assert procfs.start_time(os.getpid()) is not None
     assert procfs.thread_state(os.getpid()) == "R"  # reading its own stat: on a CPU
+
+
+def test_a_process_memory_counters_and_command_line_are_read_here(tmp_path: Path) -> None:
+    me = os.getpid()
+    rss = procfs.rss_bytes(me)
+    assert rss is not None and rss > 1 << 20
+    counters = procfs.schedstat(me)
+    assert counters is not None and counters[0] > 0 and len(counters) == 3
+    words = procfs.cmdline(me)
+    assert words is not None and os.path.basename(words[0].decode()).startswith("python")
+    assert procfs.rss_bytes(2**22 + 7) is None and procfs.cmdline(2**22 + 7) is None
+
+
+def test_a_lock_held_here_is_found_with_its_holder(tmp_path: Path) -> None:
+    import fcntl
+
+    path = tmp_path / "lease"
+    with open(path, "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        st = os.fstat(f.fileno())
+        key = (os.major(st.st_dev), os.minor(st.st_dev), st.st_ino)
+        assert procfs.flock_holders().get(key) == os.getpid()
+    assert key not in procfs.flock_holders()

@@ -32,8 +32,8 @@ from judge.sandbox.companion import Companion
 from judge.sandbox.folders import remove_tree
 from judge.sandbox.request import Command, RunContext, TurnFailed
 from judge.sandbox.supervise import Services
-from judge.sandbox.types import Limits, RunResult, SandboxError, Verdict
-from judge.sandbox.wine.install import windows_target
+from judge.sandbox.types import Limits, ProgramUnreachable, RunResult, SandboxError, Verdict
+from judge.sandbox.wine.install import refusal, windows_target
 from judge.sandbox.wine.seat import NPROC_SLACK, WineSeat
 from judge.sandbox.wine.server import SERVER_MEMORY, SERVER_PROCS
 from judge.sandbox.wine.support import WineSupport
@@ -290,6 +290,20 @@ class WineCompanion(Companion):
 
     def close(self) -> None:
         self.wine.close()
+
+
+def wine_needed(argv: list[str], current: Companion, support: WineSupport | None) -> bool:
+    """Whether a seat whose companion is ``current`` must start its wine before it runs
+    ``argv``: its first Windows program.  ProgramUnreachable: ``argv`` is a Windows program
+    wine cannot run here (no wine, a 32-bit program without wine32, a DLL...), the
+    reason said, whether or not the seat's wine runs already."""
+    idx = windows_target(argv)
+    if idx is None:
+        return False
+    why = refusal(argv[idx], support.install if support is not None else None)
+    if why is not None:
+        raise ProgramUnreachable(argv[idx], why)
+    return current.wine is None
 
 
 def _judged(result: RunResult, verdict: Verdict, message: str) -> RunResult:

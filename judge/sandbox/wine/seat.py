@@ -24,7 +24,7 @@ from judge.sandbox.folders import remove_tree
 from judge.sandbox.helper import HelperKind
 from judge.sandbox.launcher import Spawn
 from judge.sandbox.procfs import children, running
-from judge.sandbox.types import RunResult, SandboxError
+from judge.sandbox.types import SandboxError
 from judge.sandbox.wine.hygiene import Snapshot, sweep
 from judge.sandbox.wine.install import windows_target
 from judge.sandbox.wine.linktree import link_or_copy, link_tree
@@ -37,7 +37,7 @@ from judge.sandbox.wine.server import (
 )
 from judge.sandbox.wine.support import WineSupport
 from judge.sandbox.wine.template import REGISTRY_FILES, USER_NAME, mark_used
-from judge.sandbox.wine.words import explain, failure
+from judge.sandbox.wine.words import failure
 from judge.sandbox.winexe import ExeKind, inspect_exe
 
 if TYPE_CHECKING:
@@ -98,8 +98,7 @@ class WineSeat:
 
     def pin_server(self, core: int) -> None:
         """Keep the seat's wineserver on the core of the run it serves (a run's time is
-        its core's): on
-        any other core it would take time from another seat's program."""
+        its core's): on any other core it would take time from another seat's program."""
         if self._server is not None and self._server.proc is not None:
             pin_tree(self._server.proc.pid, {core}, BOT_NICE)
 
@@ -419,10 +418,6 @@ class WineSeat:
         """Why the last run is wine's failure rather than the program's, in wine's own
         words; None when the program's run stands (:func:`~.words.failure`)."""
         return failure(stderr_head, stderr_tail, self.died_in_run)
-
-    def explain(self, result: RunResult) -> RunResult:
-        """Wine's own stderr lines out of the program's, and a crash told in Windows words."""
-        return explain(result)
 
     def stop(self) -> None:
         """Stop the server, and discard the armed one (a restart makes both afresh)."""
