@@ -256,3 +256,45 @@ def test_the_projector_trails_the_play_and_tells_only_what_it_showed(
     finally:
         web.stop()
         player.join(30)
+
+
+#: Every caption line, and the "next:" line, as the room can read them: what lies outside
+#: its box (clipped by it) or is cut short with an ellipsis.
+UNREAD = """() => {
+  const ul = document.getElementById('captions'), box = ul.getBoundingClientRect(), out = [];
+  const cut = function(e){ return e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1; };
+  ul.querySelectorAll('li').forEach(function(li){ const r = li.getBoundingClientRect();
+    if(r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5){ out.push('clipped: ' + li.textContent); }
+    li.querySelectorAll('.what').forEach(function(w){ if(cut(w)){ out.push('cut: ' + li.textContent); } });
+  });
+  const nx = document.getElementById('next');
+  if(cut(nx)){ out.push('cut: ' + nx.textContent); }
+  return {unread: out, captions: Array.from(ul.querySelectorAll('li')).map(function(l){ return l.textContent; }),
+          next: nx.textContent};
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_every_caption_and_the_next_round_are_read_whole(
+    browser: Any, played: tuple[Path, str], size: Any
+) -> None:
+    """The end of a round where both boats stood still: its result and why each boat stood
+    still, all on the screen; the next round's two teams named in full."""
+    out, base = played
+    order = json.loads((out / "schedule.json").read_text(encoding="utf-8"))["play_order"]
+    k = next(
+        i
+        for i, (m, _r) in enumerate(order[:-1], start=1)
+        if "Ca_Map" in m and "Hai_Au" in m and "Doi_Rong" in order[i][0]
+    )
+    page = _open(browser, f"{base}/live?from={k}&pace=60&hold=60", size)
+    page.wait_for_selector("#captions li.result")
+    got = page.evaluate(UNREAD)
+    assert got["unread"] == [], got
+    captions = got["captions"]
+    assert captions[0].startswith("a draw") and len(captions) == 3, captions
+    assert f"{LATE}: time-out" in captions
+    assert any(c.startswith(f"{VOID}: void: MOVE.OUT") for c in captions), captions
+    assert LONG in got["next"] and got["next"].startswith("next: ")
+    assert page.errors == []
+    page.close()
