@@ -83,15 +83,17 @@ body[data-page=projector] #standings td.team{white-space:normal;width:100%}
 
 JS = r"""
 const PACE = DATA.pace, HOLD_MS = DATA.hold_ms, COLS = DATA.colours;
-const KEY = 'ocean-live:' + DATA.rel + ':' + DATA.state.name + ':' + DATA.state.total;
 const stage = document.getElementById('stage'), boardBox = document.getElementById('board-box');
 let st = DATA.state, cur = -1, counted = 0, head = null, frames = [], finished = false;
 let shown = -1, es = null, holdUntil = 0, standingsFor = -1, problem = '';
+// Where this screen is, kept by the browser for a reload: per tournament, a rehearsal's
+// place never taken for the final's (same folder, a ledger made later).
+function placeKey(){ return 'ocean-live:' + DATA.rel + ':' + st.name + ':' + st.total + ':' + (st.started || ''); }
 function roundPath(r){ return (DATA.rel ? DATA.rel + '/' : '') + r.path; }
 function startAt(){
   const q = new URLSearchParams(location.search), from = parseInt(q.get('from'), 10);
   if(from >= 1){ return Math.min(from - 1, st.rounds.length - 1); }
-  try { const saved = JSON.parse(localStorage.getItem(KEY) || 'null');
+  try { const saved = JSON.parse(localStorage.getItem(placeKey()) || 'null');
     if(saved && saved.cur >= 0 && saved.cur < st.rounds.length){ return saved.cur; } } catch(e) {}
   const i = st.rounds.findIndex(function(r){ return r.status !== 'done'; });
   return i < 0 ? -1 : i;
@@ -100,7 +102,7 @@ function frame(){ return shown >= 0 ? frames[shown] : (head ? head.initial : nul
 function goRound(i, toEnd){
   cur = i; counted = toEnd ? i + 1 : i; head = null; frames = []; finished = false; shown = -1; problem = '';
   if(es){ es.close(); es = null; }
-  try { localStorage.setItem(KEY, JSON.stringify({cur: i})); } catch(e) {}
+  try { localStorage.setItem(placeKey(), JSON.stringify({cur: i})); } catch(e) {}
   stage.dataset.round = st.rounds[i].path; stage.dataset.index = i + 1;
   if(toEnd){ shown = Infinity; }
   subscribe(); loadStandings(); draw();

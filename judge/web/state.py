@@ -63,15 +63,16 @@ def round_file(folder: Path) -> tuple[Path | None, bool]:
     return None, False
 
 
-def _recorded(folder: Path) -> tuple[list[LedgerRound], str]:
+def _recorded(folder: Path) -> tuple[list[LedgerRound], str, str]:
+    """The ledger's rounds, what is wrong with it ("" = nothing), and when it was made."""
     ledger_path = folder / LEDGER_FILE
     if not ledger_path.is_file():
-        return [], ""
+        return [], "", ""
     try:
         with Ledger.open(ledger_path, read_only=True) as ledger:
-            return ledger.rounds(), ""
+            return ledger.rounds(), "", ledger.created_at
     except JudgeError as exc:
-        return [], str(exc)
+        return [], str(exc), ""
 
 
 def tournament(folder: Path) -> Json:
@@ -85,7 +86,7 @@ def tournament(folder: Path) -> Json:
     sat where, and ``gold``/``points`` are in seat order.
     """
     schedule = _schedule(folder)
-    results, problem = _recorded(folder)
+    results, problem, started = _recorded(folder)
     recorded = {(lr.match, lr.round): lr.result for lr in results}
     teams: list[str] = list(schedule["teams"]) if schedule else []
     for done in recorded.values():
@@ -110,6 +111,9 @@ def tournament(folder: Path) -> Json:
     return {
         "name": folder.name,
         "title": title if isinstance(title, str) and title else folder.name,
+        # when its ledger was made: tells this tournament from an earlier one in a folder
+        # of the same name (a rehearsal), which a projector must not go on from
+        "started": started,
         "teams": teams,
         "standings": [r.to_json() for r in rows],
         "crosstable": cross,
@@ -193,7 +197,7 @@ def standings_after(folder: Path, shown: int) -> Json:
     """The standings of the first ``shown`` rounds in play order that are recorded (what a
     projector that has shown those rounds may tell the room)."""
     schedule = _schedule(folder)
-    results, _ = _recorded(folder)
+    results, _, _ = _recorded(folder)
     recorded = {(lr.match, lr.round): lr.result for lr in results}
     order = [tuple(x) for x in schedule.get("play_order", [])] if schedule else sorted(recorded)
     teams: list[str] = list(schedule["teams"]) if schedule else []

@@ -298,3 +298,50 @@ def test_every_caption_and_the_next_round_are_read_whole(
     assert LONG in got["next"] and got["next"].startswith("next: ")
     assert page.errors == []
     page.close()
+
+
+def test_a_new_final_in_a_folder_of_the_same_name_starts_at_its_beginning(
+    browser: Any, played: tuple[Path, str], tmp_path: Path
+) -> None:
+    """The rehearsal yesterday, the final today, on the same laptop and port, into a fresh
+    folder of the same name: the projector does not go on from where the rehearsal ended
+    (it would wait at the last round and show none of the others)."""
+    from tests.tournament._helpers import StopAfter
+
+    rehearsal, _ = played
+    port = _free_port()
+    context = browser.new_context(viewport={"width": SIZES[0][0], "height": SIZES[0][1]})
+    web = Background(rehearsal, "127.0.0.1", port)
+    web.start()
+    try:
+        page = context.new_page()
+        page.goto(f"http://127.0.0.1:{port}/live")  # the rehearsal, over: its last round
+        page.wait_for_function("() => document.getElementById('stage').dataset.index === '9'")
+        page.close()
+    finally:
+        web.stop()
+    with Ledger.open(rehearsal / LEDGER_FILE, read_only=True) as ledger:
+        then = ledger.created_at
+    while time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) <= then[:19]:
+        time.sleep(0.05)  # a ledger made in another second than the rehearsal's
+    final = tmp_path / rehearsal.name
+    cfg = _config(tmp_path / "cfg")
+    stopper = StopAfter(fake_bots(TEAMS), calls=12)
+    report = run_fake(
+        cfg, final, jobs=1, bots=stopper.bots, hook=lambda r: setattr(stopper, "runner", r)
+    )
+    assert not report.complete
+    web = Background(final, "127.0.0.1", port)
+    web.start()
+    try:
+        page = context.new_page()
+        page.goto(f"http://127.0.0.1:{port}/live")
+        page.wait_for_selector('body[data-ready="true"]')
+        st = json.loads(page.text_content("#page-data") or "{}")["state"]
+        first = 1 + next(i for i, r in enumerate(st["rounds"]) if r["status"] != "done")
+        page.wait_for_function("() => document.getElementById('stage').dataset.index !== undefined")
+        assert page.get_attribute("#stage", "data-index") == str(first)
+        assert first < 9
+    finally:
+        web.stop()
+        context.close()
