@@ -140,7 +140,7 @@ def _eval(folder: Path, entry: Entry) -> Summary:
     text = f"{FINISHED}: {s.rounds_played} of {s.rounds_planned} rounds"
     if s.sprt is not None and s.sprt.verdict.value != "continue":
         text = f"{FINISHED}: its SPRT decided ({s.sprt.verdict.value}) after {s.sprt.pairs} pairs"
-    return Summary(f"eval: {a} vs {b}", state, text, lines)
+    return Summary(f"{a} vs {b}", state, text, lines)
 
 
 def _league(folder: Path, entry: Entry) -> Summary:
@@ -152,7 +152,7 @@ def _league(folder: Path, entry: Entry) -> Summary:
             top = board.rows[0]
             lines.append(f"{len(board.rows)} bots; first: {top.bot} ({top.rounds} rounds)")
     state = PLAYING if playing(folder) else FINISHED
-    return Summary(f"league: {entry.name}", state, state, lines)
+    return Summary(entry.name, state, state, lines)
 
 
 _BY_KIND = {
