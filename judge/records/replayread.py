@@ -137,6 +137,20 @@ def read_replay(path: Path | str) -> ReplayRead:
     return ReplayRead(p, lines.header, records, partial=partial, notes=notes)
 
 
+def read_header(path: Path | str) -> ReplayHeader:
+    """A replay's header alone (who plays, on which map), checked as :func:`read_replay`
+    checks it, whatever the turns after it hold."""
+    p = Path(path)
+    numbered = enumerate(read_text(p).split("\n"), start=1)
+    n, first = next(((n, ln) for n, ln in numbered if ln.strip()), (0, ""))
+    if not n:
+        raise ReplayError(f"{p}: empty file, not a replay")
+    lines = _Lines(p)
+    lines.take(n, lines.json(n, first))
+    assert lines.header is not None  # the first line is taken as the header
+    return lines.header
+
+
 def replay_in(folder: Path) -> Path | None:
     """``replay.jsonl`` in a round folder, else its unfinished ``.part``."""
     for name in (REPLAY_NAME, PART_NAME):

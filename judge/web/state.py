@@ -25,7 +25,7 @@ from judge import atomic
 from judge.errors import JudgeError
 from judge.inputfiles import RECORD_BYTES, InputFileError, parse_json, read_input_text
 from judge.records import Json, ReplayHeader, RoundResult, TurnRecord
-from judge.records.replayread import PART_NAME, REPLAY_NAME, ReplayFollower
+from judge.records.replayread import PART_NAME, REPLAY_NAME, ReplayFollower, replay_in
 from judge.tournament.ledger import LEDGER_FILE, Ledger, LedgerRound
 from judge.tournament.play import SCHEDULE_JSON, STANDINGS_JSON
 from judge.tournament.standings import standings
@@ -40,7 +40,8 @@ PART = PART_NAME
 REREAD_S = 5.0
 
 
-def _read_json(path: Path) -> Any:
+def read_json(path: Path) -> Any:
+    """A JSON file the judge wrote, or None when it is absent or cannot be read."""
     try:
         return parse_json(read_input_text(path, "a JSON file", RECORD_BYTES))
     except (InputFileError, ValueError):
@@ -48,7 +49,7 @@ def _read_json(path: Path) -> Any:
 
 
 def _schedule(folder: Path) -> dict[str, Any] | None:
-    data = _read_json(folder / SCHEDULE_JSON)
+    data = read_json(folder / SCHEDULE_JSON)
     if not isinstance(data, dict) or not isinstance(data.get("matches"), list):
         return None
     return data
@@ -56,11 +57,8 @@ def _schedule(folder: Path) -> dict[str, Any] | None:
 
 def round_file(folder: Path) -> tuple[Path | None, bool]:
     """A round folder's replay, and whether the round is still being played (.part)."""
-    if (folder / REPLAY).is_file():
-        return folder / REPLAY, False
-    if (folder / PART).is_file():
-        return folder / PART, True
-    return None, False
+    path = replay_in(folder)
+    return path, path is not None and path.name == PART
 
 
 def _recorded(folder: Path) -> tuple[list[LedgerRound], str, str]:
