@@ -25,7 +25,7 @@ from judge import atomic
 from judge.errors import JudgeError
 from judge.inputfiles import RECORD_BYTES, InputFileError, parse_json, read_input_text
 from judge.records import Json, ReplayHeader, RoundResult, TurnRecord
-from judge.records.replayread import PART_NAME, REPLAY_NAME, ReplayFollower, replay_in
+from judge.records.replayread import PART_NAME, ReplayFollower, replay_in
 from judge.tournament.ledger import LEDGER_FILE, Ledger, LedgerRound
 from judge.tournament.play import SCHEDULE_JSON, STANDINGS_JSON
 from judge.tournament.standings import standings
@@ -33,7 +33,6 @@ from judge.views import failures
 from judge.views.html import _frame
 from judge.web.feeds import Poll
 
-REPLAY = REPLAY_NAME
 PART = PART_NAME
 #: However quiet the files look, a tournament is read again this often (a change within
 #: the file system's time stamp resolution is then seen late, never missed).

@@ -16,7 +16,7 @@ from pathlib import Path
 from judge import atomic
 from judge.records import EvalSummary, MatchResult, RecordError
 from judge.records.leaderboard import Leaderboard
-from judge.records.replayread import PART_NAME, REPLAY_NAME, ReplayError, read_header, replay_in
+from judge.records.replayread import PART_NAME, ReplayError, read_header, replay_in
 from judge.tournament.ledger import LEDGER_FILE, Ledger
 from judge.tournament.play import SCHEDULE_JSON, STANDINGS_JSON
 from judge.web.catalog import Entry, Kind
@@ -154,4 +154,4 @@ _BY_KIND = {
     Kind.LEAGUE: _league,
 }
 
-__all__ = ["FINISHED", "PLAYING", "REPLAY_NAME", "STOPPED", "Summary", "playing", "summarise"]
+__all__ = ["FINISHED", "PLAYING", "STOPPED", "Summary", "playing", "summarise"]
