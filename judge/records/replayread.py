@@ -40,8 +40,8 @@ class ReplayError(RecordError):
     """A replay that cannot be read; the message says which file, which line and why."""
 
 
-def _at(where: str, exc: RecordError) -> ReplayError:
-    """A record's complaint, prefixed with the file and line it is about."""
+def located(where: str, exc: RecordError) -> ReplayError:
+    """A record's complaint, prefixed with the file (and line) it is about."""
     part = f" ({exc.part})" if exc.part else ""
     return ReplayError(f"{where}{part}: {exc}")
 
@@ -85,12 +85,12 @@ class _Lines:
             try:
                 self.header = ReplayHeader.from_json(obj)
             except RecordError as exc:
-                raise _at(f"{self.path}, line {n}", exc) from None
+                raise located(f"{self.path}, line {n}", exc) from None
             return None
         try:
             rec = TurnRecord.from_json(obj, self.header.map.rows, self.header.map.cols)
         except RecordError as exc:
-            raise _at(f"{self.path}, line {n}", exc) from None
+            raise located(f"{self.path}, line {n}", exc) from None
         expected = self.last_turn + 1
         if rec.turn != expected:
             raise ReplayError(
