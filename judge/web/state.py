@@ -25,7 +25,7 @@ from judge import atomic
 from judge.errors import JudgeError
 from judge.inputfiles import RECORD_BYTES, InputFileError, parse_json, read_input_text
 from judge.records import Json, ReplayHeader, RoundResult, TurnRecord
-from judge.records.replayread import PART_NAME, ReplayFollower, replay_in
+from judge.records.replayread import PART_NAME, REPLAY_NAME, ReplayFollower, replay_in
 from judge.tournament.ledger import LEDGER_FILE, Ledger, LedgerRound
 from judge.tournament.play import SCHEDULE_JSON, STANDINGS_JSON
 from judge.tournament.standings import standings
@@ -211,12 +211,13 @@ def ledger_stamp(folder: Path) -> Any:
     return _stamp(folder / LEDGER_FILE)
 
 
-def _stamp(path: Path) -> tuple[int, int] | None:
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """A file as it is now (another file in its place, or one written since, differs)."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return (st.st_mtime_ns, st.st_size)
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
 class TournamentSource:
@@ -285,6 +286,11 @@ class RoundSource:
         self.follower = ReplayFollower(folder)
         self.names: list[str] = []
         self.reads = 0  #: how often something new was read
+
+    def stamp(self) -> Any:
+        """The finished replay as it is now: a replay written anew (a round played again)
+        is another file, so its viewers are not given the old one."""
+        return _stamp(self.follower.folder / REPLAY_NAME)
 
     def poll(self) -> Poll:
         got = self.follower.poll()
