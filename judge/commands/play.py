@@ -130,7 +130,7 @@ def _serve(session: Any, port: int, ask: Any, first: str, console: Any) -> None:
     from judge.web.app import PlaySite, make_server
 
     site = PlaySite(session, ask, first)
-    server = make_server(site.app(), "127.0.0.1", port)
+    server = make_server(site.app(), "127.0.0.1", port, site.site.stopping)
     console.print(
         f"open http://127.0.0.1:{port}/ to play (position editor: http://127.0.0.1:{port}/editor);"
         " Ctrl-C stops",

@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--port {args.port}: give a port from 1 to 65535")
     check_pace(args.pace)
     site = Site(folder, pace=args.pace)
-    server = make_server(site.app(), args.host, args.port)
+    server = make_server(site.app(), args.host, args.port, site.stopping)
     where = f"http://{args.host}:{args.port}/"
     print(f"serving {folder.resolve()} on {where} (projector view: {where}live); Ctrl-C stops")
     if not loopback(args.host):

@@ -40,8 +40,8 @@ class ReplayError(RecordError):
     """A replay that cannot be read; the message says which file, which line and why."""
 
 
-def _at(where: str, exc: RecordError) -> ReplayError:
-    """A record's complaint, prefixed with the file and line it is about."""
+def located(where: str, exc: RecordError) -> ReplayError:
+    """A record's complaint, prefixed with the file (and line) it is about."""
     part = f" ({exc.part})" if exc.part else ""
     return ReplayError(f"{where}{part}: {exc}")
 
@@ -85,12 +85,12 @@ class _Lines:
             try:
                 self.header = ReplayHeader.from_json(obj)
             except RecordError as exc:
-                raise _at(f"{self.path}, line {n}", exc) from None
+                raise located(f"{self.path}, line {n}", exc) from None
             return None
         try:
             rec = TurnRecord.from_json(obj, self.header.map.rows, self.header.map.cols)
         except RecordError as exc:
-            raise _at(f"{self.path}, line {n}", exc) from None
+            raise located(f"{self.path}, line {n}", exc) from None
         expected = self.last_turn + 1
         if rec.turn != expected:
             raise ReplayError(
@@ -135,6 +135,20 @@ def read_replay(path: Path | str) -> ReplayRead:
     if partial:
         notes.insert(0, "this round did not finish: its replay is the unfinished .part file")
     return ReplayRead(p, lines.header, records, partial=partial, notes=notes)
+
+
+def read_header(path: Path | str) -> ReplayHeader:
+    """A replay's header alone (who plays, on which map), checked as :func:`read_replay`
+    checks it, whatever the turns after it hold."""
+    p = Path(path)
+    numbered = enumerate(read_text(p).split("\n"), start=1)
+    n, first = next(((n, ln) for n, ln in numbered if ln.strip()), (0, ""))
+    if not n:
+        raise ReplayError(f"{p}: empty file, not a replay")
+    lines = _Lines(p)
+    lines.take(n, lines.json(n, first))
+    assert lines.header is not None  # the first line is taken as the header
+    return lines.header
 
 
 def replay_in(folder: Path) -> Path | None:

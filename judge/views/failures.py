@@ -10,7 +10,6 @@ and, for a void move, :mod:`judge.voidwhy`'s sentence.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from judge import voidwhy
@@ -139,8 +138,3 @@ def caption(run: SeatRun | None) -> str | None:
     if not is_answer_void(why.value):
         return "crash" if why in (voidwhy.Why.CRASH, voidwhy.Why.CRLF) else voidwhy.words(why)
     return f"void: {reason(why.value)}"
-
-
-def counts_text(counts: Mapping[str, int]) -> str:
-    """``RE 3, void 41``: badges as plain words (a tooltip, a terminal)."""
-    return ", ".join(f"{k} {n}" for k, n in counts.items())

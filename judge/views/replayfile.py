@@ -27,6 +27,7 @@ from judge.records.replayread import (
     REPLAY_NAME,
     ReplayError,
     json_why,
+    located,
     read_replay,
     read_text,
     replay_in,
@@ -37,12 +38,6 @@ __all__ = ["MAX_BYTES", "ReplayError", "load", "load_replay_file", "matches_in"]
 #: The replay schema this reader understands (the one :mod:`judge.records` writes).
 SUPPORTED_SCHEMA = REPLAY_SCHEMA
 RESULT_NAME = "result.json"
-
-
-def _at(where: str, exc: RecordError) -> ReplayError:
-    """A record's complaint, prefixed with the file it is about."""
-    part = f" ({exc.part})" if exc.part else ""
-    return ReplayError(f"{where}{part}: {exc}")
 
 
 @dataclass
@@ -174,7 +169,7 @@ def load_result(path: Path) -> MatchResult:
     try:
         return MatchResult.from_json(data)
     except RecordError as exc:
-        raise _at(str(path), exc) from None
+        raise located(str(path), exc) from None
 
 
 def matches_in(folder: Path | str) -> list[tuple[Path, MatchResult | None]]:

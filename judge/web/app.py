@@ -263,12 +263,23 @@ class Site:
         )
 
 
-def make_server(app: Any, host: str, port: int) -> Any:
-    """A uvicorn server for ``app`` (not started)."""
+def make_server(app: Any, host: str, port: int, stopping: threading.Event | None = None) -> Any:
+    """A uvicorn server for ``app`` (not started).
+
+    ``stopping`` (the site's) is set the moment Ctrl-C asks the server to stop: uvicorn
+    then waits for every open response to end, and a page following a tournament (the
+    projector always is) ends its stream only once it sees ``stopping``.
+    """
     import uvicorn
 
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            if stopping is not None:
+                stopping.set()
+            super().handle_exit(sig, frame)
+
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off")
-    return uvicorn.Server(config)
+    return Server(config)
 
 
 def loopback(host: str) -> bool:

@@ -12,8 +12,6 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge import atomic
-
 #: How deep below the served folder results are looked for.
 MAX_DEPTH = 3
 #: How many entries an index lists at most.
@@ -35,7 +33,6 @@ class Entry:
     rel: str  #: its folder, relative to the served one ("" = the served folder itself), '/'-separated
     name: str  #: what to call it (its folder's name)
     mtime: float  #: when its newest file was written (newest entries first)
-    live: bool  #: a round of it is being played now (a replay.jsonl.part its referee holds open)
 
 
 def kind_of(folder: Path) -> Kind | None:
@@ -70,9 +67,10 @@ def inside(root: Path, rel: str) -> Path | None:
     return real
 
 
-def _newest(folder: Path) -> tuple[float, bool]:
-    """The newest write time under a result's folder, and whether a round grows there."""
-    newest, live = 0.0, False
+def _newest(folder: Path) -> float:
+    """The newest write time under a result's folder (whether it is being played is
+    :mod:`judge.web.summary`'s to say)."""
+    newest = 0.0
     for dirpath, dirnames, filenames in os.walk(folder):
         depth = len(Path(dirpath).relative_to(folder).parts)
         if depth >= 3:
@@ -83,9 +81,7 @@ def _newest(folder: Path) -> tuple[float, bool]:
             except OSError:
                 continue
             newest = max(newest, st.st_mtime)
-            if name.endswith(".part") and not live:
-                live = atomic.being_written(os.path.join(dirpath, name))
-    return newest, live
+    return newest
 
 
 def entries(root: Path) -> list[Entry]:
@@ -97,9 +93,9 @@ def entries(root: Path) -> list[Entry]:
         folder, depth = stack.pop()
         kind = kind_of(folder)
         if kind is not None:
-            mtime, live = _newest(folder)
+            mtime = _newest(folder)
             rel = folder.relative_to(root).as_posix()
-            found.append(Entry(kind, "" if rel == "." else rel, folder.name, mtime, live))
+            found.append(Entry(kind, "" if rel == "." else rel, folder.name, mtime))
             continue  # what is inside a result is shown by its own page
         if depth >= MAX_DEPTH:
             continue

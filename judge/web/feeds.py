@@ -18,8 +18,11 @@ Two kinds of source:
   who comes late gets them all, in order.
 
 A feed lives while it has viewers: the first one starts its reader, the last
-one to leave stops it.  Nothing here knows what is followed: the arena's
-pages use the same hub.
+one to leave stops it.  A log that came to its end (a round over) is kept a
+while after its last viewer left, for as long as its source's ``stamp`` says
+it is the same: viewers behind the play (projectors at their own pace) each
+open it at their own moment, and it is read once for all of them.  Nothing
+here knows what is followed: the arena's pages use the same hub.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ from typing import Any, Protocol
 KEEPALIVE_S = 15.0
 #: How long a stream lives without a change before it is closed (the browser reconnects).
 IDLE_CLOSE_S = 600.0
+#: How many finished logs a hub keeps for their next viewers (the newest ones).
+KEPT_LOGS = 64
 
 
 @dataclass
@@ -79,6 +84,13 @@ class Snapshot:
         return Poll([now])
 
 
+def _stamp(source: Source) -> Hashable | None:
+    """What a source says of the files it read (``stamp()``, optional): a finished log is
+    kept for later viewers only while its stamp stays the same."""
+    stamp = getattr(source, "stamp", None)
+    return stamp() if callable(stamp) else None
+
+
 def event(data: Any) -> bytes:
     """One server-sent event holding ``data`` as JSON (Unicode as it is), encoded once."""
     return f"data: {json.dumps(data, ensure_ascii=False)}\n\n".encode()
@@ -94,6 +106,8 @@ class Feed:
         self.log: list[bytes] = []  # encoded events; log[0] is number `base`
         self.base = 0
         self.ended = False
+        #: the stamp of a log that came to its end by itself (None: not to be kept)
+        self.final: Hashable | None = None
         self.viewers = 0
         self._news = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -119,6 +133,8 @@ class Feed:
                     self._publish([], last=True)
                     return
                 poll = await asyncio.to_thread(self.source.poll)
+                if poll.last and not self.source.snapshot:
+                    self.final = await asyncio.to_thread(_stamp, self.source)
                 if poll.messages or poll.last:
                     self._publish(poll.messages, poll.last)
                 if not self.ended:
@@ -127,6 +143,10 @@ class Feed:
             raise
         except Exception as exc:  # noqa: BLE001 - a reader that failed ends its streams
             self._publish([{"error": f"{type(exc).__name__}: {exc}"}], last=True)
+
+    def still_true(self) -> bool:
+        """A finished log whose source's files are as they were at its end."""
+        return self.final is not None and _stamp(self.source) == self.final
 
     def start(self) -> None:
         if self._task is None:
@@ -167,6 +187,8 @@ class Hub:
         self.stopping = stopping
         self.interval = interval
         self.feeds: dict[Hashable, Feed] = {}
+        #: finished logs no one views now, oldest first, for their next viewers
+        self.kept: dict[Hashable, Feed] = {}
 
     async def follow(
         self, key: Hashable, make: Callable[[], Source], idle_close_s: float = IDLE_CLOSE_S
@@ -174,7 +196,13 @@ class Hub:
         """One viewer's events of the thing ``key`` names (``make`` makes its source, once)."""
         feed = self.feeds.get(key)
         if feed is None:
-            feed = self.feeds[key] = Feed(make(), self.interval, self.stopping)
+            kept = self.kept.pop(key, None)
+            # checked here, not in a thread: no other viewer may come in between (a stat)
+            if kept is not None and kept.still_true():
+                feed = kept
+            else:
+                feed = Feed(make(), self.interval, self.stopping)
+            self.feeds[key] = feed
         feed.viewers += 1
         feed.start()
         try:
@@ -185,3 +213,7 @@ class Hub:
             if feed.viewers == 0 and self.feeds.get(key) is feed:
                 feed.stop()
                 del self.feeds[key]
+                if feed.final is not None and not self.stopping.is_set():
+                    self.kept[key] = feed
+                    while len(self.kept) > KEPT_LOGS:
+                        del self.kept[next(iter(self.kept))]

@@ -11,7 +11,9 @@ On a reload the projector goes on where it was (the browser keeps its place);
 ``?from=N`` starts at the N-th round of the play order, ``?pace=T`` sets the
 pace for this screen and ``?hold=S`` how long a round's end stays on it.  The page fits the screen it is on (1280x720 and
 1024x768 projectors alike): the board and the standings are sized from the
-window, names are cut to two lines, the score line to one.
+window, names are cut to two lines, the score line to one, the
+captions under the board take three lines (a long name gives way, never the reason),
+who plays next two.
 
 Automation hooks (stable): ``#stage[data-round]`` (the round on the board,
 ``match/round-N``), ``#stage[data-index]`` (its place in the play order,
@@ -61,12 +63,15 @@ color:#ffe08a;font-weight:bold;border-radius:3px}
 #stage #board .boat.shield{outline:3px solid #4ade80;outline-offset:1px}
 #stage #board .boat.sunk{opacity:.45;border-style:dashed}
 #stage #board .boat.stuck{border-color:#fbbf24;border-style:dotted}
-#captions{list-style:none;margin:0.6vh 0 0;padding:0;flex:none;height:calc(2 * 1.3em);overflow:hidden;
+#captions{list-style:none;margin:0.6vh 0 0;padding:0;flex:none;height:calc(3 * 1.3em);overflow:hidden;
 font-size:clamp(13px,2.8vh,26px);line-height:1.3}
-#captions li{white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+#captions li{display:flex;white-space:nowrap;overflow:hidden}
+#captions li .who{overflow:hidden;text-overflow:ellipsis;min-width:2em;flex:0 1 auto}
+#captions li .what{flex:none;white-space:pre}
 #captions li.why{color:#ffb3b3}#captions li.result{color:#fbbf24;font-weight:bold}
 #side{flex:1;min-width:0;display:flex;flex-direction:column;min-height:0;overflow:hidden}
-#next{margin:0 0 0.8vh;font-size:clamp(13px,2.6vh,24px);white-space:nowrap;overflow:hidden;text-overflow:ellipsis;flex:none}
+#next{margin:0 0 0.8vh;font-size:clamp(13px,2.6vh,24px);line-height:1.25;max-height:calc(2 * 1.25em);
+overflow:hidden;overflow-wrap:anywhere;flex:none}
 #table-box{flex:1;min-height:0;overflow:hidden}
 body[data-page=projector] #standings{width:100%;table-layout:auto}
 body[data-page=projector] #standings th,body[data-page=projector] #standings td{padding:0.2em 0.4em;white-space:nowrap}
@@ -78,15 +83,17 @@ body[data-page=projector] #standings td.team{white-space:normal;width:100%}
 
 JS = r"""
 const PACE = DATA.pace, HOLD_MS = DATA.hold_ms, COLS = DATA.colours;
-const KEY = 'ocean-live:' + DATA.rel + ':' + DATA.state.name + ':' + DATA.state.total;
 const stage = document.getElementById('stage'), boardBox = document.getElementById('board-box');
 let st = DATA.state, cur = -1, counted = 0, head = null, frames = [], finished = false;
 let shown = -1, es = null, holdUntil = 0, standingsFor = -1, problem = '';
+// Where this screen is, kept by the browser for a reload: per tournament, a rehearsal's
+// place never taken for the final's (same folder, a ledger made later).
+function placeKey(){ return 'ocean-live:' + DATA.rel + ':' + st.name + ':' + st.total + ':' + (st.started || ''); }
 function roundPath(r){ return (DATA.rel ? DATA.rel + '/' : '') + r.path; }
 function startAt(){
   const q = new URLSearchParams(location.search), from = parseInt(q.get('from'), 10);
   if(from >= 1){ return Math.min(from - 1, st.rounds.length - 1); }
-  try { const saved = JSON.parse(localStorage.getItem(KEY) || 'null');
+  try { const saved = JSON.parse(localStorage.getItem(placeKey()) || 'null');
     if(saved && saved.cur >= 0 && saved.cur < st.rounds.length){ return saved.cur; } } catch(e) {}
   const i = st.rounds.findIndex(function(r){ return r.status !== 'done'; });
   return i < 0 ? -1 : i;
@@ -95,7 +102,7 @@ function frame(){ return shown >= 0 ? frames[shown] : (head ? head.initial : nul
 function goRound(i, toEnd){
   cur = i; counted = toEnd ? i + 1 : i; head = null; frames = []; finished = false; shown = -1; problem = '';
   if(es){ es.close(); es = null; }
-  try { localStorage.setItem(KEY, JSON.stringify({cur: i})); } catch(e) {}
+  try { localStorage.setItem(placeKey(), JSON.stringify({cur: i})); } catch(e) {}
   stage.dataset.round = st.rounds[i].path; stage.dataset.index = i + 1;
   if(toEnd){ shown = Infinity; }
   subscribe(); loadStandings(); draw();
@@ -200,20 +207,48 @@ function drawScore(f){
   turn.appendChild(el('span', {id: 'turn'}, f ? f.turn : 0));
   turn.appendChild(el('span', {'class': 'muted'}, ' of ' + head.turns));
 }
-function resultText(f){
-  const g = f.gold, w = g[0] === g[1] ? null : (g[0] > g[1] ? 0 : 1);
-  return (w === null ? 'a draw' : head.teams[w] + ' wins') + ', gold ' + g[0] + '\u2013' + g[1];
+// A caption line: a team's name, cut short first when the line is too long, then what
+// befell it, which is never cut while the name can give way.
+function caption(ul, attrs, who, what){
+  const li = ul.appendChild(el('li', attrs));
+  if(who !== null){ li.appendChild(el('span', {'class': 'who'}, who)); }
+  li.appendChild(el('span', {'class': 'what'}, what));
+  return li;
 }
 function drawCaptions(f){
   const ul = document.getElementById('captions'); clear(ul);
-  if(problem){ ul.appendChild(el('li', {'class': 'why'}, problem)); return; }
+  if(problem){ caption(ul, {'class': 'why'}, null, problem); return; }
   if(!head){ return; }
-  if(!f || f.turn === 0){ ul.appendChild(el('li', {'class': 'muted'}, 'placing the boats\u2026')); return; }
-  const atEnd = finished && shown === frames.length - 1;
-  if(atEnd){ ul.appendChild(el('li', {'class': 'result'}, resultText(f))); }
-  (f.caption || []).forEach(function(c, s){ if(!c){ return; }
-    const li = ul.appendChild(el('li', {'class': 'why', 'data-seat': s}, head.teams[s] + ': ' + c)); });
-  (f.text || []).forEach(function(t){ if(/ sank |treasure|gold gap/.test(t)){ ul.appendChild(el('li', {}, t)); } });
+  if(!f || f.turn === 0){ caption(ul, {'class': 'muted'}, null, 'placing the boats\u2026'); return; }
+  // three lines: the result at the end, why each boat stood still, then the turn's events
+  // on one line (at the end, only if there is room: the result and the boats come first)
+  const atEnd = finished && shown === frames.length - 1, g = f.gold;
+  if(atEnd){ const w = g[0] === g[1] ? null : (g[0] > g[1] ? 0 : 1);
+    caption(ul, {'class': 'result'}, w === null ? null : head.teams[w],
+            (w === null ? 'a draw' : ' wins') + ', gold ' + g[0] + '\u2013' + g[1]); }
+  (f.caption || []).forEach(function(c, s){ if(c){
+    caption(ul, {'class': 'why', 'data-seat': s}, head.teams[s], ': ' + c); } });
+  const events = (f.text || []).filter(function(t){ return / sank |treasure|gold gap/.test(t); });
+  if(events.length && ul.children.length < 3){ caption(ul, {'class': 'event'}, null, events.join(' \u00b7 ')); }
+  fitCaptions(ul);
+}
+// A line too long for the board's width (a small board, a long name or reason) is set in
+// smaller type until it fits; below a size the name gives way (cut short), never the reason.
+function fitCaptions(ul){
+  const full = parseFloat(getComputedStyle(ul).fontSize), least = Math.max(11, Math.round(0.7 * full));
+  ul.querySelectorAll('li').forEach(function(li){
+    const who = li.querySelector('.who');
+    const whole = function(){ return !(who && who.scrollWidth > who.clientWidth) && li.scrollWidth <= li.clientWidth; };
+    let size = full;
+    while(!whole() && size > least){ size -= 1; li.style.fontSize = size + 'px'; }
+    while(li.scrollWidth > li.clientWidth && size > 11){ size -= 1; li.style.fontSize = size + 'px'; }
+  });
+}
+// The next round on at most two lines: its type made smaller until both teams fit.
+function fitNext(nx){
+  nx.style.fontSize = '';
+  let size = parseFloat(getComputedStyle(nx).fontSize);
+  while(nx.scrollHeight > nx.clientHeight + 1 && size > 11){ size -= 1; nx.style.fontSize = size + 'px'; }
 }
 function draw(){
   const r = st.rounds[cur];
@@ -224,10 +259,12 @@ function draw(){
   showNote();
   drawScore(f); drawLiveBoard(f); drawCaptions(f);
   if(!head && r){ const ul = document.getElementById('captions'); clear(ul);
-    ul.appendChild(el('li', {'class': 'muted'}, (r.seats ? r.seats[0] + ' vs ' + r.seats[1] : r.match) + ': ' + (r.status === 'to play' ? 'waiting for the round to start' : 'starting\u2026'))); }
+    caption(ul, {'class': 'muted'}, r.seats ? r.seats[0] + ' vs ' + r.seats[1] : r.match,
+            ': ' + (r.status === 'to play' ? 'waiting for the round to start' : 'starting\u2026')); }
   const nx = document.getElementById('next'), n = st.rounds[cur + 1];
   nx.textContent = n ? 'next: ' + (n.seats ? n.seats[0] + ' vs ' + n.seats[1] : n.match) + (n.map ? ' \u00b7 ' + n.map : '')
                      : (cur >= 0 ? 'the last round' : '');
+  fitNext(nx);
   document.body.dataset.ready = 'true';
 }
 function tick(){

@@ -25,7 +25,7 @@ from judge import atomic
 from judge.errors import JudgeError
 from judge.inputfiles import RECORD_BYTES, InputFileError, parse_json, read_input_text
 from judge.records import Json, ReplayHeader, RoundResult, TurnRecord
-from judge.records.replayread import PART_NAME, REPLAY_NAME, ReplayFollower
+from judge.records.replayread import PART_NAME, REPLAY_NAME, ReplayFollower, replay_in
 from judge.tournament.ledger import LEDGER_FILE, Ledger, LedgerRound
 from judge.tournament.play import SCHEDULE_JSON, STANDINGS_JSON
 from judge.tournament.standings import standings
@@ -33,14 +33,14 @@ from judge.views import failures
 from judge.views.html import _frame
 from judge.web.feeds import Poll
 
-REPLAY = REPLAY_NAME
 PART = PART_NAME
 #: However quiet the files look, a tournament is read again this often (a change within
 #: the file system's time stamp resolution is then seen late, never missed).
 REREAD_S = 5.0
 
 
-def _read_json(path: Path) -> Any:
+def read_json(path: Path) -> Any:
+    """A JSON file the judge wrote, or None when it is absent or cannot be read."""
     try:
         return parse_json(read_input_text(path, "a JSON file", RECORD_BYTES))
     except (InputFileError, ValueError):
@@ -48,7 +48,7 @@ def _read_json(path: Path) -> Any:
 
 
 def _schedule(folder: Path) -> dict[str, Any] | None:
-    data = _read_json(folder / SCHEDULE_JSON)
+    data = read_json(folder / SCHEDULE_JSON)
     if not isinstance(data, dict) or not isinstance(data.get("matches"), list):
         return None
     return data
@@ -56,22 +56,20 @@ def _schedule(folder: Path) -> dict[str, Any] | None:
 
 def round_file(folder: Path) -> tuple[Path | None, bool]:
     """A round folder's replay, and whether the round is still being played (.part)."""
-    if (folder / REPLAY).is_file():
-        return folder / REPLAY, False
-    if (folder / PART).is_file():
-        return folder / PART, True
-    return None, False
+    path = replay_in(folder)
+    return path, path is not None and path.name == PART
 
 
-def _recorded(folder: Path) -> tuple[list[LedgerRound], str]:
+def _recorded(folder: Path) -> tuple[list[LedgerRound], str, str]:
+    """The ledger's rounds, what is wrong with it ("" = nothing), and when it was made."""
     ledger_path = folder / LEDGER_FILE
     if not ledger_path.is_file():
-        return [], ""
+        return [], "", ""
     try:
         with Ledger.open(ledger_path, read_only=True) as ledger:
-            return ledger.rounds(), ""
+            return ledger.rounds(), "", ledger.created_at
     except JudgeError as exc:
-        return [], str(exc)
+        return [], str(exc), ""
 
 
 def tournament(folder: Path) -> Json:
@@ -85,7 +83,7 @@ def tournament(folder: Path) -> Json:
     sat where, and ``gold``/``points`` are in seat order.
     """
     schedule = _schedule(folder)
-    results, problem = _recorded(folder)
+    results, problem, started = _recorded(folder)
     recorded = {(lr.match, lr.round): lr.result for lr in results}
     teams: list[str] = list(schedule["teams"]) if schedule else []
     for done in recorded.values():
@@ -110,6 +108,9 @@ def tournament(folder: Path) -> Json:
     return {
         "name": folder.name,
         "title": title if isinstance(title, str) and title else folder.name,
+        # when its ledger was made: tells this tournament from an earlier one in a folder
+        # of the same name (a rehearsal), which a projector must not go on from
+        "started": started,
         "teams": teams,
         "standings": [r.to_json() for r in rows],
         "crosstable": cross,
@@ -193,7 +194,7 @@ def standings_after(folder: Path, shown: int) -> Json:
     """The standings of the first ``shown`` rounds in play order that are recorded (what a
     projector that has shown those rounds may tell the room)."""
     schedule = _schedule(folder)
-    results, _ = _recorded(folder)
+    results, _, _ = _recorded(folder)
     recorded = {(lr.match, lr.round): lr.result for lr in results}
     order = [tuple(x) for x in schedule.get("play_order", [])] if schedule else sorted(recorded)
     teams: list[str] = list(schedule["teams"]) if schedule else []
@@ -210,12 +211,13 @@ def ledger_stamp(folder: Path) -> Any:
     return _stamp(folder / LEDGER_FILE)
 
 
-def _stamp(path: Path) -> tuple[int, int] | None:
+def _stamp(path: Path) -> tuple[int, int, int] | None:
+    """A file as it is now (another file in its place, or one written since, differs)."""
     try:
         st = os.stat(path)
     except OSError:
         return None
-    return (st.st_mtime_ns, st.st_size)
+    return (st.st_ino, st.st_mtime_ns, st.st_size)
 
 
 class TournamentSource:
@@ -284,6 +286,11 @@ class RoundSource:
         self.follower = ReplayFollower(folder)
         self.names: list[str] = []
         self.reads = 0  #: how often something new was read
+
+    def stamp(self) -> Any:
+        """The finished replay as it is now: a replay written anew (a round played again)
+        is another file, so its viewers are not given the old one."""
+        return _stamp(self.follower.folder / REPLAY_NAME)
 
     def poll(self) -> Poll:
         got = self.follower.poll()

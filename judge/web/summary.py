@@ -12,16 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from judge import atomic
-from judge.inputfiles import RECORD_BYTES, InputFileError, parse_json, read_input_text
-from judge.records import EvalSummary, MatchResult, RecordError, ReplayHeader
+from judge.records import EvalSummary, MatchResult, RecordError
 from judge.records.leaderboard import Leaderboard
-from judge.records.replayread import PART_NAME, REPLAY_NAME
+from judge.records.replayread import PART_NAME, ReplayError, read_header, replay_in
 from judge.tournament.ledger import LEDGER_FILE, Ledger
 from judge.tournament.play import SCHEDULE_JSON, STANDINGS_JSON
 from judge.web.catalog import Entry, Kind
+from judge.web.state import read_json as _json
 
 PLAYING = "playing now"
 FINISHED = "finished"
@@ -36,13 +35,6 @@ class Summary:
     state: str  #: PLAYING, FINISHED or STOPPED
     state_text: str  #: the state in words ("stopped after 5 of 9 rounds: ...")
     lines: list[str] = field(default_factory=list)
-
-
-def _json(path: Path) -> Any:
-    try:
-        return parse_json(read_input_text(path, "a JSON file", RECORD_BYTES))
-    except (InputFileError, ValueError):
-        return None
 
 
 def _parts(folder: Path, depth: int = 2) -> list[Path]:
@@ -94,11 +86,11 @@ def _tournament(folder: Path, entry: Entry) -> Summary:
 
 def _match_teams(folder: Path) -> list[str]:
     """The teams from the first round's replay header (a match with no result.json yet)."""
-    for part in sorted(folder.glob("round-*/replay.jsonl*")):
+    for round_dir in sorted(folder.glob("round-*")):
+        path = replay_in(round_dir)
         try:
-            first = read_input_text(part, "a replay", RECORD_BYTES).split("\n", 1)[0]
-            return list(ReplayHeader.from_json(parse_json(first)).teams)
-        except (InputFileError, ValueError, RecordError):
+            return list(read_header(path).teams) if path is not None else []
+        except ReplayError:
             continue
     return []
 
@@ -140,7 +132,7 @@ def _eval(folder: Path, entry: Entry) -> Summary:
     text = f"{FINISHED}: {s.rounds_played} of {s.rounds_planned} rounds"
     if s.sprt is not None and s.sprt.verdict.value != "continue":
         text = f"{FINISHED}: its SPRT decided ({s.sprt.verdict.value}) after {s.sprt.pairs} pairs"
-    return Summary(f"eval: {a} vs {b}", state, text, lines)
+    return Summary(f"{a} vs {b}", state, text, lines)
 
 
 def _league(folder: Path, entry: Entry) -> Summary:
@@ -152,7 +144,7 @@ def _league(folder: Path, entry: Entry) -> Summary:
             top = board.rows[0]
             lines.append(f"{len(board.rows)} bots; first: {top.bot} ({top.rounds} rounds)")
     state = PLAYING if playing(folder) else FINISHED
-    return Summary(f"league: {entry.name}", state, state, lines)
+    return Summary(entry.name, state, state, lines)
 
 
 _BY_KIND = {
@@ -162,4 +154,4 @@ _BY_KIND = {
     Kind.LEAGUE: _league,
 }
 
-__all__ = ["FINISHED", "PLAYING", "REPLAY_NAME", "STOPPED", "Summary", "playing", "summarise"]
+__all__ = ["FINISHED", "PLAYING", "STOPPED", "Summary", "playing", "summarise"]

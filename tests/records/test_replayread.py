@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from judge.records.replayread import ReplayError, ReplayFollower, read_replay
+from judge.records.replayread import ReplayError, ReplayFollower, read_header, read_replay
 from tests.views._replays import eventful_round
 
 
@@ -69,3 +69,27 @@ def test_a_damaged_line_stops_following_with_the_strict_reads_message(
     got = ReplayFollower(tmp_path).poll()
     assert got.problem == str(strict.value) and "line 3" in got.problem
     assert [r.turn for r in got.records] == [1] and not got.finished  # the turns before it stand
+
+
+def test_the_header_alone_is_read_with_the_strict_reads_checks(tmp_path: Path) -> None:
+    """What plays in a round whose turns are damaged or still being written; a file that
+    holds no header is refused as the strict read refuses it."""
+    lines = eventful_round()
+    part = tmp_path / "replay.jsonl.part"
+    part.write_text("\n" + _line(lines[0]) + '{"turn": 9}\n{cut sho', encoding="utf-8")
+    assert read_header(part).teams == read_replay(_whole(tmp_path, lines)).header.teams
+    for text in ("", '{"schema": 1}\n'):
+        bad = tmp_path / "bad.jsonl"
+        bad.write_text(text, encoding="utf-8")
+        with pytest.raises(ReplayError) as strict:
+            read_replay(bad)
+        with pytest.raises(ReplayError) as alone:
+            read_header(bad)
+        assert str(alone.value) == str(strict.value)
+
+
+def _whole(folder: Path, lines: list[Any]) -> Path:
+    path = folder / "whole" / "replay.jsonl"
+    path.parent.mkdir()
+    path.write_text("".join(_line(x) for x in lines), encoding="utf-8")
+    return path

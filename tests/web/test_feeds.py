@@ -249,3 +249,43 @@ def test_a_snapshot_of_a_read_state_is_sent_when_it_changes_and_read_once_for_al
     got, before = asyncio.run(main())
     assert all(g == [{"status": "queued"}, {"status": "accepted"}] for g in got)
     assert before <= 15  # one reader for twenty viewers, about ten polls in 0.1 s
+
+
+def test_a_finished_round_is_read_once_for_viewers_who_come_one_after_another(
+    tmp_path: Path,
+) -> None:
+    """Projectors behind the play each open a round long over, at their own moment: the
+    round is read once for all of them, and again only once its replay is written anew."""
+    lines = eventful_round()
+    path = tmp_path / "round-1" / "replay.jsonl"
+    path.parent.mkdir()
+    for line in lines:
+        _append(path, line)
+    sources: list[state.RoundSource] = []
+
+    def make() -> state.RoundSource:
+        sources.append(state.RoundSource(path.parent))
+        return sources[-1]
+
+    async def viewer(hub: Hub) -> list[int]:
+        turns: list[int] = []
+        stream = hub.follow("round", make)
+        async with contextlib.aclosing(stream):
+            async for message in stream:
+                msg = json.loads(message[6:]) if message.startswith(b"data: ") else {}
+                turns += [f["turn"] for f in msg.get("frames", [])]
+        return turns
+
+    async def main() -> tuple[list[list[int]], list[int]]:
+        hub = Hub(threading.Event(), interval=0.01)
+        seen = [await asyncio.wait_for(viewer(hub), 5) for _ in range(20)]
+        path.unlink()  # the round played again (a team's program replaced): a new replay
+        for line in lines[:3]:
+            _append(path, line)
+        return seen, await asyncio.wait_for(viewer(hub), 5)
+
+    seen, again = asyncio.run(main())
+    turns = [r["turn"] for r in lines[1:]]
+    assert all(s == turns for s in seen)
+    assert again == [1, 2]
+    assert len(sources) == 2, len(sources)  # once for the twenty viewers, once for the new one

@@ -64,7 +64,8 @@ def test_a_finished_eval_and_a_stopped_play_are_not_playing(tmp_path: Path) -> N
     ev, play = got["eval-1"], got["20260101-play-greedy"]
     assert ev["kind"] == "eval" and ev["state"] == "finished" and not ev["live"]
     assert "SPRT" in ev["state_text"] and "H1" in ev["state_text"]
-    assert ev["title"] == "eval: greedy vs random" and ev["href"] == "/eval?p=eval-1"
+    # listed as "eval: greedy vs random" (the kind, then the title: never the kind twice)
+    assert ev["title"] == "greedy vs random" and ev["href"] == "/eval?p=eval-1"
     assert any("rounds" in line and "greedy wins" in line for line in ev["lines"])
     assert play["kind"] == "match" and play["state"] == "stopped" and not play["live"]
     assert play["title"] == "You vs greedy"

@@ -255,3 +255,92 @@ def test_the_projector_trails_the_play_and_tells_only_what_it_showed(
     finally:
         web.stop()
         player.join(30)
+
+
+#: Every caption line, and the "next:" line, as the room can read them: what lies outside
+#: its box (clipped by it) or is cut short with an ellipsis.
+UNREAD = """() => {
+  const ul = document.getElementById('captions'), box = ul.getBoundingClientRect(), out = [];
+  const cut = function(e){ return e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1; };
+  ul.querySelectorAll('li').forEach(function(li){ const r = li.getBoundingClientRect();
+    if(r.top < box.top - 0.5 || r.bottom > box.bottom + 0.5){ out.push('clipped: ' + li.textContent); }
+    li.querySelectorAll('.what').forEach(function(w){ if(cut(w)){ out.push('cut: ' + li.textContent); } });
+  });
+  const nx = document.getElementById('next');
+  if(cut(nx)){ out.push('cut: ' + nx.textContent); }
+  return {unread: out, captions: Array.from(ul.querySelectorAll('li')).map(function(l){ return l.textContent; }),
+          next: nx.textContent};
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES, ids=[f"{w}x{h}" for w, h in SIZES])
+def test_every_caption_and_the_next_round_are_read_whole(
+    browser: Any, played: tuple[Path, str], size: Any
+) -> None:
+    """The end of a round where both boats stood still: its result and why each boat stood
+    still, all on the screen; the next round's two teams named in full."""
+    out, base = played
+    order = json.loads((out / "schedule.json").read_text(encoding="utf-8"))["play_order"]
+    k = next(
+        i
+        for i, (m, _r) in enumerate(order[:-1], start=1)
+        if "Ca_Map" in m and "Hai_Au" in m and "Doi_Rong" in order[i][0]
+    )
+    page = _open(browser, f"{base}/live?from={k}&pace=60&hold=60", size)
+    page.wait_for_selector("#captions li.result")
+    got = page.evaluate(UNREAD)
+    assert got["unread"] == [], got
+    captions = got["captions"]
+    assert captions[0].startswith("a draw") and len(captions) == 3, captions
+    assert f"{LATE}: time-out" in captions
+    assert any(c.startswith(f"{VOID}: void: MOVE.OUT") for c in captions), captions
+    assert LONG in got["next"] and got["next"].startswith("next: ")
+    assert page.errors == []
+    page.close()
+
+
+def test_a_new_final_in_a_folder_of_the_same_name_starts_at_its_beginning(
+    browser: Any, played: tuple[Path, str], tmp_path: Path
+) -> None:
+    """The rehearsal yesterday, the final today, on the same laptop and port, into a fresh
+    folder of the same name: the projector does not go on from where the rehearsal ended
+    (it would wait at the last round and show none of the others)."""
+    from tests.tournament._helpers import StopAfter
+
+    rehearsal, _ = played
+    port = _free_port()
+    context = browser.new_context(viewport={"width": SIZES[0][0], "height": SIZES[0][1]})
+    web = Background(rehearsal, "127.0.0.1", port)
+    web.start()
+    try:
+        page = context.new_page()
+        page.goto(f"http://127.0.0.1:{port}/live")  # the rehearsal, over: its last round
+        page.wait_for_function("() => document.getElementById('stage').dataset.index === '9'")
+        page.close()
+    finally:
+        web.stop()
+    with Ledger.open(rehearsal / LEDGER_FILE, read_only=True) as ledger:
+        then = ledger.created_at
+    while time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime()) <= then[:19]:
+        time.sleep(0.05)  # a ledger made in another second than the rehearsal's
+    final = tmp_path / rehearsal.name
+    cfg = _config(tmp_path / "cfg")
+    stopper = StopAfter(fake_bots(TEAMS), calls=12)
+    report = run_fake(
+        cfg, final, jobs=1, bots=stopper.bots, hook=lambda r: setattr(stopper, "runner", r)
+    )
+    assert not report.complete
+    web = Background(final, "127.0.0.1", port)
+    web.start()
+    try:
+        page = context.new_page()
+        page.goto(f"http://127.0.0.1:{port}/live")
+        page.wait_for_selector('body[data-ready="true"]')
+        st = json.loads(page.text_content("#page-data") or "{}")["state"]
+        first = 1 + next(i for i, r in enumerate(st["rounds"]) if r["status"] != "done")
+        page.wait_for_function("() => document.getElementById('stage').dataset.index !== undefined")
+        assert page.get_attribute("#stage", "data-index") == str(first)
+        assert first < 9
+    finally:
+        web.stop()
+        context.close()

@@ -185,7 +185,10 @@ def test_the_pages_follow_a_tournament_being_played(tmp_path: Path, browser: Any
 
 
 @pytest.mark.slow
-def test_judge_serve_stops_cleanly_on_ctrl_c(finished: Path) -> None:
+@pytest.mark.parametrize("watched", [False, True], ids=["alone", "watched"])
+def test_judge_serve_stops_cleanly_on_ctrl_c(finished: Path, watched: bool) -> None:
+    """Ctrl-C stops the server at once, also while a page follows a tournament (the
+    projector always does): its stream ends, the server does not wait for it."""
     port = _free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "judge", "serve", str(finished), "--port", str(port)],
@@ -202,11 +205,24 @@ def test_judge_serve_stops_cleanly_on_ctrl_c(finished: Path) -> None:
             except OSError:
                 assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
                 time.sleep(0.1)
+        viewer = socket.create_connection(("127.0.0.1", port), timeout=10) if watched else None
+        if viewer is not None:
+            viewer.sendall(
+                b"GET /api/tournament?p=final HTTP/1.1\r\nHost: here\r\n"
+                b"Accept: text/event-stream\r\n\r\n"
+            )
+            got = b""
+            while b"data: " not in got:  # following: the first state comes
+                chunk = viewer.recv(65536)
+                assert chunk, got
+                got += chunk
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=10)
     finally:
         if proc.poll() is None:
             proc.kill()
+        if watched and viewer is not None:
+            viewer.close()
     assert proc.returncode == 0, err
     assert b"Traceback" not in err
     assert f"127.0.0.1:{port}".encode() in out
