@@ -69,7 +69,7 @@ def test_the_ladder_page_follows_the_games_and_a_team_chooses_its_map(
     work(store, live["root"], BOTS)
     # The page was not reloaded: it updates by itself (server-sent events).
     page.wait_for_function(
-        "document.querySelectorAll('#ladder tbody tr').length === 4", timeout=15000
+        "() => document.querySelectorAll('#ladder tbody tr').length === 4", timeout=15000
     )
     games = page.locator("#ladder tbody tr[data-team='Alpha'] .games").text_content()
     assert games is not None and int(games) > 0

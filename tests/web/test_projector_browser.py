@@ -140,7 +140,8 @@ def test_the_projector_fits_the_screen(browser: Any, played: tuple[Path, str], s
     first = next(
         i for i, key in enumerate(st["play_order"], start=1) if maps[tuple(key)] == "m5.txt"
     )
-    page = _open(browser, f"{base}/live?from={first}&pace=0.5&hold=30", size)
+    # a slow pace: the placement checks below must be done before turn 1 is drawn, also under load
+    page = _open(browser, f"{base}/live?from={first}&pace=0.3&hold=30", size)
     page.wait_for_function("() => document.querySelectorAll('#board .cell').length > 0")
     assert page.text_content("#page-title") == TITLE
     assert page.text_content("#round-title").startswith(f"round {first} of 9 · m5.txt")
@@ -245,7 +246,7 @@ def test_the_projector_trails_the_play_and_tells_only_what_it_showed(
                 assert span >= 0.8 * (max(turns) - min(turns)) / pace, (rnd, span)
         saved = json.loads((out / "standings.json").read_text(encoding="utf-8"))["standings"]
         page.wait_for_function(
-            "document.getElementById('shown-note').textContent.startsWith('final')"
+            "() => document.getElementById('shown-note').textContent.startsWith('final')"
         )
         shown = page.eval_on_selector_all(
             "#standings tbody tr", "rs => rs.map(r => [r.dataset.team, +r.dataset.points])"
