@@ -2,8 +2,10 @@
 left half-written (``replay.jsonl.part``) or lost from the record (README's promise).
 
 In-process bots (``tests/referee/fakes.py``), three rounds at a time.  The rounds of the
-map after the one that decides wait, at their second turn, until the test has decided: so
-they are in flight then, whatever the machine's speed.
+map that decides wait, at their second turn, until a round of the next map has started, and
+the rounds of that map wait, at their second turn, until the test has decided: so they are
+in flight then, whatever the machine's speed (without the first wait, the deciding rounds
+could end before a thread was free to start the next map's, and none was in flight).
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from pathlib import Path
 
 from judge.bots import BotSpec
 from judge.evaluate import EvalRequest, PairTracker, evaluate
-from judge.maps import cell_token
+from judge.maps import GameMap, cell_token
 from judge.pentanomial import Sprt, SprtVerdict
 from judge.scheduler import ThreadExecutor
 from tests.referee.fakes import FakeSandbox
@@ -47,23 +49,34 @@ def _stay(map_inp: str, state: bytes | None) -> tuple[bytes | None, bytes | None
     return f"{tok[3]} {tok[4]}".encode(), state, "OK"
 
 
+def _rows(sea: GameMap) -> list[str]:
+    """The sea's rows as MAP.INP gives them (how a bot tells which map it plays)."""
+    return [
+        " ".join(cell_token(v) for v in sea.cells[r * sea.cols : (r + 1) * sea.cols])
+        for r in range(sea.rows)
+    ]
+
+
 def test_rounds_in_flight_when_the_sprt_decides_are_finished_and_recorded(tmp_path: Path) -> None:
     d = _decides_at(tmp_path / "one-at-a-time")
     out = tmp_path / "three-at-a-time"
     req = _request()
-    later = req.plans()[d + 1].game_map()  # the map after the deciding one
-    later_rows = [
-        " ".join(cell_token(v) for v in later.cells[r * later.cols : (r + 1) * later.cols])
-        for r in range(later.rows)
-    ]
-    decided = threading.Event()
+    deciding_rows, later_rows = (_rows(req.plans()[i].game_map()) for i in (d, d + 1))
+    later_started, decided = threading.Event(), threading.Event()
+    held: list[bool] = []
     waited: list[bool] = []
 
     def waits_on_the_later_map(map_inp: str, state: bytes | None):  # type: ignore[no-untyped-def]
         lines = map_inp.splitlines()
         if lines[1].split() == ["0", "0", "0", "0"]:
             move, _, verdict = _stay(map_inp, state)
-            return move, b"wait" if lines[3:] == later_rows else b"x", verdict
+            if lines[3:] == later_rows:
+                later_started.set()
+                return move, b"wait", verdict
+            return move, b"hold" if lines[3:] == deciding_rows else b"x", verdict
+        if state == b"hold":  # the deciding map's second turn: a later round has begun first
+            held.append(later_started.wait(20))
+            state = b"x"
         if state == b"wait":  # its second turn: the test decides meanwhile
             waited.append(decided.wait(20))
             state = b"x"
@@ -77,6 +90,7 @@ def test_rounds_in_flight_when_the_sprt_decides_are_finished_and_recorded(tmp_pa
             decided.set()
 
     summary = evaluate(req, sb, out, on_done=done, tracker=tracker, executor=ThreadExecutor(sb, 3))
+    assert held and all(held)
     assert waited and all(waited)  # a round of the later map was in flight at the verdict
     assert summary.sprt is not None and summary.sprt.verdict is SprtVerdict.H1
     assert summary.sprt.pairs == d + 1
