@@ -99,7 +99,9 @@ def test_teams_upload_and_watch_their_checks_and_the_organiser_downloads_the_arc
     bot_zip.write_bytes(python_bot_zip())
     (tmp_path / "src.zip").write_bytes(b"the sources")
     (tmp_path / "report.pdf").write_bytes(b"%PDF the report")
-    made = make(tmp_path, [TEAM, OTHER], settings={"check.turns": 4})
+    # the ladder plays every accepted version against the reference while the arena is open:
+    # short games, since this test is about the uploads and their checks
+    made = make(tmp_path, [TEAM, OTHER], settings={"check.turns": 4, "ladder.turns": 4})
     port = _port()
     cmd = [
         sys.executable,
