@@ -36,8 +36,11 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from tests import chromium
 
 # Compiled modules are kept (in the tree's git-ignored __pycache__ folders) for this run
 # and every process it starts, whatever PYTHONDONTWRITEBYTECODE says: with it set, as on
@@ -61,6 +64,12 @@ _TERMINAL_VARIABLES = (
     "CLICOLOR",
     "CLICOLOR_FORCE",
 )
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Headless Chromium for a module's browser tests (tests/chromium.py)."""
+    yield from chromium.launched()
 
 
 @pytest.fixture(autouse=True)

@@ -10,13 +10,11 @@ archive of every team's current files, named by team.
 from __future__ import annotations
 
 import io
-import os
 import shutil
 import signal
 import subprocess
 import sys
 import zipfile
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +23,7 @@ import pytest
 from judge.programs import cache_root, file_hash
 from tests.arena.conftest import ROOT, make, python_bot_zip
 from tests.arena.test_checks import _port, _wait_up
-from tests.views.test_html_browser import ARGS, CHROMIUM, _missing
+from tests.chromium import missing
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 TEAM, OTHER = "Rồng Biển", "Cá Mập"
@@ -38,27 +36,11 @@ BROKEN_C = (
 CHECKED_MS = 120_000
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("Playwright for Python is not installed (pip install playwright)")
-    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        _missing(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
-
-
 def _exes(out: Path) -> tuple[Path, Path]:
     if shutil.which(MINGW) is None:
-        _missing(f"{MINGW} is not installed (Debian package gcc-mingw-w64-x86-64)")
+        missing(f"{MINGW} is not installed (Debian package gcc-mingw-w64-x86-64)")
     if shutil.which("wine") is None:
-        _missing("wine is not installed (Debian package wine)")
+        missing("wine is not installed (Debian package wine)")
     greedy, broken = out / "greedy.exe", out / "broken.exe"
     (out / "broken.c").write_text(BROKEN_C)
     for src, exe, opt in (

@@ -19,10 +19,8 @@ from judge.web.arena import SESSION_COOKIE, ArenaSite
 from tests.arena.arena_support import make_test_arena
 from tests.arena.ladder_support import add_version, ladder, work
 from tests.arena.test_games import BOTS
-from tests.web import conftest as web_conftest
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
-browser = web_conftest.browser  # the web tests' Chromium fixture
 
 
 @pytest.fixture()

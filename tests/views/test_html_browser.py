@@ -9,7 +9,6 @@ developer machine it is skipped.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,42 +23,7 @@ pytestmark = [
     pytest.mark.browser,
 ]  # headless Chromium: slow, and it must not be skipped under CI
 
-CHROMIUM = os.environ.get("OCEAN_CHROMIUM", "/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 LOCAL_SCHEMES = ("file:", "data:", "about:")
-
-
-def _missing(why: str) -> None:
-    if os.environ.get("CI", "").lower() not in ("", "0", "false", "no"):
-        pytest.fail(
-            f"{why} (CI must run the browser test: .ci/run installs chromium and "
-            f"`pip install -e .[test]` installs playwright)",
-            pytrace=False,
-        )
-    pytest.skip(why)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _missing("Playwright for Python is not installed (pip install playwright)")
-    if not (os.path.isfile(CHROMIUM) and os.access(CHROMIUM, os.X_OK)):
-        _missing(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield b
-        finally:
-            b.close()
 
 
 @pytest.fixture
