@@ -9,7 +9,11 @@ from __future__ import annotations
 import io
 import json
 import re
+import socket
 import struct
+import subprocess
+import sys
+import time
 import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -255,3 +259,29 @@ def fake_check(verdicts: dict[str, tuple[bool, str]]) -> Any:
         return Outcome({"status": status.value}, write)
 
     return TaskKind("check", run, on_restart=_restart)
+
+
+# ------------------------------------------------------- a real judge arena serve
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def serve(made: Made, port: int, *options: str, jobs: int = 1) -> subprocess.Popen[bytes]:
+    """``judge arena serve`` of the arena as its own process, with its output in a pipe."""
+    cmd = [sys.executable, "-m", "judge", "arena", "serve", str(made.root), "--port", str(port)]
+    cmd += ["--jobs", str(jobs), *options]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ROOT)
+
+
+def wait_up(port: int, proc: subprocess.Popen[bytes]) -> None:
+    """Until the server answers on its port (its output in the failure if it ended first)."""
+    for _ in range(300):
+        assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return
+        except OSError:
+            time.sleep(0.05)
+    raise AssertionError("the arena server did not start")

@@ -13,7 +13,6 @@ import io
 import shutil
 import signal
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -21,8 +20,7 @@ from typing import Any
 import pytest
 
 from judge.programs import cache_root, file_hash
-from tests.arena.conftest import ROOT, make, python_bot_zip
-from tests.arena.test_checks import _port, _wait_up
+from tests.arena.conftest import ROOT, free_port, make, python_bot_zip, serve, wait_up
 from tests.chromium import missing
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -84,23 +82,11 @@ def test_teams_upload_and_watch_their_checks_and_the_organiser_downloads_the_arc
     # the ladder plays every accepted version against the reference while the arena is open:
     # short games, since this test is about the uploads and their checks
     made = make(tmp_path, [TEAM, OTHER], settings={"check.turns": 4, "ladder.turns": 4})
-    port = _port()
-    cmd = [
-        sys.executable,
-        "-m",
-        "judge",
-        "arena",
-        "serve",
-        str(made.root),
-        "--port",
-        str(port),
-        "--jobs",
-        "2",
-    ]
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ROOT)
+    port = free_port()
+    proc = serve(made, port, jobs=2)
     url = f"http://127.0.0.1:{port}"
     try:
-        _wait_up(port, proc)
+        wait_up(port, proc)
         mine = _login(browser, url, TEAM, made.password(TEAM))
         assert mine.url.endswith("/team")
         theirs = _login(browser, url, OTHER, made.password(OTHER))

@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -28,7 +27,17 @@ from judge.arena.kinds import task_kinds
 from judge.arena.service import Service
 from judge.arena.store import Status, Store
 from judge.sandbox import Sandbox
-from tests.arena.conftest import ROOT, Made, Served, bearer, make, zip_of
+from tests.arena.conftest import (
+    ROOT,
+    Made,
+    Served,
+    bearer,
+    free_port,
+    make,
+    serve,
+    wait_up,
+    zip_of,
+)
 
 TEAM = "Rồng Biển"
 pytestmark = pytest.mark.slow
@@ -112,39 +121,6 @@ def test_a_zipped_c_bot_is_built_confined(tmp_path: Path, sandbox: Sandbox) -> N
 
 
 # --------------------------------------------------------------- kill -9
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _serve(made: Made, port: int) -> subprocess.Popen[bytes]:
-    cmd = [
-        sys.executable,
-        "-m",
-        "judge",
-        "arena",
-        "serve",
-        str(made.root),
-        "--port",
-        str(port),
-        "--jobs",
-        "1",
-    ]
-    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ROOT)
-
-
-def _wait_up(port: int, proc: subprocess.Popen[bytes]) -> None:
-    for _ in range(300):
-        assert proc.poll() is None, proc.stdout.read() if proc.stdout else ""
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    raise AssertionError("the arena server did not start")
-
-
 def _status(made: Made, version_id: int) -> str:
     if not (made.root / "arena.sqlite").is_file():
         return "missing"
@@ -166,11 +142,11 @@ def test_a_server_killed_mid_check_checks_the_version_again_once(tmp_path: Path)
     files["slow/bot.py"] = slow.encode()
     files["slow/bot.yaml"] = b"command: [python3, bot.py]\n"
     made = make(tmp_path, settings=FAST)
-    port = _port()
-    proc = _serve(made, port)
+    port = free_port()
+    proc = serve(made, port)
     submit: subprocess.Popen[bytes] | None = None
     try:
-        _wait_up(port, proc)
+        wait_up(port, proc)
         client = Client(f"http://127.0.0.1:{port}", made.token(TEAM))
         (tmp_path / "slow.zip").write_bytes(zip_of(files))
         # judge submit waits for the verdict through the server's death and restart
@@ -187,8 +163,8 @@ def test_a_server_killed_mid_check_checks_the_version_again_once(tmp_path: Path)
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
         assert _status(made, vid) == "checking"
-        proc = _serve(made, port)
-        _wait_up(port, proc)
+        proc = serve(made, port)
+        wait_up(port, proc)
         deadline = time.monotonic() + 120
         while _status(made, vid) in ("queued", "checking"):
             assert time.monotonic() < deadline, "no verdict after the restart"

@@ -6,7 +6,6 @@ import http.cookiejar
 import shutil
 import signal
 import subprocess
-import sys
 import time
 import urllib.parse
 import urllib.request
@@ -17,8 +16,7 @@ import pytest
 
 from judge.arena.client import Client, Refused
 from judge.cli import main
-from tests.arena.conftest import ROOT, Served, csrf_of, make
-from tests.arena.test_checks import _port, _wait_up
+from tests.arena.conftest import Served, csrf_of, free_port, make, serve, wait_up
 
 TEAM = "Rồng Biển"
 
@@ -60,27 +58,10 @@ def _stop(proc: subprocess.Popen[bytes]) -> str:
 def test_https_with_a_certificate_and_a_warning_without_one_off_loopback(tmp_path: Path) -> None:
     made = make(tmp_path, [TEAM])
     cert, key = _cert(tmp_path)
-    port = _port()
-    cmd = [
-        sys.executable,
-        "-m",
-        "judge",
-        "arena",
-        "serve",
-        str(made.root),
-        "--port",
-        str(port),
-        "--jobs",
-        "1",
-    ]
-    proc = subprocess.Popen(
-        [*cmd, "--tls-cert", str(cert), "--tls-key", str(key)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        cwd=ROOT,
-    )
+    port = free_port()
+    proc = serve(made, port, "--tls-cert", str(cert), "--tls-key", str(key))
     try:
-        _wait_up(port, proc)
+        wait_up(port, proc)
         client = Client(f"https://127.0.0.1:{port}", made.token(TEAM), cafile=cert)
         # reached over TLS, the token taken: the arena's own answer
         with pytest.raises(Refused, match="not found: no such submission of your team"):
@@ -90,15 +71,10 @@ def test_https_with_a_certificate_and_a_warning_without_one_off_loopback(tmp_pat
     finally:
         out = _stop(proc)
     assert f"on https://127.0.0.1:{port}/" in out and "in clear" not in out
-    port = _port()
-    proc = subprocess.Popen(
-        [*cmd[:-4], "--port", str(port), "--host", "0.0.0.0", "--jobs", "1"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        cwd=ROOT,
-    )
+    port = free_port()
+    proc = serve(made, port, "--host", "0.0.0.0")
     try:
-        _wait_up(port, proc)
+        wait_up(port, proc)
         stream = _team_stream(f"http://127.0.0.1:{port}", TEAM, made.password(TEAM))
         assert stream.readline().startswith(b"data: ")
         started = time.monotonic()
@@ -121,7 +97,7 @@ def test_serve_refuses_what_it_cannot_use(
     assert "--port 0" in capsys.readouterr().err
     held = Served(made)
     try:
-        assert main(["arena", "serve", str(made.root), "--port", str(_port())]) == 2
+        assert main(["arena", "serve", str(made.root), "--port", str(free_port())]) == 2
         assert "another judge arena serve" in capsys.readouterr().err
     finally:
         held.close()
