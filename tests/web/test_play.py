@@ -52,15 +52,22 @@ def _session(sandbox: Sandbox, out: Path, seat: int, map_name: str = "m2") -> Pl
 
 
 def _serve(session: PlaySession, sandbox: Sandbox) -> tuple[Any, int]:
-    from judge.web.app import PlaySite, make_server
+    from judge.web.app import PlaySite
 
-    port = _free_port()
     bot = session.bot
     site = PlaySite(
         session,
         lambda text: ask_bot(bot, sandbox, text, Limits()),
         first_map_inp(session.game_map, 8),
     )
+    return serve_site(site)
+
+
+def serve_site(site: Any) -> tuple[Any, int]:
+    """A play page's site served in a thread on a free port, once it answers."""
+    from judge.web.app import make_server
+
+    port = _free_port()
     server = make_server(site.app(), "127.0.0.1", port)
     server.install_signal_handlers = lambda: None
     thread = threading.Thread(target=server.run, daemon=True)

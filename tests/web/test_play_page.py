@@ -21,7 +21,7 @@ from judge.commands.play import first_map_inp
 from judge.maps import map_from_text
 from judge.sandbox import Limits, Sandbox
 from judge.web.play import PlaySession, ask_bot
-from tests.web.test_play import ROOT, _free_port, _stop
+from tests.web.test_play import ROOT, _stop, serve_site
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
@@ -54,21 +54,9 @@ def sandbox() -> Iterator[Sandbox]:
 
 
 def _serve(session: PlaySession, ask: Any, first: str) -> tuple[Any, int]:
-    import threading
+    from judge.web.app import PlaySite
 
-    from judge.web.app import PlaySite, make_server
-
-    port = _free_port()
-    site = PlaySite(session, ask, first)
-    server = make_server(site.app(), "127.0.0.1", port)
-    server.install_signal_handlers = lambda: None
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        assert time.monotonic() < deadline, "the page did not start"
-        time.sleep(0.05)
-    return (server, site, thread), port
+    return serve_site(PlaySite(session, ask, first))
 
 
 def _ask(page: Any, map_inp: str) -> dict[str, str | None]:
