@@ -141,6 +141,20 @@ class Accounts:
     def login(
         self, name: str, password: str, address: str, limits: RateLimits, now: float | None = None
     ) -> Login:
+        attempt, wait = self._count_attempt(name, address, limits, now)
+        if wait is not None:
+            return Login(None, max(1.0, wait))
+        account = self._verified(name, password)
+        if account is None:
+            return Login(None)
+        self._forget_attempt(attempt)
+        return Login(account)
+
+    def _count_attempt(
+        self, name: str, address: str, limits: RateLimits, now: float | None
+    ) -> tuple[int | None, float | None]:
+        """A password attempt for team ``name`` from ``address``, counted as a failure until
+        it is known right; or how long the team or the address is held back."""
         t = time.time() if now is None else now
 
         def reserve(conn: sqlite3.Connection) -> tuple[int | None, float | None]:
@@ -157,16 +171,12 @@ class Accounts:
             )
             return int(cur.lastrowid or 0), None
 
-        attempt, wait = self.store.write(reserve)
-        if wait is not None:
-            return Login(None, max(1.0, wait))
-        account = self._verified(name, password)
-        if account is None:
-            return Login(None)
+        return self.store.write(reserve)
+
+    def _forget_attempt(self, attempt: int | None) -> None:
         self.store.write(
             lambda conn: conn.execute("DELETE FROM login_failures WHERE id = ?", (attempt,))
         )
-        return Login(account)
 
     def _verified(self, name: str, password: str) -> Account | None:
         """The account, if this is its password (rehashed when the parameters changed)."""
@@ -188,27 +198,43 @@ class Accounts:
             )
         return account
 
-    def change_password(self, account_id: int, current: str, new: str) -> bool:
-        """The new password, if ``current`` is right: every session of the account ends."""
-        row = self.store.row("SELECT password_hash FROM accounts WHERE id = ?", (account_id,))
+    def change_password(
+        self,
+        account: Account,
+        current: str,
+        new: str,
+        address: str,
+        limits: RateLimits,
+        now: float | None = None,
+    ) -> Login:
+        """The new password, if ``current`` is right: every session of the account ends.
+
+        A wrong ``current`` counts as a wrong password at a login does (one held back is
+        held back here too): a session left open on a shared machine is no way to guess
+        the team's password faster than the login page allows."""
+        attempt, wait = self._count_attempt(account.name, address, limits, now)
+        if wait is not None:
+            return Login(None, max(1.0, wait))
+        row = self.store.row("SELECT password_hash FROM accounts WHERE id = ?", (account.id,))
         if row is None:
-            return False
+            return Login(None)
         try:
             self.hasher.verify(str(row[0]), current)
         except (VerificationError, InvalidHashError):
-            return False
+            return Login(None)
+        self._forget_attempt(attempt)
         new_hash = self.hasher.hash(new)
 
         def write(conn: sqlite3.Connection) -> None:
             conn.execute(
                 "UPDATE accounts SET password_hash = ?, session_version = session_version + 1 "
                 "WHERE id = ?",
-                (new_hash, account_id),
+                (new_hash, account.id),
             )
-            conn.execute("DELETE FROM sessions WHERE account_id = ?", (account_id,))
+            conn.execute("DELETE FROM sessions WHERE account_id = ?", (account.id,))
 
         self.store.write(write)
-        return True
+        return Login(account)
 
     # -------------------------------------------------------------- sessions
     def open_session(self, account: Account, now: float | None = None) -> tuple[str, str]:

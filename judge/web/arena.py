@@ -346,10 +346,22 @@ class ArenaSite:
         new = str(fields.get("new", ""))
         if len(new) < MIN_PASSWORD:
             return _message(f"a password has at least {MIN_PASSWORD} characters", 400, "/team")
-        ok = await asyncio.to_thread(
-            self.accounts.change_password, s.account.id, str(fields.get("current", "")), new
+        result = await asyncio.to_thread(
+            self.accounts.change_password,
+            s.account,
+            str(fields.get("current", "")),
+            new,
+            self._address(request),
+            self.config.rate_limits,
         )
-        if not ok:
+        if result.retry_after_s is not None:
+            wait = int(result.retry_after_s) + 1
+            held = _message(
+                f"too many wrong passwords: try again in {wait} s; nothing changed", 429, "/team"
+            )
+            held.headers["retry-after"] = str(wait)
+            return held
+        if result.account is None:
             return _message("the password now was not right: nothing changed", 400, "/team")
         account = self.store.account(s.account.id)
         assert account is not None

@@ -144,6 +144,31 @@ def test_a_password_change_ends_every_session_of_the_team(served: Served, made: 
     assert served.login(TEAM, "a new secret").get("/team").status_code == 200
 
 
+def test_wrong_current_passwords_are_held_back_as_wrong_logins_are(tmp_path: Path) -> None:
+    made = make(tmp_path, settings={"rate_limits.login_failures_per_team": 3})
+    s = Served(made)
+    try:
+        team = s.login(TEAM)
+
+        def change(current: str) -> int:
+            csrf = csrf_of(team.get("/team").text)
+            r = team.post(
+                "/password", data={"csrf": csrf, "current": current, "new": "a new secret"}
+            )
+            return int(r.status_code)
+
+        assert [change("guess") for _ in range(3)] == [400, 400, 400]
+        assert change(made.password(TEAM)) == 429  # even the right one, until the window passes
+        # the guesses counted for the login page too: the open session gave no more tries
+        c = s.client()
+        csrf = csrf_of(c.get("/login").text)
+        login = c.post("/login", data={"team": TEAM, "password": made.password(TEAM), "csrf": csrf})
+        assert login.status_code == 429
+        assert team.get("/team").status_code == 200  # nothing changed: the session stays
+    finally:
+        s.close()
+
+
 def test_a_new_token_replaces_the_old_one(served: Served, made: Made) -> None:
     c = served.login(TEAM)
     page = c.post("/team/token", data={"csrf": csrf_of(c.get("/team").text)}).text
