@@ -138,11 +138,18 @@ def pair_lines(summary: EvalSummary) -> list[str]:
         f"{a} scores {100 * pr.score:.1f}%: Elo {elo_text(e.elo, e.low, e.high)}, "
         f"from the pair variance, LOS {100 * e.los:.1f}%",
     ]
+    w, d, lo = summary.distinct_games()
     if pr.mirrored:
         lines.append(
-            f"{pr.mirrored} of {pr.pairs} pairs are the same game mirrored "
-            "(both bots made the same moves in both seat orders)"
+            f"mirrored pairs: {pr.mirrored} of {pr.pairs} (one game played twice: both bots "
+            "made the same moves in both seat orders)"
         )
+    else:
+        lines.append(f"mirrored pairs: none of {pr.pairs}")
+    lines.append(
+        f"distinct games: {w + d + lo} ({w} won, {d} drawn, {lo} lost by {a})"
+        + (", a mirrored pair counted once" if pr.mirrored else "")
+    )
     return lines
 
 
