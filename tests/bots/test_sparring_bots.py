@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "tests" / "reference_bot"))
 
 import harness  # noqa: E402
 
-SPARRING = ["hunter", "collector", "rammer", "planner", "duel"]
+SPARRING = ["hunter", "collector", "rammer", "planner", "duel", "stepper"]
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin"}
 
@@ -95,7 +95,7 @@ def test_bot_yaml_and_python_3_8(name: str) -> None:
     assert not modules & {"subprocess", "socket"}
 
 
-@pytest.mark.parametrize("name", ["duel"])
+@pytest.mark.parametrize("name", ["duel", "stepper"])
 def test_check_bot_passes(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     """judge check-bot's whole battery (placement, a re-ask, reefs, a wreck, the
     treasure, the last turn, the largest map) through the real sandbox."""
@@ -291,4 +291,21 @@ def test_duel_rams_ahead_and_dodges_behind(tmp_path: Path) -> None:
     tmp2.mkdir()
     state_after_placement("duel", tmp2, ahead, 20)
     cell, _ = run_bot("duel", tmp2, map_inp(ahead, 8, (2, 4), (2, 2), 22))
+    assert cell not in ((2, 3), (1, 2), (3, 2), (2, 1), (2, 2)), cell
+
+
+def test_stepper_takes_the_gold_it_reaches_first_and_keeps_clear_behind(tmp_path: Path) -> None:
+    # A 2 next to it, far from the opponent (by the rest of the gold, in the far corner):
+    # it steps onto the 2.
+    rows = with_rest(OPEN, 30)
+    state_after_placement("stepper", tmp_path, rows, 40)
+    cell, _ = run_bot("stepper", tmp_path, map_inp(rows, 30, (2, 3), (6, 6), 15))
+    assert cell == (2, 2), cell
+    # Behind 22 to 25, the opponent next to it: it keeps out of the opponent's reach.
+    rows = ["0 0 0 0 0", "0 0 5 0 0", "S 0 0 0 S", "0 0 0 0 0", "0 0 0 0 0"]
+    behind = with_rest(rows, 47)
+    tmp2 = tmp_path / "b"
+    tmp2.mkdir()
+    state_after_placement("stepper", tmp2, behind, 20)
+    cell, _ = run_bot("stepper", tmp2, map_inp(behind, 8, (2, 4), (2, 2), 22))
     assert cell not in ((2, 3), (1, 2), (3, 2), (2, 1), (2, 2)), cell
