@@ -1,35 +1,31 @@
 #!/usr/bin/env python3
-"""Ocean Treasure sparring bot "stepper": a route plan for every first step, judged by its chance.
+"""Ocean Treasure sparring bot "stepper": every first step judged apart, by its smooth chance.
 
 Run once per turn in the team folder: reads MAP.INP (and STATE.OUT), writes
-MOVE.OUT and STATE.OUT.  Standard library only, Python >= 3.8, deterministic.
+MOVE.OUT and STATE.OUT.  Standard library only, Python >= 3.8, deterministic
+(its playouts draw from a generator seeded by MAP.INP).
 
-The reference and planner both plan routes from where the boat is and then
-re-time them from each first move.  This bot plans afresh from every legal
-first step (stay, or each cell it can enter), against each of a few models of
-the opponent, and plays the step with the best smooth chance of ending ahead:
+The reference and planner plan routes from where the boat is and re-time them
+from each first move; duel searches a tree of both boats' moves.  This bot
+judges each legal first step (stay, or each cell it can enter) on its own, by
+playing the rest of the round out many times from it (flat Monte Carlo):
 
-* opponent models (MODELS), simulated over the turns left from where both
-  boats are: a quick collector that heads for the most gold per step, gold we
-  reach first looking less to it (LOST_RACE); the same blind to us; one that
-  goes to the nearest gold.  Each gives when it takes each cell, its gold at
-  half time and at the end, and where it is at half time;
-* for each first step and each model, a beam search over our routes (gold
-  cells, shields, the treasure) from the cell the step leads to: a cell is ours
-  when we arrive before the model does (half when together; LATE_SHARE of it
-  when the model never goes there but the opponent could be there first), and
-  a cell taken from the model's route costs it STEAL of its gold (it finds some
-  elsewhere);
-* a route ends in projected gaps: at half time (the chance that it is over 20
-  either way ends the round there) and at the end, the treasure (3/4 of the
-  half-time gap) to whoever reaches the centre first; each becomes a chance
-  through a normal curve whose width grows with the gold in play and the turns
-  left, so one gold ahead is almost as good as ten and a near-certain win beats
-  a larger but riskier haul;
-* a step's chance is the mean over the models of its best route's chance; a
-  step into a cell the opponent can enter this turn is mixed with what a
-  collision would mean (a win when ahead, a loss when behind, a draw level),
-  as likely as a boat in the opponent's place would seek it.
+* a playout is the whole rest of the round under the exact rules (gold,
+  shields, reefs, wrecks, collisions and swaps, the half-time gap rule, the
+  treasure): we make the step, then both boats sail greedily: each heads for
+  one of the best few gold cells by gold per step (gold the other boat is
+  nearer to looking LOST_RACE as much), drawn at random, the best likelier;
+* a playout ends in a margin (the final gold, or the half-time gap when it
+  ends the round), scored smoothly as phi(margin / SMOOTH): one gold ahead
+  counts almost as a win, ten ahead hardly more;
+* every step gets the same random draws (common random numbers), so the steps
+  differ by what they do, not by their luck; the playouts stop after a fixed
+  amount of work (WORK boat moves, PLAYOUTS at most), with a clock only as a
+  safety net;
+* the step with the best mean chance is played; a step into a cell the
+  opponent can enter this turn is mixed with what a collision would mean (a
+  win when ahead, a loss when behind, a draw level), as likely as a boat in
+  the opponent's place would seek it (the playouts' boats never ram).
 
 STATE.OUT: K of the round, the shields seen (one that vanishes while we are
 elsewhere went to the opponent), the treasure's value, placement asks.
@@ -37,6 +33,7 @@ elsewhere went to the opponent), the treasure's value, placement asks.
 
 import math
 import os
+import random
 import sys
 import time
 
@@ -45,22 +42,15 @@ T0 = time.perf_counter()
 MAP_FILE = "MAP.INP"
 MOVE_FILE = "MOVE.OUT"
 STATE_FILE = "STATE.OUT"
-TAG = "STEPPER1"
+TAG = "STEPPER2"
 REEF, SHIELD = -1, -2
 INF = 1 << 20
 TOTAL = 100
-BEAM = 10           # route states kept per arrival turn (5 won 7 of 24 games against
-BRANCH = 6          # hunter, with 5 here: noise between the steps' searches)
-NEAREST = 14        # next gold cells tried from a state: the best BRANCH of the nearest 14
-MODELS = 3          # opponent models (see the docstring)
-WIDTH0 = 1.5        # the chance's width: WIDTH0 + WIDTH1 * sqrt(gold in play * turns left)
-WIDTH1 = 0.12
-LOST_RACE = 0.4     # opponent model 0: gold we reach first looks this much to it
-LATE_SHARE = 0.55   # a cell the opponent reaches first but its model does not take
-STEAL = 0.5         # share of a cell taken from a model's route that it does not make up
-TREASURE_OPP = 0.8  # share of a treasure we do not take credited to the opponent
-TREASURE = 1        # 0: no route goes for the treasure (an experiment's switch)
-GAMMA = 0.98        # tie-break: gold t turns ahead counts GAMMA ** t
+WORK = 150000       # boat moves played out a turn (about 100 ms here); then it stops
+PLAYOUTS = 400      # ... or after this many playouts of each step
+SMOOTH = 2.0        # a playout's margin m counts phi(m / SMOOTH)
+NEAREST = 14        # a playout's boat picks among the best of the nearest 14 gold cells
+LOST_RACE = 0.4     # ... gold the other boat is nearer to looking this much to it
 BUDGET = 0.9        # seconds: a safety net for a machine far slower than ours
 
 
@@ -143,183 +133,118 @@ class Sea(object):
         return o
 
 
-class Model(object):
-    """One prediction of the opponent: when it takes each cell, its gold by half time
-    and at the end, and where it is at half time."""
+class Roll(object):
+    """Playouts of the rest of the round under the exact rules, both boats greedy."""
 
-    def __init__(self):
-        self.take = {}
-        self.half_gain = 0
-        self.total = 0
-        self.half_pos = -1
-
-
-def predict(sea, kind, pos, sh, shields, rival, H, t_half):
-    """Simulate the opponent as a greedy collector of ``kind`` for H moves."""
-    m = Model()
-    m.half_pos = pos
-    if pos < 0:
-        return m
-    grid = sea.grid
-    todo = dict((c, grid[c]) for c in sea.golds)
-    rival_d = sea.dist(rival, False) if rival >= 0 else None
-    t = 0
-    cur = pos
-    while todo and t < H:
-        d = sea.dist(cur, sh)
-        best, nxt = 0.0, -1
-        for c, v in todo.items():
-            dc = d[c]
-            if dc == 0 or t + dc > H:
-                continue
-            sc = v / (dc * dc) if kind == 2 else v / dc
-            if kind == 0 and rival_d is not None and rival_d[c] < t + dc:
-                sc *= LOST_RACE  # we get there first: it prefers other gold
-            if sc > best:
-                best, nxt = sc, c
-        if nxt < 0:
-            break
-        if t_half >= 1 and t < t_half <= t + d[nxt]:
-            # Where it is at half time: on its way to nxt (the cell it left, near enough).
-            m.half_pos = cur
-        t += d[nxt]
-        v = todo.pop(nxt)
-        m.take[nxt] = t
-        m.total += v
-        if t <= t_half:
-            m.half_gain += v
-        cur = nxt
-    if t_half >= 1 and t < t_half:
-        m.half_pos = cur
-    return m
-
-
-class Planner(object):
-    """Our routes from one first step against one opponent model."""
-
-    def __init__(self, sea, H, t_half, me_gold, opp_gold, model, opp_d, opp_sh, shields, tv,
-                 sigma):
+    def __init__(self, sea, H, t_half):
         self.sea, self.H, self.t_half = sea, H, t_half
-        self.opp_d = opp_d      # the opponent's distances from where it is
-        self.me_gold, self.opp_gold = me_gold, opp_gold
-        self.m = model
-        self.shields = shields
-        self.tv = tv            # the treasure's value once it is on the map (-1 before)
-        self.sigma = sigma
-        if t_half >= 1 and model.half_pos >= 0:
-            self.opp_treasure_t = t_half + max(1, sea.dist(model.half_pos, opp_sh)[sea.centre])
-        else:
-            self.opp_treasure_t = INF
+        self.work = 0
+        self.vmax = max([sea.grid[c] for c in sea.golds] or [1])
 
-    def share(self, c, t):
-        """(our gold, gold the model loses) for arriving at c at move t."""
-        v = self.sea.grid[c]
-        ot = self.m.take.get(c, INF)
-        if ot == INF:
-            # The model never goes there; an opponent that could be there first may.
-            return (v if t < self.opp_d[c] else LATE_SHARE * v), 0.0
-        if t < ot:
-            # Taken from its route: it loses the cell, but finds some gold elsewhere.
-            return v, STEAL * v
-        if t == ot:
-            return 0.5 * v, 0.5 * v
-        return 0.0, 0.0
-
-    def chance(self, st):
-        """The chance of ending ahead at the end of a route (state st)."""
-        _, _, _, _, gain, lost, gain_h, lost_h, tre, tempo = st
-        m = self.m
-        win_h = loss_h = 0.0
-        if self.t_half >= 1:
-            # The half-time check: the projected gap, as uncertain as the turns to it
-            # make it, ends the round when over 20 either way.
-            gap = self.me_gold + gain_h - (self.opp_gold + m.half_gain - lost_h)
-            sig_h = 1.0 + 0.5 * self.sigma * math.sqrt(min(1.0, self.t_half / max(1, self.H)))
-            win_h = phi((gap - 20.5) / sig_h)
-            loss_h = phi((-20.5 - gap) / sig_h)
-            tv = 3 * min(20, abs(gap)) // 4
-        else:
-            tv = self.tv if self.tv > 0 else 0
-        margin = self.me_gold + gain - (self.opp_gold + m.total - lost)
-        if tre:
-            margin += tv if self.t_half >= 1 else 0
-        elif tv > 0 and self.opp_treasure_t <= self.H and self.t_half >= 1:
-            margin -= TREASURE_OPP * tv
-        go_on = 1.0 - win_h - loss_h
-        return win_h + (go_on if go_on > 0.0 else 0.0) * phi(margin / self.sigma) + 1e-4 * tempo
-
-    def search(self, cell, sh, gain0, lost0):
-        """The best chance over routes that start on ``cell`` at move 1."""
-        H, t_half, sea = self.H, self.t_half, self.sea
-        h = gain0 if t_half >= 1 else 0.0
-        hl = lost0 if t_half >= 1 else 0.0
-        root = (1, cell, sh, frozenset([cell]), gain0, lost0, h, hl, False, gain0)
-        buckets = {1: [root]}
-        best = self.chance(root)
-        treasure_live = t_half >= 1 and TREASURE  # once on the map it is a gold cell like any other
-        while buckets:
-            t = min(buckets)
-            layer = buckets.pop(t)
-            layer.sort(key=lambda s: -(s[4] + 0.5 * s[5] + (3 if s[8] else 0)))
-            seen = set()
-            kept = 0
-            for st in layer:
-                key = (st[1], st[3], st[2])
-                if key in seen:
-                    continue
-                seen.add(key)
-                kept += 1
-                if kept > BEAM:
-                    break
-                c = self.chance(st)
-                if c > best:
-                    best = c
-                self.expand(st, buckets, treasure_live)
-        return best
-
-    def expand(self, st, buckets, treasure_live):
-        t, cell, sh, taken, gain, lost, gain_h, lost_h, tre, tempo = st
-        sea, H, t_half = self.sea, self.H, self.t_half
-        cands = []
-        for d, c in sea.nearest(cell, sh):
-            t2 = t + d
-            if t2 > H:
+    def target(self, p, sh, other, taken, t, tv, rng):
+        """A gold cell for a boat at p to head for: of the best few by gold per step
+        (less for gold the other boat is nearer to), one drawn, the best likelier."""
+        sea = self.sea
+        left = self.H - t
+        od = sea.dist(other, False) if other >= 0 else None
+        best = []
+        for d, c in sea.nearest(p, sh):
+            if d > left:
                 break
             if c in taken:
                 continue
-            g, lo = self.share(c, t2)
-            if g <= 0.0:
-                continue
-            cands.append(((g + 0.5 * lo) / d, c, t2, g, lo))
-            if len(cands) >= NEAREST:
-                break  # the nearest NEAREST cells still worth something
-        cands.sort(reverse=True)
-        cands = cands[:BRANCH]
-        dl = sea.dist(cell, sh)
-        if not sh:
-            for s in self.shields:
-                if s not in taken and 0 < dl[s] < INF and t + dl[s] < H:
-                    cands.append((0.0, s, t + dl[s], 0.0, 0.0))
-        if treasure_live and not tre:
-            dc = dl[sea.centre]
-            if dc < INF:
-                t2 = t + (dc if dc > 0 else 2)
-                if t_half >= 1 and t2 <= t_half:
-                    t2 = t_half + 1
-                if t2 <= H and t2 < self.opp_treasure_t:
-                    cands.append((0.0, -1, t2, 0.0, 0.0))
-        for _, c, t2, g, lo in cands:
-            if c == -1:
-                nst = (t2, sea.centre, sh, taken, gain, lost, gain_h, lost_h, True,
-                       tempo + 3 * GAMMA ** t2)
-            elif sea.grid[c] == SHIELD:
-                nst = (t2, c, True, taken | {c}, gain, lost, gain_h, lost_h, tre, tempo)
-            else:
-                in_half = t_half >= 1 and t2 <= t_half
-                nst = (t2, c, sh, taken | {c}, gain + g, lost + lo,
-                       gain_h + (g if in_half else 0), lost_h + (lo if in_half else 0),
-                       tre, tempo + g * GAMMA ** t2)
-            buckets.setdefault(t2, []).append(nst)
+            v = sea.grid[c]
+            if od is not None and od[c] < d:
+                v *= LOST_RACE
+            best.append((v / d, c))
+            if len(best) >= NEAREST:
+                break
+        self.work += len(best) + 1
+        if tv > 0 and sea.centre not in taken:
+            d = sea.dist(p, sh)[sea.centre]
+            if 0 < d <= left:
+                best.append((tv / d, sea.centre))
+        if not best:
+            return -1
+        best.sort(reverse=True)
+        best = best[:3]
+        w = [x * x for x, _ in best]
+        r = rng.random() * sum(w)
+        for (x, c), wi in zip(best, w):
+            r -= wi
+            if r <= 0:
+                return c
+        return best[0][1]
+
+    def toward(self, p, c, sh, wreck):
+        """The next cell on a shortest path from p to c (p when none)."""
+        sea = self.sea
+        dc = sea.dist(c, sh)
+        want = dc[p] - 1
+        for v in (sea.nb[p] if sh else sea.water[p]):
+            if dc[v] == want and v != wreck:
+                return v
+        return p
+
+    def playout(self, first, rng):
+        """One playout from the root with our first move ``first``: the final margin
+        (ours - theirs), or the half-time gap when that ends the round."""
+        sea, H, t_half = self.sea, self.H, self.t_half
+        grid = sea.grid
+        p = [self.me, self.opp]
+        g = [self.gold[0], self.gold[1]]
+        sh = [self.sh[0], self.sh[1]]
+        sunk = [False, self.opp_sunk]
+        taken = set()
+        tv = self.tv
+        tgt = [-1, -1]
+        for t in range(1, H + 1):
+            moves = [p[0], p[1]]
+            for i in (0, 1):
+                if sunk[i]:
+                    continue
+                if i == 0 and t == 1:
+                    moves[0] = first
+                    continue
+                c = tgt[i]
+                if c < 0 or c in taken or c == p[i]:
+                    c = tgt[i] = self.target(p[i], sh[i], -1 if sunk[1 - i] else p[1 - i],
+                                             taken, t - 1, tv, rng)
+                if c >= 0:
+                    moves[i] = self.toward(p[i], c, sh[i], p[1 - i] if sunk[1 - i] else -1)
+            self.work += 2
+            a, b = moves
+            if not sunk[0] and not sunk[1] and (a == b or (a == p[1] and b == p[0])):
+                return g[0] - g[1]  # both sink: the gold as it stands
+            for i, d in ((0, a), (1, b)):
+                if sunk[i] or d == p[i]:
+                    continue
+                p[i] = d
+                if sunk[1 - i] and d == p[1 - i]:
+                    sunk[i] = True
+                    continue
+                v = grid[d]
+                if v == REEF and not sh[i]:
+                    sunk[i] = True
+                elif d in taken:
+                    pass
+                elif v == SHIELD:
+                    sh[i] = True
+                    taken.add(d)
+                elif v > 0:
+                    g[i] += v
+                    taken.add(d)
+                elif d == sea.centre and tv > 0:
+                    g[i] += tv
+                    taken.add(d)
+            if sunk[0] and sunk[1]:
+                break
+            if t == t_half:
+                x = g[0] - g[1]
+                if x > 20 or x < -20:
+                    return x
+                tv = 3 * abs(x) // 4
+        return g[0] - g[1]
 
 
 # --------------------------------------------------------------------------
@@ -399,43 +324,31 @@ def decide(text, state_text, start=None):
     opp_sunk = grid[opp] == REEF and not opp_sh
     sea = Sea(R, C, grid, opp if opp_sunk else -1)
     out = {"k": [k_total], "sh": shields, "os": [1 if opp_sh else 0], "tv": [tv]}
-    H = k
-    # The projection's uncertainty: the more gold in play and turns to play, the less
-    # a projected margin means.
-    sigma = WIDTH0 + WIDTH1 * math.sqrt((on_map + (15 if t_half >= 1 else 0)) * H)
-    opp_d = [INF] * (R * C) if opp_sunk else sea.dist(opp, opp_sh)
+    roll = Roll(sea, k, t_half)
+    roll.me, roll.opp = me, opp
+    roll.gold, roll.sh, roll.opp_sunk = (my_gold, opp_gold), (my_sh, opp_sh), opp_sunk
+    roll.tv = -1 if t_half > 0 else 0  # on the map after half time: a gold cell
     steps = [me] + [f for f in (sea.nb[me] if my_sh else sea.water[me])]
+    sums = [0.0] * len(steps)
+    n = 0
+    seed = sum(ord(ch) * (i + 1) for i, ch in enumerate(text[:400]))
+    while roll.work < WORK and time.perf_counter() < deadline:
+        for i, f in enumerate(steps):
+            # The same draws for every step (common random numbers): the steps differ
+            # by what they do, not by their luck.
+            rng = random.Random(seed * 1000003 + n)
+            sums[i] += phi(roll.playout(f, rng) / SMOOTH)
+        n += 1
+        if n >= PLAYOUTS:
+            break
     opp_next = set()
     if not opp_sunk:
         opp_next = {opp} | set(sea.nb[opp] if opp_sh else sea.water[opp])
     lead = my_gold - opp_gold
     best, best_move = None, me
-    # The opponent models, from where both boats are now: every step is judged
-    # against the same predictions.
-    if opp_sunk:
-        models = [Model()]
-    else:
-        models = [predict(sea, kind, opp, opp_sh, shields, me, H, t_half) for kind in range(MODELS)]
-    for f in steps:
-        total = 0.0
-        for mdl in models:
-            pl = Planner(sea, H, t_half, my_gold, opp_gold, mdl, opp_d, opp_sh, shields,
-                         tv if t_half == 0 else -1, sigma)
-            gain0 = lost0 = 0.0
-            sh = my_sh
-            if f != me:
-                if grid[f] > 0:
-                    gain0, lost0 = pl.share(f, 1)
-                elif grid[f] == SHIELD:
-                    sh = True
-            total += pl.search(f, sh, gain0, lost0)
-            if time.perf_counter() > deadline:
-                break
-        value = total / len(models)
+    for i, f in enumerate(steps):
+        value = sums[i] / max(1, n)
         if f in opp_next:
-            # It may enter the same cell (or swap): both sink, the gold as it stands.
-            # A boat behind keeps clear of one that would ram it; level, both sinking
-            # is a draw (nothing at 0-0), so either may risk it.
             if lead > 0:
                 crash, p = 1.0, 0.3
             elif lead == 0:
