@@ -67,7 +67,7 @@ SEED = 20240615
 #: Map sizes of the ``mix`` book (rows, cols): squares, and rectangles up to the extremes.
 SIZES = [(5, 7), (7, 7), (9, 9), (11, 11), (13, 13), (15, 15), (5, 15), (15, 5), (7, 13), (13, 9)]
 #: The sparring partners: bots built to test the reference, each on an idea of its own.
-PARTNERS = ("planner", "hunter", "duel", "stepper", "collector", "rammer")
+PARTNERS = ("planner", "hunter", "duel", "stepper", "racer", "collector", "rammer")
 TARGET_RATE = 0.60
 #: Partners with a target of their own.
 TARGET_RATES = {"hunter": 0.70}

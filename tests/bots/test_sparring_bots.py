@@ -35,7 +35,7 @@ sys.path.insert(0, str(ROOT / "tests" / "reference_bot"))
 
 import harness  # noqa: E402
 
-SPARRING = ["hunter", "collector", "rammer", "planner", "duel", "stepper"]
+SPARRING = ["hunter", "collector", "rammer", "planner", "duel", "stepper", "racer"]
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin"}
 
@@ -95,7 +95,7 @@ def test_bot_yaml_and_python_3_8(name: str) -> None:
     assert not modules & {"subprocess", "socket"}
 
 
-@pytest.mark.parametrize("name", ["duel", "stepper"])
+@pytest.mark.parametrize("name", ["duel", "stepper", "racer"])
 def test_check_bot_passes(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     """judge check-bot's whole battery (placement, a re-ask, reefs, a wreck, the
     treasure, the last turn, the largest map) through the real sandbox."""
@@ -309,3 +309,32 @@ def test_stepper_takes_the_gold_it_reaches_first_and_keeps_clear_behind(tmp_path
     state_after_placement("stepper", tmp2, behind, 20)
     cell, _ = run_bot("stepper", tmp2, map_inp(behind, 8, (2, 4), (2, 2), 22))
     assert cell not in ((2, 3), (1, 2), (3, 2), (2, 1), (2, 2)), cell
+
+
+def test_racer_rams_ahead_on_the_last_turn(tmp_path: Path) -> None:
+    # Last turn, ahead 25 to 22, a 5 between the boats: it goes there whatever the
+    # opponent does (it gets the 5, or both sink with it ahead).
+    rows = ["0 0 0 0 0", "0 0 5 0 0", "S 0 0 0 S", "0 0 0 0 0", "0 0 0 0 0"]
+    ahead = with_rest(rows, 47)
+    state_after_placement("racer", tmp_path, ahead, 20)
+    cell, _ = run_bot("racer", tmp_path, map_inp(ahead, 1, (2, 4), (2, 2), 25))
+    assert cell == (2, 3), cell
+
+
+def test_racer_heads_for_the_centre_before_half_time(tmp_path: Path) -> None:
+    # K = 20, 12 turns left: the check comes after the second move.  Level 48 to 48,
+    # the racer two steps west of the centre, the opponent three steps east of it; a
+    # 2 two steps south of the racer would keep it from the centre when the treasure
+    # appears (the other 2 is by the opponent).  It steps towards the centre.
+    rows = [
+        "0 0 0 0 0 0 2",
+        "0 0 0 0 0 0 0",
+        "0 0 0 0 0 0 0",
+        "S 0 0 0 0 0 S",
+        "0 0 0 0 0 0 0",
+        "0 2 0 0 0 0 0",
+        "0 0 0 0 0 0 0",
+    ]
+    state_after_placement("racer", tmp_path, rows, 20)
+    cell, _ = run_bot("racer", tmp_path, map_inp(rows, 12, (4, 2), (3, 7), 48))
+    assert cell == (4, 3), cell
