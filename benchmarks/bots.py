@@ -4,7 +4,7 @@ Plays ``bots/reference`` against each opponent with :mod:`judge.evaluate`
 (the engine of ``judge eval``) on a fixed seed set: every odd square size
 5..15 plus two rectangular ones, K varied over every even value, each map in
 both seat orders.  Prints the eval table for each pairing and a closing line
-against the issue's targets (>= 85 % of decided rounds won against greedy, no
+against the targets (>= 85 % of decided rounds won against greedy, no
 loss to random, p99 < 300 ms and max < 1 s a turn, peak memory < 128 MiB).
 
 Run: ``python benchmarks/bots.py [--rounds N] [--jobs J] [--seed S]``.
@@ -38,7 +38,7 @@ OPPONENTS = ("greedy", "random")
 
 
 def _result_targets(opponent: str, s: EvalSummary) -> list[str]:
-    """The issue's result targets, each as 'ok'/'MISSED' with the figure."""
+    """The result targets, each as 'ok'/'MISSED' with the figure."""
     res, a = s.result, s.a
     lines = []
     if opponent == "greedy":
@@ -152,7 +152,7 @@ def main() -> int:
             for item in render(s)[1:2]:
                 console.print(item)
             summary_lines.append(("timing 15x15 K=100", _time_targets(s)))
-    console.print("[bold]targets (issue 7)[/]")
+    console.print("[bold]targets[/]")
     for name, lines in summary_lines:
         for line in lines:
             console.print(f"  {name}: {line}", highlight=False)

@@ -1,4 +1,4 @@
-"""Same seed, same rounds, whatever the machine is doing (issue 32).
+"""Same seed, same rounds, whatever the machine is doing.
 
 One 3-team tournament of bots whose every move depends on how many times they
 have been run (they count their runs in STATE.OUT, tests/fixtures/counting):

@@ -10,7 +10,7 @@ of the .exe (it must not be slow either), how long a seat takes to get ready
 for an .exe (its prefix and wineserver, before turn 1), and the one-time cost
 of the prefix template when it was not cached yet.
 
-Target (issue 11): the .exe's median turn at most 60 ms above the native one.
+Target: the .exe's median turn at most 60 ms above the native one.
 Wall times grow with the machine's load (printed), so the CPU time of each run
 (the program and everything it started) is printed too: the .exe's extra CPU
 is what wine itself costs, whatever else the machine is doing.

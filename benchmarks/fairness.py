@@ -5,8 +5,8 @@ A 3-team tournament of bots that each need CPU_S seconds of CPU a turn
 (one round per core) and at ``--jobs 4``, one after the other in one run, with
 everything else at the judge's defaults.  For every recorded run it takes wall
 time / CPU time: a bot with a core to itself is at about 1.0; two busy
-programs sharing one core are at about 2.0 (issue 16 measured p50 2,002 ms
-of wall for 1.2 s of CPU at the old default).  Target: at most 1.15 at every
+programs sharing one core are at about 2.0 (an old default, two rounds a core,
+measured p50 2,002 ms of wall for 1.2 s of CPU).  Target: at most 1.15 at every
 setting (the sum of wall over the sum of CPU, and the median run).
 
 The judge measures how long each run was kept waiting for a CPU; the table

@@ -1,6 +1,6 @@
-"""Write a book of maps unlike every style of ``judge genmap --style`` (issue 34's test bed).
+"""Write a book of maps unlike every style of ``judge genmap --style``.
 
-Issue 34's rival was measured on hidden maps of styles unlike the bundled
+The reference bot is measured on maps of styles unlike the bundled
 ones, where the races decide: the half-time treasure, the last gold cells.
 This writes maps of six odd styles (built with the same mirrored sea as
 ``judge.mapstyles``; the validator has the last word on each):

@@ -4,7 +4,7 @@ Both are measured side by side in one process, interleaved run by run, so
 machine noise hits both equally.  The program is a trivial C program (``return
 0``) built with the system compiler; the sandbox run includes everything a turn
 does (folder hygiene, writing MAP.INP, the seat's cgroups, the exec helper,
-namespaces, reading MOVE.OUT).  Target (issue 3): median overhead <= 3 ms with
+namespaces, reading MOVE.OUT).  Target: median overhead <= 3 ms with
 every protection the machine allows on.
 
     python benchmarks/sandbox.py [--runs N] [--json]

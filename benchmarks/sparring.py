@@ -125,7 +125,7 @@ def _generated(style: str, i: int, rng: random.Random) -> MapCase:
 
 
 def timing_cases(rounds: int, seed: int) -> list[MapCase]:
-    """The maps the turn times are measured on: 15 x 15 with K = 100 (the issue's
+    """The maps the turn times are measured on: 15 x 15 with K = 100 (the targets'
     size), one of each of the first ``rounds`` styles."""
     return [
         MapCase(s, f"timing-{s}", generate_styled(15, 15, 100, seed=seed + i, style=s), seed + i)

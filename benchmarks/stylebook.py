@@ -1,8 +1,8 @@
 """Write a map book of every style of ``judge genmap --style`` for ``judge eval --book``.
 
 ``judge eval``'s own maps are of the classic style only, and a book's ``gen``
-line cannot name a style; the issue's targets (issue 34) are measured on
-generated maps of every style.  This writes ``--per-style`` maps of each style
+line cannot name a style, while the reference bot's strength is measured
+on generated maps of every style.  This writes ``--per-style`` maps of each style
 (sizes from 5 x 5 to 15 x 15, rectangles included, K from 20 to 100) as map
 files and a ``book.txt`` that plays them in turn, the styles interleaved so
 that an SPRT that stops early has seen every style about equally.

@@ -1,4 +1,4 @@
-"""Where a judged turn's time goes, beside bare spawns of the same programs (issue 35).
+"""Where a judged turn's time goes, beside bare spawns of the same programs.
 
 A turn of the referee (``judge.referee.play_round``: MAP.INP for both seats,
 both programs in the sandbox, MOVE.OUT read, the rules, the replay line) is
@@ -46,7 +46,7 @@ from judge.maps import load_map  # noqa: E402
 from judge.records import ReplayHeader, RoundResult, TurnRecord  # noqa: E402
 from judge.referee import RoundConfig, play_round  # noqa: E402
 from judge.sandbox import Sandbox, zygote  # noqa: E402
-from judge.sandbox.memfs import mounts  # noqa: E402
+from judge.sandbox.procfs import mounts  # noqa: E402
 from judge.sandbox.steps import STEPS  # noqa: E402
 
 NATIVE_TARGET = 1.3
@@ -216,9 +216,10 @@ class TimedSandbox(Sandbox):
 def fs_type(path: Path) -> str:
     """The type of the file system ``path`` is on (the longest mount point above it)."""
     best, kind = "", "?"
-    for point, fstype, _ in mounts():
+    for m in mounts():
+        point = m.mountpoint
         if (str(path) + "/").startswith(point.rstrip("/") + "/") and len(point) >= len(best):
-            best, kind = point, fstype
+            best, kind = point, m.fstype
     return kind
 
 
@@ -226,7 +227,7 @@ def file_probe(folder: Path, over: bool, reps: int = 200) -> float:
     """Median seconds to make three small files and remove them (a judged turn's way: the
     folder is emptied after each run) or, ``over``, to write over three existing ones (the
     bare loop's way).  Both move with the file system's state more than anything else a
-    turn does (CONTRIBUTING.md, "The cost of a turn")."""
+    turn does (docs/turn-cost.md)."""
     probe = folder / ".file-probe"
     probe.mkdir(parents=True, exist_ok=True)
     names = [probe / n for n in ("MAP.INP", "MOVE.OUT", "STATE.OUT")]
@@ -244,7 +245,13 @@ def file_probe(folder: Path, over: bool, reps: int = 200) -> float:
 
 
 def measure(
-    kind: str, program: Path, work: Path, turns: int, rounds: int, leases: bool = True
+    kind: str,
+    program: Path,
+    work: Path,
+    turns: int,
+    rounds: int,
+    leases: bool = True,
+    launcher: str = "armed",
 ) -> dict[str, Any]:
     """Judged and bare turns of one kind of bot, and the steps of the judged runs."""
     bot = BotSpec(kind, str(program), program.parent, (program.name,))
@@ -259,7 +266,7 @@ def measure(
     bare = BareTurn(work / kind, argv, env)
     game_map = load_map(ROOT / "maps" / "m1.txt")
     cfg = RoundConfig(game_map, "m1", seed=1, turns=turns)
-    with TimedSandbox(core_leases=None if leases else False) as sb:
+    with TimedSandbox(core_leases=None if leases else False, launcher=launcher) as sb:
         warm = Observer(bare, work / f"{kind}-warm.jsonl")
         play_round(cfg, [bot, bot], ["a", "b"], sb, work / f"{kind}-warm", observer=warm)
         sb.runs.clear()
@@ -431,12 +438,19 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="also print the figures as JSON")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
-    zygote.ARM = not args.no_arm
     work = Path(tempfile.mkdtemp(prefix="turn-cost-"))
     try:
         programs = build(work, exe=not args.no_exe)
         results = [
-            measure(kind, program, work, args.turns, args.rounds, not args.no_leases)
+            measure(
+                kind,
+                program,
+                work,
+                args.turns,
+                args.rounds,
+                not args.no_leases,
+                "zygote" if args.no_arm else "armed",
+            )
             for kind, program in programs.items()
         ]
     finally:

@@ -37,19 +37,19 @@ import re
 import shlex
 import shutil
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from judge import bundled, programs
 from judge.errors import JudgeError
 from judge.inputfiles import CONFIG_BYTES, InputFileError, excerpt, read_input_text
 from judge.names import distinct_names, normalise
 from judge.records import Json
-from judge.sandbox.wine import find_wine, refusal, windows_target
+from judge.sandbox import find_wine, refusal, windows_target
+from judge.sources import needs_building
+from judge.yamlfile import YamlSyntaxError, YamlTooDeep, load_yaml
 
 BOT_FILE = "bot.yaml"
 BUILD_TIMEOUT_S = 300
@@ -62,6 +62,20 @@ _CRLF_MESSAGE = (
     "(in most editors: line endings 'LF' or 'Unix'; or run 'sed -i \"s/\\r$//\" FILE')"
 )
 _BUILD_KEYS = {"command", "output", "sources"}
+
+#: How a bot's build command is run: (argv, the bot's folder, timeout in seconds) -> the
+#: finished process (stdout and stderr captured), raising subprocess.TimeoutExpired or
+#: FileNotFoundError as subprocess.run does.  The arena confines an uploaded bot's build.
+BuildRunner = Callable[[list[str], Path, float], "subprocess.CompletedProcess[bytes]"]
+
+
+def run_build(
+    argv: list[str], folder: Path, timeout_s: float
+) -> subprocess.CompletedProcess[bytes]:
+    """A build command as ``judge match`` runs it: in the bot's folder, as the judge's user."""
+    return subprocess.run(
+        argv, cwd=folder, capture_output=True, timeout=timeout_s, stdin=subprocess.DEVNULL
+    )
 
 
 class BotError(JudgeError, ValueError):
@@ -80,6 +94,10 @@ class BotSpec:
     home: Path | None = None
     #: SHA-256 of the bot's own files (judge.programs.tree_hash), for standings.json
     digest: str = ""
+    #: the program's file name when the bot was given as a lone file (``bot.exe``), else None
+    file: str | None = None
+    #: a person's seat (judge play), not a program: its moves are not coding mistakes
+    person: bool = False
 
     def argv_for(self, seat_program_dir: Path | None) -> list[str]:
         """The command with the bot's own files pointing into the seat's private copy."""
@@ -121,28 +139,31 @@ def resolve_bot(
     spec: str,
     bots_dir: Path | Sequence[Path] | None = None,
     build: bool = True,
+    runner: BuildRunner = run_build,
 ) -> BotSpec:
     """Turn a ``judge match`` BOT argument into a :class:`BotSpec` (building it if needed).
 
     ``bots_dir``: folder(s) looked in before ``bots/`` of the current folder and the
-    bundled bots (:func:`judge.bundled.search_path`).
+    bundled bots (:func:`judge.bundled.search_path`); ``runner``: how a build command runs.
     """
     path = Path(spec)
     if path.is_dir() and (path / BOT_FILE).is_file():
-        return _from_folder(path, spec, build)
+        return _from_folder(path, spec, build, runner)
     if path.is_file():
         return _from_executable(path, spec)
     if looks_like_path(spec):
         if path.is_dir():
             raise _no_bot_file(spec, path)
+        near = bundled.did_you_mean_path(spec, Path.cwd()).strip()
         raise BotError(
             f"bot {excerpt(spec)}: no such bot: no such file or folder ({path.resolve()})"
+            + (f"; {near}" if near else "")
         )
     folders = bundled.search_path(bundled.BOTS, bots_dir)
     for folder in folders:
         cand = folder / spec
         if cand.is_dir() and (cand / BOT_FILE).is_file():
-            return _from_folder(cand, spec, build)
+            return _from_folder(cand, spec, build, runner)
         if cand.is_file():
             return _from_executable(cand, spec)
     if path.is_dir():
@@ -155,6 +176,43 @@ def resolve_bot(
         f"the bots are: {', '.join(names) or '(none)'} (looked up in "
         f"{bundled.describe(folders, bundled.BOTS)}; add your own folder with --bots-dir); "
         "or give the path of a bot folder or of an executable file"
+    )
+
+
+def config_bot(spec: str, base: Path, bots_dir: Path, build: bool, file: str) -> BotSpec:
+    """A bot as a configuration names it: a tournament's team, a league's entry.
+
+    A name is looked up in ``bots_dir`` then among the bundled bots, never in the
+    current folder (a configuration means the same from any folder); a path, or a
+    name found nowhere, is a path relative to ``base``, the configuration's folder.
+    ``source`` stays as written.  ``file``: the configuration, for messages ("the
+    league file").  A mistyped name gets the close bot names, a mistyped path the
+    closest path.
+    """
+    folders = [d for d in (bots_dir, bundled.bundled_dir(bundled.BOTS)) if d is not None]
+    folders = [d for d in folders if d.is_dir()]
+    if not looks_like_path(spec):
+        for folder in folders:
+            if (folder / spec).exists():
+                return dataclasses.replace(
+                    resolve_bot(str(folder / spec), build=build), source=spec
+                )
+    given = Path(os.path.expanduser(spec))
+    target = given if given.is_absolute() else base / given
+    if target.exists():
+        return dataclasses.replace(resolve_bot(str(target), build=build), source=spec)
+    if looks_like_path(spec):
+        raise BotError(
+            f"bot {excerpt(spec)}: no such file or folder ({target}); "
+            f"{bundled.did_you_mean_path(spec, base)}a path is read from the folder of "
+            f"{file} ({base})"
+        )
+    names = bot_names(folders)
+    raise BotError(
+        f"bot {excerpt(spec)}: no such bot; {bundled.did_you_mean(spec, names)}the bots are: "
+        f"{', '.join(names) or '(none)'} (looked up in "
+        f"{bundled.describe(folders, bundled.BOTS)}, and as the path {target}); give a bot "
+        f"folder's name or the path of a bot folder or program, relative to {file}"
     )
 
 
@@ -215,8 +273,10 @@ def distinct_bot_names(bots: Sequence[BotSpec]) -> list[str]:
 
     Two different bots with one name (two teams' ``solver.exe``) are told apart by
     where each came from: ``solver (Rồng Biển)``, ``solver (Cá Mập)``, or their
-    folders' paths when those names do not tell; the same bot twice (greedy against
-    greedy, a normal thing to play) becomes ``greedy``, ``greedy-2``.
+    folders' paths when those names do not tell; a bot given as a lone file beside
+    a bot folder of the same name (``bots/x/bot.exe`` and ``x``) by its file name:
+    ``x`` and ``x (bot.exe)``; the same bot twice (greedy against greedy, a normal
+    thing to play) becomes ``greedy``, ``greedy-2``.
     """
     shown = [normalise(b.name) or "bot" for b in bots]
     groups: dict[str, list[int]] = {}
@@ -225,18 +285,36 @@ def distinct_bot_names(bots: Sequence[BotSpec]) -> list[str]:
     for members in groups.values():
         if len(members) < 2:
             continue
-        homes = [bots[i].home or bots[i].program_dir for i in members]
-        if any(h is None for h in homes):
-            continue
-        for place in (lambda h: h.name, str):
-            words = [place(h) for h in homes if h is not None]
-            if len({w.casefold() for w in words}) == len(members) and all(
-                w.casefold() != shown[members[0]].casefold() for w in words
-            ):
-                for i, w in zip(members, words, strict=True):
-                    shown[i] = f"{shown[i]} ({w})"
-                break
+        told = _by_home(bots, shown, members) or _by_file(bots, shown, members)
+        for i, label in (told or {}).items():
+            shown[i] = f"{shown[i]} ({label})"
     return distinct_names(shown)
+
+
+def _by_home(bots: Sequence[BotSpec], shown: list[str], members: list[int]) -> dict[int, str]:
+    """Each member's label from where it came from (its folder's name, else its path), when
+    that tells them all apart; {} when it does not."""
+    homes = [bots[i].home or bots[i].program_dir for i in members]
+    if any(h is None for h in homes):
+        return {}
+    for place in (lambda h: h.name, str):
+        words = [place(h) for h in homes if h is not None]
+        if len({w.casefold() for w in words}) == len(members) and all(
+            w.casefold() != shown[members[0]].casefold() for w in words
+        ):
+            return dict(zip(members, words, strict=True))
+    return {}
+
+
+def _by_file(bots: Sequence[BotSpec], shown: list[str], members: list[int]) -> dict[int, str]:
+    """The members given as lone files labelled with their file's name (the one bot of
+    another kind keeps its name alone), when that tells them all apart; {} when it does not
+    (the same file twice)."""
+    labels = {i: f for i in members if (f := bots[i].file) is not None}
+    words = [f.casefold() for f in labels.values()]
+    if not labels or len(members) - len(labels) > 1 or len(set(words)) != len(words):
+        return {}
+    return labels
 
 
 def named(bot: BotSpec, name: str | None) -> BotSpec:
@@ -248,6 +326,9 @@ def _from_executable(path: Path, spec: str) -> BotSpec:
     path = path.resolve()
     windows = path.suffix.lower() == ".exe"
     name = lone_program_name(path)
+    source = needs_building(path)
+    if source is not None:
+        raise BotError(f"bot {excerpt(spec)}: {source}")
     if windows:
         _check_windows(path, spec)
     else:
@@ -261,7 +342,7 @@ def _from_executable(path: Path, spec: str) -> BotSpec:
     folder = path.parent
     digest = programs.file_hash(path)
     if _is_system_dir(folder):
-        return BotSpec(name, spec, None, (str(path),), digest=digest)
+        return BotSpec(name, spec, None, (str(path),), digest=digest, file=path.name)
     # A single-file program: each seat gets a copy of that file alone, not of its
     # folder (a project folder may hold matches/ with thousands of files).  A Windows
     # program also gets the DLLs that stand beside it (Windows looks there first).
@@ -279,7 +360,7 @@ def _from_executable(path: Path, spec: str) -> BotSpec:
         raise BotError(f"bot {excerpt(spec)}: cannot copy {path}: {exc}") from None
     if dlls:
         digest = programs.tree_hash(staged)  # the program is the .exe and its DLLs
-    return BotSpec(name, spec, staged, command, home=folder, digest=digest)
+    return BotSpec(name, spec, staged, command, home=folder, digest=digest, file=path.name)
 
 
 def _check_windows(exe: Path, spec: str) -> None:
@@ -295,20 +376,13 @@ def _is_system_dir(folder: Path) -> bool:
 
 def _load_yaml(file: Path, spec: str) -> Json:
     try:
-        loader = yaml.SafeLoader(read_input_text(file, "a bot.yaml", CONFIG_BYTES))
-        loader.name = str(file)  # errors name the file, not "<unicode string>"
-        try:
-            data = loader.get_single_data()
-        finally:
-            loader.dispose()
+        data = load_yaml(read_input_text(file, "a bot.yaml", CONFIG_BYTES), str(file))
     except InputFileError as exc:
         raise BotError(f"bot {excerpt(spec)}: cannot read {exc}") from None
-    except yaml.YAMLError as exc:
+    except YamlSyntaxError as exc:
         raise BotError(f"bot {excerpt(spec)}: {file} is not valid YAML:\n{exc}") from None
-    except (RecursionError, ValueError) as exc:  # nested too deep; a number too long for Python
-        raise BotError(
-            f"bot {excerpt(spec)}: {file} is not a bot.yaml: {excerpt(str(exc) or 'nested too deep', 120)}"
-        ) from None
+    except YamlTooDeep as exc:
+        raise BotError(f"bot {excerpt(spec)}: {file} is not a bot.yaml: {exc}") from None
     if not isinstance(data, dict):
         raise BotError(f"bot {excerpt(spec)}: {file} must be a mapping with a 'command:' key")
     unknown = set(data) - _KNOWN_KEYS
@@ -335,7 +409,7 @@ def _tokens(value: Any, what: str, spec: str) -> tuple[str, ...]:
     return tuple(toks)
 
 
-def _from_folder(folder: Path, spec: str, build: bool) -> BotSpec:
+def _from_folder(folder: Path, spec: str, build: bool, runner: BuildRunner) -> BotSpec:
     folder = folder.resolve()
     data = _load_yaml(folder / BOT_FILE, spec)
     if "command" not in data:
@@ -348,7 +422,7 @@ def _from_folder(folder: Path, spec: str, build: bool) -> BotSpec:
         cfg = data["build"]
         output = str(cfg["output"]) if isinstance(cfg, dict) and "output" in cfg else None
         if build:
-            program_dir = _build(folder, cfg, spec)
+            program_dir = _build(folder, cfg, spec, runner)
     _check_command(program_dir, command, spec, output if not build else None)
     idx = windows_target(list(command))
     if idx is not None:
@@ -366,8 +440,8 @@ def build_output(folder: Path) -> str | None:
     out, so a bot is the same bot built or not, here or on another machine.
     """
     try:
-        data = yaml.safe_load(read_input_text(folder / BOT_FILE, "a bot.yaml", CONFIG_BYTES))
-    except (InputFileError, yaml.YAMLError, RecursionError, ValueError):
+        data = load_yaml(read_input_text(folder / BOT_FILE, "a bot.yaml", CONFIG_BYTES))
+    except (InputFileError, YamlSyntaxError, YamlTooDeep):
         return None
     build = data.get("build") if isinstance(data, dict) else None
     if isinstance(build, dict) and "output" in build:
@@ -386,6 +460,13 @@ def _check_command(folder: Path, command: tuple[str, ...], spec: str, unbuilt: s
         here = folder / tok
         named_file = "/" in tok or tok.lower().endswith(_FILE_SUFFIXES)
         if here.exists():
+            source = needs_building(here) if i == 0 and here.is_file() else None
+            if source is not None:
+                raise BotError(
+                    f"bot {excerpt(spec)}: the command in {folder / BOT_FILE} starts with "
+                    f"{excerpt(tok)}: {source}; a bot.yaml builds it with a 'build:' step "
+                    "and runs what the build makes"
+                )
             if i == 0 and here.is_file():
                 _check_line_endings(here, spec)
             continue
@@ -404,7 +485,7 @@ def _check_command(folder: Path, command: tuple[str, ...], spec: str, unbuilt: s
             )
 
 
-def _build(folder: Path, cfg: Any, spec: str) -> Path:
+def _build(folder: Path, cfg: Any, spec: str, runner: BuildRunner) -> Path:
     """Run the bot's build step when its output is missing or older than its sources.
 
     Returns the folder holding the built program: the bot's own, or, when that is
@@ -438,21 +519,15 @@ def _build(folder: Path, cfg: Any, spec: str) -> Path:
             raise BotError(
                 f"bot {excerpt(spec)}: cannot copy {folder} to build it: {exc}"
             ) from None
-        return _build(copy, cfg, spec)
+        return _build(copy, cfg, spec, runner)
     try:
-        proc = subprocess.run(
-            list(command),
-            cwd=folder,
-            capture_output=True,
-            timeout=BUILD_TIMEOUT_S,
-            stdin=subprocess.DEVNULL,
-        )
+        proc = runner(list(command), folder, BUILD_TIMEOUT_S)
     except FileNotFoundError:
         raise BotError(
             f"bot {excerpt(spec)}: build command {excerpt(command[0])} not found"
         ) from None
-    except subprocess.TimeoutExpired:
-        raise BotError(f"bot {excerpt(spec)}: build took over {BUILD_TIMEOUT_S} s") from None
+    except subprocess.TimeoutExpired as exc:
+        raise BotError(f"bot {excerpt(spec)}: build took over {exc.timeout:g} s") from None
     if proc.returncode != 0 or not output.exists():
         tail = (proc.stderr or proc.stdout).decode("utf-8", "replace")[-1500:]
         raise BotError(

@@ -93,3 +93,41 @@ def did_you_mean(word: str, choices: Iterable[str]) -> str:
     if not close:
         return ""
     return "did you mean " + " or ".join(repr(c) for c in close) + "? "
+
+
+def nearest_path(typed: str, base: Path) -> str | None:
+    """The existing path closest to a mistyped one, written as it was typed (relative to
+    ``base`` when it was relative), or None when no path is close.
+
+    Each part that does not exist is replaced by the closest name in its folder
+    (``teams/rong-bien/bot.exe`` -> ``teams/rong_bien/bot.exe``); the path must then exist.
+    """
+    given = Path(typed).expanduser()
+    start = Path(given.anchor) if given.is_absolute() else base
+    parts = given.parts[1:] if given.is_absolute() else given.parts
+    here, changed = start, False
+    written: list[str] = []
+    for part in parts:
+        if part in (".", "..") or (here / part).exists():
+            here, written = here / part, [*written, part]
+            continue
+        try:
+            names = [p.name for p in here.iterdir()]
+        except OSError:
+            return None
+        close = suggest(part, names)
+        if not close:
+            return None
+        here, written, changed = here / close[0], [*written, close[0]], True
+    if not changed or not here.exists():
+        return None
+    text = "/".join(written)
+    if given.is_absolute():
+        return given.anchor + text
+    return f"./{text}" if typed.startswith("./") else text
+
+
+def did_you_mean_path(typed: str, base: Path) -> str:
+    """``did you mean 'teams/rong_bien/bot.exe'? `` (empty when no path is close)."""
+    near = nearest_path(typed, base)
+    return f"did you mean {near!r}? " if near is not None else ""

@@ -25,6 +25,7 @@ from types import ModuleType
 
 from judge import __version__
 from judge.commands import (
+    arena,
     check_bot,
     genmap,
     league,
@@ -33,6 +34,7 @@ from judge.commands import (
     replay,
     sandbox_info,
     serve,
+    submit,
     tournament,
     validate,
 )
@@ -51,6 +53,8 @@ COMMANDS: list[tuple[str, ModuleType]] = [
     ("check-bot", check_bot),
     ("replay", replay),
     ("serve", serve),
+    ("arena", arena),
+    ("submit", submit),
     ("play", play),
     ("sandbox-info", sandbox_info),
 ]

@@ -56,7 +56,7 @@ from judge.pentanomial import (
     estimate,
     round_points,
 )
-from judge.records import ReplayHeader, RoundResult, TurnRecord, pos_json
+from judge.records import RoundResult, pos_json
 from judge.records.evaluation import (
     AbandonedRound,
     EloInterval,
@@ -70,6 +70,7 @@ from judge.records.evaluation import (
     TimeSummary,
     WinDrawLoss,
 )
+from judge.records.replayread import ReplayError, read_replay
 from judge.referee import RoundConfig
 from judge.sandbox import Limits, Sandbox
 from judge.scheduler import Executor, RoundDone, RoundStatus, RoundTask, ThreadExecutor
@@ -314,10 +315,8 @@ def game_trace(replay: Path, a_seat: int) -> str | None:
     order = (a_seat, 1 - a_seat)
     h = hashlib.sha256()
     try:
-        lines = [json.loads(x) for x in replay.read_text(encoding="utf-8").splitlines() if x]
-        header = ReplayHeader.from_json(lines[0])
-        records = [TurnRecord.from_json(x, header.map.rows, header.map.cols) for x in lines[1:]]
-    except (OSError, ValueError, IndexError):
+        records = read_replay(replay).records
+    except ReplayError:
         return None
     for rec in records:
         if rec.runs is None:
@@ -344,13 +343,15 @@ def play_rounds(
     on_done: Callable[[EvalRound], None] | None = None,
     stop: threading.Event | None = None,
     executor: Executor | None = None,
+    no_more: threading.Event | None = None,
 ) -> list[EvalRound]:
     """Play every round, ``jobs`` at a time (:mod:`judge.scheduler`); results in round order.
 
     ``on_done`` is called in the calling thread as each round finishes (for a
-    progress bar, or the SPRT that sets ``stop``).  Once ``stop`` is set no new
-    round starts and the rounds in flight stop at their next turn (they are not
-    returned).  A round the judge abandons is recorded and the rest go on; a
+    progress bar, or the SPRT that sets ``no_more``).  Once ``no_more`` is set no
+    new round starts, and the rounds in flight are played to their end.  Once
+    ``stop`` is set (a signal) no new round starts either, and the rounds in
+    flight stop at their next turn (they are not returned).  A round the judge abandons is recorded and the rest go on; a
     round that cannot be played at all (e.g. a program its seat cannot run)
     stops everything, since every later round would fail the same way: it is
     raised as an :class:`EvalError` with the status to exit with.
@@ -378,7 +379,12 @@ def play_rounds(
         if on_done is not None:
             on_done(r)
 
-    tasks = (round_task(s, bots, names, limits, out_dir) for s in specs)
+    # Taken one by one as a seat frees up: a task not yet taken when no_more is set never starts.
+    tasks = (
+        round_task(s, bots, names, limits, out_dir)
+        for s in specs
+        if no_more is None or not no_more.is_set()
+    )
     if executor is None:
         if sandbox is None:
             raise ValueError("play_rounds needs a sandbox or an executor")
@@ -730,20 +736,23 @@ def evaluate(
     """Plan, play and summarise (the one call a benchmark needs).
 
     ``tracker`` (made here unless given, so a progress display can read the
-    LLR) sees every round as it finishes; with an SPRT it stops the play once
-    the test decides.  ``stop`` (a caller's, e.g. set by a signal) stops it too:
-    no new round starts, rounds in flight stop at their next turn, and the
-    summary is of the rounds that finished.  ``executor``: where the rounds are
+    LLR) sees every round as it finishes; with an SPRT no round starts once the
+    test decides, and the rounds then in flight are played to their end (kept
+    out of the statistics, counted in ``rounds_after_verdict``).  ``stop`` (a
+    caller's, e.g. set by a signal) stops the play: no new round starts, rounds
+    in flight stop at their next turn, and the summary is of the rounds that
+    finished.  ``executor``: where the rounds are
     played (default: ``req.jobs`` threads on ``sandbox``; a cluster's,
     :mod:`judge.cluster`).
     """
     plans = req.plans()
     tracker = tracker if tracker is not None else PairTracker(req.sprt)
     stop = stop if stop is not None else threading.Event()
+    decided = threading.Event()
 
     def done(o: EvalRound) -> None:
         if tracker.add(o):
-            stop.set()
+            decided.set()
         if on_done is not None:
             on_done(o)
 
@@ -758,6 +767,7 @@ def evaluate(
         done,
         stop,
         executor,
+        no_more=decided,
     )
     tracker.finish()
     return summarize(

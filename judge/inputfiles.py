@@ -1,6 +1,6 @@
 """Files the judge is given to read: maps, configurations, books, replays, its own stores.
 
-Every one of them is an input like a bot's MOVE.OUT (issue 33): it may be a
+Every one of them is an input like a bot's MOVE.OUT: it may be a
 FIFO that never ends, a device, a folder, a link to one, 24 MB of one cell, or
 a file another program or an older judge wrote.  So each reader goes through
 here first:
@@ -26,7 +26,7 @@ from typing import Any
 
 from judge.errors import JudgeError
 
-#: Caps of what the judge reads, far above any real use (README, "Limits of the inputs").
+#: Caps of what the judge reads, far above any real use (docs/tournament.md, "Damaged files").
 MAP_BYTES = 1 * 2**20  #: a 15 x 15 map is under 1 KiB
 CONFIG_BYTES = 1 * 2**20  #: a tournament or league file of hundreds of teams is a few KiB
 BOOK_BYTES = 4 * 2**20  #: a book of the most maps it may hold (MAX_BOOK_MAPS lines)

@@ -10,13 +10,12 @@ a value (:class:`RoundResult`); writing ``result.json`` is the match's job.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import random
 import threading
-import time
-from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor, wait
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, TextIO
@@ -49,9 +48,27 @@ from judge.records import (
     TurnRecord,
 )
 from judge.rules import EndReason, Event, Game, Move, MoveStatus
-from judge.sandbox import Limits, RunResult, Sandbox, Seat, TurnRun, Verdict
+
+# The sandbox's retry policy and run_retrying are named here too: callers of the
+# referee (the web's play page, check-bot) run single turns through it.
+from judge.sandbox import (
+    BUSY_PAUSE_S,
+    BUSY_RETRIES,
+    IE_RETRIES,
+    Limits,
+    PairRun,
+    RunResult,
+    Sandbox,
+    Seat,
+    SeatPair,
+    TurnRun,
+    Verdict,
+    run_retrying,
+)
 
 __all__ = [
+    "BUSY_PAUSE_S",
+    "BUSY_RETRIES",
     "IE_RETRIES",
     "REPLAY_SCHEMA",
     "RoundAborted",
@@ -59,17 +76,17 @@ __all__ = [
     "RoundObserver",
     "RoundResult",
     "RoundStopped",
+    "kept_state_name",
     "play_round",
     "read_run",
     "run_retrying",
 ]
 
-#: A judge failure (IE) is retried this many times before the round is abandoned.
-IE_RETRIES = 1
-#: A run the machine kept waiting for a CPU (IE, ``kept_waiting``) is retried this many
-#: times, after pauses that double from BUSY_PAUSE_S: a burst of load elsewhere passes.
-BUSY_RETRIES = 5
-BUSY_PAUSE_S = 0.25
+#: At most this much of one seat's STATE.OUT is kept in a round's folder for its void
+#: moves (``judge check-bot --from``); identical ones are kept once.
+STATES_KEPT_BYTES = 8 * STATE_MAX_BYTES
+#: Where a team's kept STATE.OUT files go, in its folder of the round.
+STATES_FOLDER = "states"
 
 
 class RoundAborted(JudgeError, RuntimeError):
@@ -111,44 +128,6 @@ class RoundConfig:
         return self.turns if self.turns is not None else self.game_map.turns
 
 
-def run_retrying(
-    seat: Seat,
-    argv: list[str],
-    inputs: dict[str, bytes],
-    outputs: list[str],
-    limits: Limits,
-    on_retry: Callable[[RunResult], None] | None = None,
-    starting: Callable[[], None] | None = None,
-) -> TurnRun:
-    """One run of a turn; a judge failure (IE, never the bot's fault) is run again.
-
-    A run the machine kept waiting for a CPU (``kept_waiting``) is retried up
-    to BUSY_RETRIES times after doubling pauses (load elsewhere comes in
-    bursts), any other IE IE_RETRIES times; ``on_retry`` hears of each failed
-    run.  The last run is returned, so a verdict still IE means the judge
-    cannot run the program: the caller abandons what it was doing, naming it.
-    ``starting``: :meth:`Seat.run_turn`'s, for the first run (the program about to
-    start, or the run over).
-    """
-    failures, busy, pause = 0, 0, BUSY_PAUSE_S
-    while True:
-        run = seat.run_turn(argv, inputs, outputs, limits, starting=starting)
-        starting = None
-        r = run.result
-        if r.verdict is not Verdict.IE:
-            return run
-        if r.kept_waiting and busy < BUSY_RETRIES:
-            busy += 1
-            time.sleep(pause)
-            pause *= 2
-        elif not r.kept_waiting and failures < IE_RETRIES:
-            failures += 1
-        else:
-            return run
-        if on_retry is not None:
-            on_retry(r)
-
-
 def read_run(run: TurnRun | None) -> SeatRun:
     """R10: what a run asked for; a move counts only from a run that ended OK with two integers.
 
@@ -170,6 +149,7 @@ def read_run(run: TurnRun | None) -> SeatRun:
         parsed.status,
         r.stdout_tail,
         r.stderr_tail + b"\n" + r.message.encode("utf-8", "replace"),
+        run.outputs.get(MOVE_OUT),
     )
     return SeatRun(
         move=parsed.target if ok and parsed.status is None else None,
@@ -184,6 +164,32 @@ def read_run(run: TurnRun | None) -> SeatRun:
         message=r.message if not ok else None,
         why=why.value if why is not None else None,
     )
+
+
+def _state_read_unsaid(run: TurnRun) -> TurnRun:
+    """The run without the notes of the referee's own read of STATE.OUT (a link, a file
+    over the cap): the seat's clean says what became of the file, in its own note."""
+    notes = tuple(
+        d for d in run.discarded if not (d.startswith(f"{STATE_OUT} ") and "not read" in d)
+    )
+    return run if notes == run.discarded else dataclasses.replace(run, discarded=notes)
+
+
+def kept_state_name(data: bytes) -> str:
+    """The file name of a kept STATE.OUT in its folder: its digest, so that identical ones
+    are kept once and a reader can tell a copy that is not what was kept."""
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def _kept_state(run: TurnRun) -> bytes | None:
+    """STATE.OUT as the seat keeps it for its next run: None when absent, over its cap,
+    or refused by the seat (its note names the file: a link, hard links)."""
+    data = run.outputs.get(STATE_OUT)
+    if data is None or len(data) > STATE_MAX_BYTES:
+        return None
+    if any(d.startswith(f"{STATE_OUT} ") for d in run.discarded):
+        return None
+    return data
 
 
 @dataclass
@@ -271,9 +277,15 @@ class _Round:
         self.replay_path = out_dir / "replay.jsonl"
         self.part_path = out_dir / "replay.jsonl.part"
         self.replay_file: TextIO | None = None
-        #: seat 0's thread for the whole round, while seat 1 runs on the referee's own
-        #: (shut down by play_round)
-        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="seat-0")
+        #: each seat's STATE.OUT as its next run gets it (None: absent), and as the runs
+        #: of this turn got it, for :meth:`keep_state`
+        self.states: list[bytes | None] = [None, None]
+        self.started_with: list[bytes | None] = [None, None]
+        #: the STATE.OUT files kept in the round's folder, by digest, and their bytes
+        self.kept: tuple[dict[str, str], dict[str, str]] = ({}, {})
+        self.kept_bytes = [0, 0]
+        #: the round's two seats' runs, at once (closed by play_round)
+        self.pair = SeatPair()
 
     # ------------------------------------------------------------ recording
     def header(self) -> ReplayHeader:
@@ -288,6 +300,7 @@ class _Round:
             limits=RunLimits(lim.time_s, lim.memory_bytes / 2**20, lim.file_bytes / 2**20),
             isolation=self.sandbox.isolation.as_dict(),
             worker=self.worker,
+            people=tuple(s for s in (0, 1) if self.bots[s].person),
         )
 
     def write_line(self, obj: Json) -> None:
@@ -332,56 +345,35 @@ class _Round:
         self, seats: Sequence[Seat], argvs: Sequence[list[str]], active: Sequence[bool], turn: int
     ) -> list[SeatRun]:
         """Run the active seats (both at once unless sequential) on the current state."""
-        inputs = [
-            {MAP_INP: render_map_inp(self.game, s, self.cfg.reef_symbol).encode()} for s in (0, 1)
-        ]
-
-        def one(s: int, starting: Callable[[], None] | None = None) -> TurnRun | None:
-            if not active[s]:
-                return None
-
-            def noted(r: RunResult) -> None:
-                # Only the run that counts is recorded; the judge's failures go to the log.
-                self.stderr[s].append(f"--- turn {turn}: IE ({r.message}); run again ---")
-
-            run = run_retrying(
+        asked = [
+            PairRun(
                 seats[s],
                 argvs[s],
-                inputs[s],
-                [MOVE_OUT],
+                {MAP_INP: render_map_inp(self.game, s, self.cfg.reef_symbol).encode()},
+                [MOVE_OUT, STATE_OUT],
                 self.cfg.limits,
-                on_retry=noted,
-                starting=starting,
             )
+            if active[s]
+            else None
+            for s in (0, 1)
+        ]
+
+        def noted(s: int, r: RunResult) -> None:
+            # Only the run that counts is recorded; the judge's failures go to the log.
+            self.stderr[s].append(f"--- turn {turn}: IE ({r.message}); run again ---")
+
+        def counted(s: int, run: TurnRun) -> None:
             if run.result.verdict is Verdict.IE:
                 raise RoundAborted(
                     f"the judge could not run {self.names[s]} at turn {turn}: {run.result.message}"
                 )
-            return run
 
-        if self.cfg.sequential or not all(active):
-            runs = [one(0), one(1)]
-        else:
-            # Both seats at once: seat 0 on the round's worker thread (made once a round,
-            # not once a turn), seat 1 on this one, which would otherwise only wait.  Seat
-            # 1's run begins once seat 0's program is about to start: the two seats' work
-            # before their programs is Python, and done at once it would share the
-            # interpreter lock and start both programs late (issue 35).  Both runs end
-            # before either's failure is raised, seat 0's first.
-            first_starting = threading.Event()
-            first = self.pool.submit(one, 0, first_starting.set)
-            # A seat 0 that ends without saying so (a seat of another kind) lets seat 1 go.
-            first.add_done_callback(lambda _: first_starting.set())
-            try:
-                first_starting.wait()
-                second = one(1)
-            except BaseException:
-                wait([first])
-                first.result()
-                raise
-            runs = [first.result(), second]
+        self.started_with = list(self.states)
+        runs = self.pair.run(asked, not self.cfg.sequential, on_retry=noted, on_done=counted)
+        runs = [None if run is None else _state_read_unsaid(run) for run in runs]
         for s, run in enumerate(runs):
             if run is not None:
+                self.states[s] = _kept_state(run)
                 self.tallies[s].add(run)
                 # The bot's own paths, not the sandbox's, as its author knows them.
                 own = self.bots[s].own_paths
@@ -404,10 +396,8 @@ class _Round:
                 continue
             what = f"asked {run.move}, " if run.move else ""
             extra = f" [{run.message}]" if run.message else ""
-            lines.append(
-                f"  {name}: {what}{voidwhy.status_words(run)}; "
-                f"run {run.verdict} in {run.wall_ms} ms{extra}"
-            )
+            said = voidwhy.status_words(run, voidwhy.Where.of_record(rec, s), self.bots[s].person)
+            lines.append(f"  {name}: {what}{said}; run {run.verdict} in {run.wall_ms} ms{extra}")
             for d in run.discarded:
                 lines.append(f"  {name}: {d}")
         for e in rec.events:
@@ -478,17 +468,41 @@ class _Round:
         self.emit(self.record(runs, events, turn, k_left))
 
     def with_why(self, s: int, run: SeatRun, placement: bool) -> SeatRun:
-        """Seat ``s``'s run with why its move is void (None when it is not): the run's, else the cell's."""
+        """Seat ``s``'s run with why its move is void (None when it is not): the run's, else
+        the cell's; a void move's run also with the STATE.OUT it started with."""
         status = run.status
         if status is None or not status.void or status is MoveStatus.SUNK:
             return dataclasses.replace(run, why=None) if run.why is not None else run
-        if run.why is not None:
+        if run.why is None:
+            if run.move is None:
+                why = voidwhy.for_run("OK", status)
+            else:
+                guess = not self.bots[s].person
+                why = voidwhy.for_cell(self.game, s, run.move, status, placement, guess)
+            run = dataclasses.replace(run, why=why.value if why is not None else None)
+        if run.why is None or not run.ran or self.bots[s].person:
             return run
-        if run.move is None:
-            why = voidwhy.for_run("OK", status)
-        else:
-            why = voidwhy.for_cell(self.game, s, run.move, status, placement)
-        return dataclasses.replace(run, why=why.value if why is not None else None)
+        return dataclasses.replace(run, state_in=self.keep_state(s))
+
+    def keep_state(self, s: int) -> str | None:
+        """The STATE.OUT seat ``s``'s last run started with, kept in the round's folder:
+        its path there, "" when there was none, None when the seat's share is used up."""
+        data = self.started_with[s]
+        if data is None:
+            return ""
+        digest = kept_state_name(data)
+        kept = self.kept[s]
+        if digest in kept:
+            return kept[digest]
+        if self.kept_bytes[s] + len(data) > STATES_KEPT_BYTES:
+            return None
+        rel = f"{self.folders[s]}/{STATES_FOLDER}/{digest}"
+        # Not forced to disk: it is written inside the turn, and a copy lost to a power
+        # cut is only one check-bot --from says it cannot read.
+        atomic.write_bytes(self.out_dir / rel, data, durable=False)
+        kept[digest] = rel
+        self.kept_bytes[s] += len(data)
+        return rel
 
     def result(self) -> RoundResult:
         g = self.game
@@ -586,6 +600,7 @@ def play_round(
             )
         argvs = [bots[s].argv_for(seats[s].program_dir) for s in (0, 1)]
         with open(rnd.part_path, "w", encoding="utf-8") as f:
+            atomic.hold_while_writing(f.fileno())  # a page tells a round in play from one left
             rnd.replay_file = f
             header = rnd.header()
             rnd.write_line(header.to_json())
@@ -605,7 +620,7 @@ def play_round(
         error = str(exc)
         raise
     finally:
-        rnd.pool.shutdown(wait=True)
+        rnd.pair.close()
         for seat in seats:
             seat.close()
         rnd.write_logs(result, error)

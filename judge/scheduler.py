@@ -10,7 +10,7 @@ An :class:`Executor` plays an iterable of tasks ``jobs`` at a time and calls
 ``on_done`` in the caller's thread as each round ends, in the order they end.
 :class:`ThreadExecutor` is the local one (threads sharing one sandbox: bots
 run as separate processes, so threads only wait); a cluster executor
-(issue 13) implements the same :meth:`Executor.play` with one sandbox per
+(judge/cluster) implements the same :meth:`Executor.play` with one sandbox per
 worker and :func:`play_task` on each.
 
 Stopping is cooperative and needs no wrapper around the sandbox: once
@@ -115,13 +115,6 @@ def keep_evidence(done: RoundDone) -> RoundDone:
             done, error=f"{done.error} (its traceback could not be written to {path}: {exc})"
         )
     return dataclasses.replace(done, error=f"{done.error} (the traceback is in {path})")
-
-
-def protections_off_in(isolation: Mapping[str, Any]) -> list[str]:
-    """The protections a round's isolation record (``Isolation.as_dict()``) says are off."""
-    return [
-        name for name, item in isolation.items() if not (isinstance(item, dict) and item.get("on"))
-    ]
 
 
 @dataclass

@@ -72,12 +72,23 @@ def _plain_terminal(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
+@pytest.fixture(autouse=True)
+def _not_under_sudo(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Tests do not depend on how the suite was started: under ``sudo`` the judge would give
+    its output folders to sudo's user (judge.owner); the tests of that say so themselves."""
+    for name in ("SUDO_UID", "SUDO_GID", "SUDO_USER"):
+        monkeypatch.delenv(name, raising=False)
+    yield
+
+
 #: Tests that share an expensive session or module set-up run in one xdist process.
 _GROUPS = (
     ("tests/windows/", "wine"),  # the .exe files built once, the wine prefix made once
     ("tests/views/test_html_browser.py", "browser"),  # Chromium
     ("tests/web/test_serve.py", "browser"),
     ("tests/web/test_play.py", "browser"),
+    ("tests/arena/test_browser.py", "browser"),
+    ("tests/arena/test_ladder_browser.py", "browser"),
     # A module-scoped fixture that plays or runs much, made once only if its module's tests
     # stay in one process (split, each process made it again):
     ("tests/sandbox/test_sandbox_hostile.py", "hostile"),  # every hostile program, run once

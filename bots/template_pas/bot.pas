@@ -3,8 +3,9 @@
   it plays exactly like the Python starter in bots/template.
 
   Build (Linux):    fpc -O2 -obot bot.pas
-  Build (Windows):  fpc -O2 bot.pas            (makes bot.exe; a 64-bit Free
-                    Pascal for Windows makes a 64-bit .exe)
+  Build (Windows):  fpc -Px86_64 -Twin64 -O2 bot.pas     (makes a 64-bit bot.exe;
+                    needs the x86_64 cross add-on of the usual installer: plain
+                    fpc -O2 bot.pas makes a 32-bit .exe, which the judge refuses)
 
   HOW YOUR PROGRAM IS RUN
    * Once per turn, as a brand-new process: nothing stays in memory between

@@ -3,6 +3,7 @@
 * :mod:`judge.checkbot.situations`: the hand-made game states (pure);
 * :mod:`judge.checkbot.diagnose`: from one run's facts to findings with likely causes (pure);
 * :mod:`judge.checkbot.trials`: one run per situation through the real sandbox;
+* :mod:`judge.checkbot.replayed`: ``--from``, a match's failed turns rebuilt and run again;
 * :mod:`judge.checkbot.report`: counts, the summary line, the JSON (the table and the
   explanations are :mod:`judge.views.checkreport`'s).
 """

@@ -3,8 +3,8 @@
 In a round the current folder is the team folder (MAP.INP, STATE.OUT), not the
 program's folder, so ``fopen("weights.txt")`` finds nothing there.  A Python
 bot usually crashes with a message check-bot recognises, but a compiled bot
-typically plays on without its data, silently, and passes every situation
-(issue 37).  So check-bot runs the program once more under ``strace`` (the
+typically plays on without its data, silently, and passes every situation.
+So check-bot runs the program once more under ``strace`` (the
 file system calls of every process of the run, wine's included: a Windows
 program's lookups are the Linux-side ``stat`` of the same path) and looks for
 a lookup, relative to the current folder, of one of the bot's own files that

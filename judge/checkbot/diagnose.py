@@ -20,9 +20,9 @@ was seen (e.g. "(1, 6), one more in both, is a valid start").
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from judge import voidwhy
 from judge.checkbot.datafiles import Language, how_to_open
 from judge.checkbot.situations import AVOID_REEF, AVOID_WRECK, NEW_START, TAKE_GOLD, Situation
 from judge.maps import REEF
@@ -98,8 +98,9 @@ class Diagnosis:
     findings: list[Finding]
 
 
-def _p(pos: Pos) -> str:
-    return f"({pos[0]}, {pos[1]})"
+_p = voidwhy.cell
+#: What standard output shows of a move meant for MOVE.OUT (the match decides alike).
+_printed_move = voidwhy.printed_move
 
 
 def _last_line(data: bytes) -> str:
@@ -144,6 +145,9 @@ def _crash_cause(facts: RunFacts) -> tuple[str, str]:
             f"a module it imports is not installed for the judge's python ({last}); "
             "use the standard library only"
         )
+    windows = _windows_cause(facts.message)
+    if windows is not None:
+        return "crash", windows
     if last:
         return "crash", f"its error output ends with: {last}"
     if facts.signal is not None:
@@ -155,6 +159,36 @@ def _crash_cause(facts: RunFacts) -> tuple[str, str]:
         "it exits with a non-zero status without an error message (exit(1) on a path "
         "it did not expect?)"
     )
+
+
+#: The sandbox's words for a Windows program's crash (as ``judge match`` shows them):
+#: "Windows exception 0xC0000005 (access violation: page fault on read access to 0x0...)".
+_WINDOWS_CRASH = re.compile(r"Windows (?:exception|status) (0x[0-9A-Fa-f]{8}) \(([^:)]+)")
+#: What each usual exception most likely is in a contest bot's code.
+_WINDOWS_CAUSES = {
+    0xC0000005: "it read or wrote memory it does not own: an array index out of range (a row "
+    "or column 0, or past M or N?), a null or freed pointer, or a local array too big",
+    0xC0000094: "it divided an integer by zero (a count, a distance or a number of turns that "
+    "can be 0?)",
+    0xC000008E: "it divided by zero in floating point",
+    0xC00000FD: "a recursion too deep, or a big array declared inside a function (make it "
+    "global or static)",
+    0xC000008C: "an index out of an array's range (a range check caught it)",
+    0xC0000409: "the C runtime stopped it (a buffer overrun, or abort())",
+    0xE06D7363: "a C++ exception nobody caught (std::out_of_range from .at()? a failed stoi?)",
+    0xC0000135: "it needs a DLL the judge's machine does not have: link it statically (e.g. "
+    "g++ -static) or put the DLL next to the .exe",
+}
+
+
+def _windows_cause(message: str) -> str | None:
+    """The likely cause of a Windows exception the sandbox named (None: none was named)."""
+    m = _WINDOWS_CRASH.search(message)
+    if m is None:
+        return None
+    code, name = int(m.group(1), 16), m.group(2).strip()
+    likely = _WINDOWS_CAUSES.get(code, "a crash in its native code")
+    return f"a Windows {name} (exception {m.group(1)}): {likely}"
 
 
 #: "No such file or directory: 'weights.txt'" (Python), "weights.txt (No such file ..." (Java),
@@ -240,17 +274,15 @@ def _no_move_out(facts: RunFacts) -> Finding:
     reason = "it wrote no MOVE.OUT (the boat does not move; at placement, it is placed at random)"
     if facts.misnamed:
         name = sorted(facts.misnamed)[0]
-        shown = name.replace("\r", "\\r")
         return Finding(
             ERROR,
             reason,
-            f"it wrote {shown!r} instead: the name must be exactly MOVE.OUT, in capitals "
+            f"it wrote {name!r} instead: the name must be exactly MOVE.OUT, in capitals "
             "(file names are case-sensitive on the judge's machine)",
             "misnamed",
         )
-    out = facts.stdout.decode("utf-8", "replace")
-    if parse_move_out(facts.stdout).target is not None or re.match(r"\s*-?\d+\s+-?\d+", out):
-        first = out.strip().splitlines()[0][:40] if out.strip() else ""
+    first = _printed_move(facts.stdout)
+    if first is not None:
         return Finding(
             ERROR,
             reason,
@@ -267,8 +299,18 @@ def _no_move_out(facts: RunFacts) -> Finding:
     )
 
 
-def _bad_move_out(data: bytes, status: MoveStatus) -> Finding:
+def _bad_move_out(data: bytes, status: MoveStatus, stdout: bytes = b"") -> Finding:
     """MOVE.OUT exists but is not two integers on its first line: say what it holds instead."""
+    printed = _printed_move(stdout)
+    if voidwhy.for_run("OK", status, stdout, b"", data) is voidwhy.Why.EMPTY_ON_STDOUT:
+        return Finding(
+            ERROR,
+            "MOVE.OUT is empty",
+            f"it opened MOVE.OUT but printed the move on standard output ({printed!r}): "
+            "write the move into the file it opened (in C++ to the ofstream, not cout; in "
+            "Pascal writeln(f, ...), not writeln(...); in Python print(..., file=f))",
+            "stdout",
+        )
     if not data.strip():
         return Finding(
             ERROR,
@@ -294,7 +336,9 @@ def _bad_move_out(data: bytes, status: MoveStatus) -> Finding:
         )
     text = data.decode("utf-8").lstrip("\ufeff")
     first = text.split("\n", 1)[0]
-    shown = first[:60].replace("\r", "\\r")
+    # A CR before the newline is a Windows program's line end, which R10 accepts: not
+    # shown, not blamed.  Any other CR is shown once, as Python writes it ('\r').
+    shown = first.rstrip("\r")[:60]
     reason = f"MOVE.OUT's first line is {shown!r}, not two integers"
     if "\r" in first.rstrip("\r"):
         return Finding(
@@ -358,77 +402,35 @@ def _bad_move_out(data: bytes, status: MoveStatus) -> Finding:
 # ---------------------------------------------------------------- wrong cells
 
 
-def _shifted(t: Pos) -> list[tuple[str, Pos, str]]:
-    """Cells the bot may have meant, with the mistake that turns them into ``t``."""
-    i, j = t
+#: How each slip (:func:`judge.voidwhy.slips`, the judge's one guess of a mistake) is told.
+_SLIP_TEXT = {
+    "zero_based": "0-based coordinates: {c}, one more in both, would have been {ok}. Rows and "
+    "columns are numbered from 1; add 1 to each before writing",
+    "swapped": "i and j swapped: {c}, the same two numbers the other way round, would have been "
+    "{ok}. Write the row (i) first, then the column (j)",
+    "zero_based_swapped": "0-based and swapped: {c} would have been {ok}; add 1 to each and write "
+    "the row first",
+    "one_too_many": "1 added twice: {c}, one less in both, would have been {ok}",
+}
+
+
+def _likely(game: Game, t: Pos, placement: bool) -> list[tuple[str, str]]:
+    """The mistakes that explain ``t`` (the judge's one guess, :func:`voidwhy.slips`), in words."""
+    ok = "a valid start" if placement else "a legal move"
     return [
-        (
-            "zero_based",
-            (i + 1, j + 1),
-            "0-based coordinates: {c}, one more in both, would have been {ok}. Rows and columns "
-            "are numbered from 1; add 1 to each before writing",
-        ),
-        (
-            "swapped",
-            (j, i),
-            "i and j swapped: {c}, the same two numbers the other way round, would have been {ok}. "
-            "Write the row (i) first, then the column (j)",
-        ),
-        (
-            "zero_based_swapped",
-            (j + 1, i + 1),
-            "0-based and swapped: {c} would have been {ok}; add 1 to each and write the row first",
-        ),
-        (
-            "one_too_many",
-            (i - 1, j - 1),
-            "1 added twice: {c}, one less in both, would have been {ok}",
-        ),
+        (s.tag, _SLIP_TEXT[s.tag].format(c=_p(s.meant), ok=ok))
+        for s in voidwhy.slips(game, 0, t, placement)
     ]
 
 
-def _likely(t: Pos, fits: Callable[[Pos], bool], ok: str) -> list[tuple[str, str]]:
-    """The mistakes that explain ``t``: single ones first; the combined one only if none fits.
-
-    Equal candidates (i == j makes "swapped" a no-op) count once.
-    """
-    seen: set[Pos] = set()
-    single: list[tuple[str, str]] = []
-    combined: list[tuple[str, str]] = []
-    for tag, c, text in _shifted(t):
-        if c in seen or not fits(c):
-            continue
-        seen.add(c)
-        (combined if tag == "zero_based_swapped" else single).append(
-            (tag, text.format(c=_p(c), ok=ok))
-        )
-    return single or combined
-
-
-def _cell_words(game: Game, pos: Pos) -> str:
-    v = game.cell(pos)
-    if v == -1:
-        return "is a reef (D)"
-    if v == -2:
-        return "is a shield (S)"
-    if v > 0:
-        return f"holds {v} gold"
-    return "holds 0"
-
-
 def _outside_words(game: Game, t: Pos) -> str:
-    b = game.board
-    zero = " (rows and columns count from 1: there is no row or column 0)" if 0 in t else ""
-    return f"{_p(t)} is outside the {b.rows} x {b.cols} map{zero}"
+    return voidwhy.outside_words(t, game.board.rows, game.board.cols)
 
 
 def _bad_start(game: Game, t: Pos) -> list[Finding]:
-    if not game.board.inside(t):
-        reason = f"the start {_outside_words(game, t)}"
-    else:
-        reason = f"the start {_p(t)} {_cell_words(game, t)}: a start must be a cell holding 0"
+    reason = voidwhy.start_words(t, voidwhy.Where.of_game(game, 0))
     reason += "; the boat is placed at random"
-    causes = _likely(t, game.valid_start, "a valid start")
+    causes = _likely(game, t, placement=True)
     if not causes and game.board.inside(t) and game.cell(t) == REEF:
         return [
             Finding(
@@ -452,10 +454,6 @@ def _bad_start(game: Game, t: Pos) -> list[Finding]:
     return [Finding(ERROR, reason, text, tag) for tag, text in causes]
 
 
-def _legal(game: Game, c: Pos) -> bool:
-    return game.classify(0, c) in (MoveStatus.MOVED, MoveStatus.STAYED)
-
-
 def _bad_move(game: Game, t: Pos, status: MoveStatus) -> list[Finding]:
     own = game.position(0)
     opp = game.position(1)
@@ -463,9 +461,17 @@ def _bad_move(game: Game, t: Pos, status: MoveStatus) -> list[Finding]:
     if status is MoveStatus.OUTSIDE:
         reason = _outside_words(game, t)
     else:
-        reason = f"{_p(t)} is not next to the boat at {_p(own)}"
+        reason = voidwhy.not_next_words(t, own)
     reason += ": the boat stays where it is"
-    causes = _likely(t, lambda c: _legal(game, c), "a legal move")
+    causes = _likely(game, t, placement=False)
+    if not causes and abs(t[0] - own[0]) == abs(t[1] - own[1]) == 1:
+        causes.append(
+            (
+                "diagonal",
+                f"a diagonal: {_p(t)} shares only a corner with the boat's cell. A move goes "
+                "up, down, left or right: (i-1, j), (i+1, j), (i, j-1) or (i, j+1)",
+            )
+        )
     if not causes and opp is not None and abs(t[0] - opp[0]) + abs(t[1] - opp[1]) <= 1:
         causes.append(
             (
@@ -619,7 +625,7 @@ def diagnose(
         return Diagnosis(None, None, findings)
     if parsed.target is None:
         assert parsed.status is not None
-        findings.insert(0, _bad_move_out(facts.move_out, parsed.status))
+        findings.insert(0, _bad_move_out(facts.move_out, parsed.status, facts.stdout))
         return Diagnosis(None, parsed.raw, findings)
     t = parsed.target
     g = sit.game
@@ -667,6 +673,7 @@ CAUSE_NAMES = {
     "zero_based_swapped": "0-based and swapped coordinates",
     "one_too_many": "1 added twice",
     "own_is_opp": "the other boat taken for its own",
+    "diagonal": "diagonal moves",
     "placement_again": "answering as at placement",
     "stdout": "the move on standard output instead of MOVE.OUT",
     "misnamed": "a misnamed MOVE.OUT",

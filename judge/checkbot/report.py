@@ -40,13 +40,22 @@ def limit_line(results: list[SituationResult], limits: Limits) -> str:
     return f"{time_part}; {mem_part}"
 
 
-def summary_line(bot: BotSpec, results: list[SituationResult], strict: bool) -> str:
+def summary_line(
+    bot: BotSpec, results: list[SituationResult], strict: bool, replayed: str | None = None
+) -> str:
+    """The verdict in one line; ``replayed``: the folder whose failed turns were run again
+    (``judge check-bot --from``), which the line names instead of situations."""
     c = counts(results)
     n_bad = sum(1 for r in results if r.level == ERROR)
     extras = ", ".join(
         f"{c[k]} {k}{'s' if c[k] != 1 and k != ADVICE else ''}" for k in (WARNING, ADVICE) if c[k]
     )
     extras = f" ({extras})" if extras else ""
+    if replayed is not None:
+        where = f"the {len(results)} turn{'s' if len(results) != 1 else ''} it failed in {replayed}"
+        if c[ERROR]:
+            return f"{bot.name} fails again in {n_bad} of {where}{extras}"
+        return f"{bot.name} plays each of {where} without a protocol error now{extras}"
     if c[ERROR]:
         return f"{bot.name} breaks the protocol in {n_bad} of {len(results)} situations{extras}"
     if strict and c[WARNING]:
@@ -60,9 +69,11 @@ def as_json(
     limits: Limits,
     strict: bool,
     isolation: Json | None = None,
+    replayed: str | None = None,
 ) -> Json:
     c = counts(results)
     return {
+        **({"from": replayed} if replayed is not None else {}),
         "bot": {"name": bot.name, "source": bot.source},
         "limits": {"time_s": limits.time_s, "memory_mb": limits.memory_bytes // 2**20},
         "passed": passed(results, strict),
@@ -74,7 +85,7 @@ def as_json(
         "peak_mem_mb": round(
             max((r.facts.peak_memory_bytes for r in results), default=0) / 2**20, 1
         ),
-        "summary": summary_line(bot, results, strict),
+        "summary": summary_line(bot, results, strict, replayed),
         "patterns": [
             {"cause": name, "situations": n, "failing": of}
             for name, n, of in patterns([r.findings for r in results])

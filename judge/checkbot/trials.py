@@ -47,6 +47,8 @@ class SituationResult:
     facts: RunFacts
     run: SeatRun
     findings: list[Finding] = field(default_factory=list)
+    #: the STATE.OUT the run was given (``--from``: the one it had in the match; None: none)
+    state_in: bytes | None = None
 
     @property
     def target(self) -> tuple[int, int] | None:
@@ -69,6 +71,7 @@ class SituationResult:
             "title": s.title,
             "purpose": s.purpose,
             "map_inp": self.map_inp,
+            **({"state_in_bytes": len(self.state_in)} if self.state_in is not None else {}),
             "verdict": r.verdict,
             "message": f.message,
             "wall_ms": r.wall_ms,
@@ -139,9 +142,19 @@ def bot_files(bot: BotSpec | None, given: bool = False) -> frozenset[str]:
     return frozenset(found)
 
 
-def _run(seat: Seat, argv: list[str], map_inp: str, limits: Limits) -> TurnRun:
-    outputs = [MOVE_OUT, STATE_OUT, *MISNAMED_MOVE_FILES]
-    run = run_retrying(seat, argv, {MAP_INP: map_inp.encode()}, outputs, limits)
+#: The files a check-bot run reads back: the move, STATE.OUT, and MOVE.OUT misnamed.
+OUTPUTS = (MOVE_OUT, STATE_OUT, *MISNAMED_MOVE_FILES)
+
+
+def run_once(
+    seat: Seat, argv: list[str], map_inp: str, limits: Limits, state: bytes | None = None
+) -> TurnRun:
+    """One check-bot run on ``map_inp`` (and ``state`` as STATE.OUT, given as an input);
+    :class:`CheckAborted` when the judge fails."""
+    inputs = {MAP_INP: map_inp.encode()}
+    if state is not None:
+        inputs[STATE_OUT] = state
+    run = run_retrying(seat, argv, inputs, list(OUTPUTS), limits)
     if run.result.verdict is Verdict.IE:
         raise CheckAborted(f"the judge could not run the bot: {run.result.message}")
     return run
@@ -183,7 +196,7 @@ def check_bot(
                 seat = _seat(sandbox, bot)
             argv = bot.argv_for(seat.program_dir)
             text = sit.map_inp()
-            turn_run = _run(seat, argv, text, limits)
+            turn_run = run_once(seat, argv, text, limits)
             facts = facts_from(turn_run, bot, seat.program_dir)
             d = diagnose(
                 sit,
@@ -215,7 +228,7 @@ def _trace_data_files(
     bot: BotSpec, sandbox: Sandbox, limits: Limits, results: list[SituationResult]
 ) -> None:
     """One more run of the traced situations with every file lookup logged: a bot's own
-    file looked for in the team folder and found nowhere is an error (issue 37), which a
+    file looked for in the team folder and found nowhere is an error, which a
     compiled bot that plays on without its data would otherwise pass with."""
     own = bot_files(bot)
     if not own or not results:
@@ -308,7 +321,7 @@ def _reef_symbol_check(
     """One more run, the same sea written with W: tells 'expects W' from 'ignores reefs'."""
     assert target is not None
     with _seat(sandbox, bot) as seat:
-        run = _run(seat, bot.argv_for(seat.program_dir), sit.map_inp("W"), limits)
+        run = run_once(seat, bot.argv_for(seat.program_dir), sit.map_inp("W"), limits)
     facts = facts_from(run, bot, seat.program_dir)
     d = diagnose(sit, facts, limits)
     w_target = d.target if not any(f.level == ERROR for f in d.findings) else None

@@ -23,7 +23,8 @@ from typing import Any
 
 from judge import __version__
 from judge.cluster import INSTALL_HINT, ClusterError
-from judge.scheduler import Venue, protections_off_in
+from judge.isolation import combined
+from judge.scheduler import Venue
 
 #: How long to wait for the scheduler, and for a first worker.
 CONNECT_TIMEOUT_S = 20.0
@@ -145,7 +146,7 @@ class ClusterSession:
         """Every protection some worker has off (what rounds may be played without)."""
         off: set[str] = set()
         for info in self.infos.values():
-            off.update(protections_off_in(info.isolation or {}))
+            off.update(info.protections_off())
         return tuple(sorted(off))
 
     def executor(self, jobs: int | None, require_full: bool) -> Any:
@@ -182,10 +183,12 @@ class ClusterSession:
 def isolation_refusal(infos: Mapping[str, Any]) -> str | None:
     """Why these workers (address -> WorkerInfo) cannot play an official run, naming each
     one short of full isolation; None when every one has every protection on."""
-    from judge.cluster.worker import REFUSAL_WAYS_OUT
-
-    short = [why for _, i in sorted(infos.items()) if (why := i.shortfall()) is not None]
-    return f"{'; '.join(short)}; {REFUSAL_WAYS_OUT}" if short else None
+    short = [
+        (why, getattr(i, "root", None))
+        for _, i in sorted(infos.items())
+        if (why := i.shortfall()) is not None
+    ]
+    return combined(short, "such a worker") if short else None
 
 
 @contextlib.contextmanager

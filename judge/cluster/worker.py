@@ -41,8 +41,10 @@ from judge import __version__
 from judge.bots import BotError, BotSpec
 from judge.cluster import judge_code
 from judge.cluster.bundles import BotRef, pack_folder, prepare, unpack
+from judge.isolation import is_root, refusal, short_of
+from judge.isolation import protections_off as off_in
 from judge.records import Json
-from judge.scheduler import RoundDone, RoundStatus, RoundTask, play_task, protections_off_in
+from judge.scheduler import RoundDone, RoundStatus, RoundTask, play_task
 
 PLUGIN_NAME = "ocean-judge"
 #: How often a round in flight looks at the judge's stop event (seconds).
@@ -96,6 +98,9 @@ class WorkerInfo:
     error: str | None  # why it has no sandbox
     #: how messages and replays name it: its address, its Dask name (``--name``) and host
     label: str = ""
+    #: whether it runs as root: a root worker short of a protection is told what its machine
+    #: lacks, not to run as root (None: it did not say)
+    root: bool | None = None
 
     def describe(self, require_full: bool) -> str:
         where = f"{self.label or self.address}, {self.threads} thread(s)"
@@ -108,14 +113,15 @@ class WorkerInfo:
         return f"{where}: {len(off)} protections OFF ({', '.join(off)}): {verdict}"
 
     def protections_off(self) -> list[str]:
-        return protections_off_in(self.isolation or {})
+        return off_in(self.isolation or {})
 
     def shortfall(self) -> str | None:
         """Why this worker cannot play an official round (None: every protection is on)."""
         if self.error is not None:
             return f"worker {self.label or self.address} has no sandbox ({self.error})"
-        off = self.protections_off()
-        return short_of(self.label or self.address, off, len(self.isolation or {})) if off else None
+        if not self.protections_off():
+            return None
+        return short_of(f"worker {self.label or self.address}", self.isolation or {})
 
 
 class WorkerState:
@@ -152,7 +158,14 @@ class WorkerState:
     def info(self) -> WorkerInfo:
         iso = self.sandbox.isolation.as_dict() if self.sandbox is not None else None
         return WorkerInfo(
-            self.address, self.host, __version__, self.threads, iso, self.error, self.name
+            self.address,
+            self.host,
+            __version__,
+            self.threads,
+            iso,
+            self.error,
+            self.name,
+            is_root(),
         )
 
     # ------------------------------------------------------------ bundles
@@ -217,17 +230,16 @@ class WorkerState:
                     worker=self.name,
                 )
             )
-        isolation = self.sandbox.isolation.as_dict()
-        off = protections_off_in(isolation)
-        if job.require_full and off:
+        report = self.sandbox.isolation.as_dict()
+        if job.require_full and off_in(report):
             return RemoteDone(
                 RoundDone(
                     task,
                     RoundStatus.REFUSED,
-                    error=refusal(self.name, off, len(isolation)),
+                    error=refusal(f"worker {self.name}", report, is_root(), "such a worker"),
                     exit_code=2,
                     worker=self.name,
-                    isolation=isolation,
+                    isolation=report,
                 )
             )
         specs: list[BotSpec] = []
@@ -298,27 +310,6 @@ def worker_label(address: str, name: object, host: str) -> str:
     if name is None or str(name) in ("", address):
         return f"{address} ({host})"
     return f"{address} ({name} on {host})"
-
-
-#: What a tournament refused for isolation can do about it.
-REFUSAL_WAYS_OUT = (
-    "an official tournament needs every protection on every worker: run such a worker as "
-    "root (or in a privileged container) on Linux, or stop it; to play anyway, add "
-    "--unsandboxed (recorded in the ledger, standings.json and every round's replay)"
-)
-
-
-def short_of(worker: str, off: list[str], total: int) -> str:
-    """What a worker with protections off lacks (said up front and per round alike)."""
-    return (
-        f"worker {worker} cannot fully isolate the bots: {len(off)} of {total} sandbox "
-        f"protections are OFF ({', '.join(off)})"
-    )
-
-
-def refusal(worker: str, off: list[str], total: int) -> str:
-    """Why a round is not played on a worker, and the ways out."""
-    return f"{short_of(worker, off, total)}; {REFUSAL_WAYS_OUT}"
 
 
 class _Missing(Exception):

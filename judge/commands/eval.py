@@ -51,9 +51,9 @@ WL+DD, WD, WW) and gives BOT_A's score, its Elo difference with a 95%
 interval from the variance of the pair scores, and the likelihood of
 superiority (LOS).  A pair whose two rounds are the same game mirrored (both
 bots made the same moves in both seat orders, as deterministic bots do on a
-symmetric map) is one game played twice: the report says how many pairs
-were ("mirrored pairs"), and the distinct games won, drawn and lost, such a
-pair counted once.
+symmetric map) is one game played twice, seen from both sides, which the pair
+figures count once: the report says how many pairs were ("mirrored pairs"),
+and the distinct games won, drawn and lost, such a pair counted once.
 
 --sprt ELO0 ELO1 runs a sequential test (the generalised SPRT on the
 pentanomial model, as fishtest computes it) of H0 "BOT_A is ELO0 Elo better"
@@ -62,8 +62,12 @@ against H1 "BOT_A is ELO1 Elo better", with error rates --alpha and --beta
 leaves the bounds log(beta/(1-alpha)) and log((1-beta)/alpha), or at
 --max-rounds (default 1000): inconclusive.  Pairs enter the test in map
 order whatever order they finish in, so the verdict does not depend on
---jobs; rounds still running when the test decides are finished but not
-counted.  The verdict is the last line (and "sprt" in --json).
+--jobs; no round starts once the test decides, and the rounds still running
+then are finished but not counted.  The verdict is the last line (and "sprt"
+in --json): "H1 accepted: A is stronger than B" (the results fit a gain of
+ELO1 far better than one of ELO0), "H0 accepted: no evidence that A is ELO1
+Elo better than B" (they fit ELO0 far better: A may still be better, by
+less), or inconclusive.
 
 Maps: without --book, map sizes are taken in turn from --sizes (N is N x N,
 RxC is R rows by C columns, default 5,9,15), each map's K is drawn from every

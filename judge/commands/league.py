@@ -16,6 +16,7 @@ from judge.commands.options import (
 )
 
 if TYPE_CHECKING:
+    from judge.league.config import LeagueConfig
     from judge.league.run import RunReport
 
 HELP = "rate many bots in a persistent league (OpenSkill) and publish a leaderboard"
@@ -82,26 +83,40 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import contextlib
-    import threading
     from dataclasses import replace
 
-    from rich.markup import escape
-
-    from judge.commands.signals import exit_code, stop_on_signals
     from judge.league.config import PAIRS, load_league
-    from judge.league.run import League, RoundsPlayer
-    from judge.sandbox import Limits
-    from judge.views.league import leaderboard_table, write_index
+    from judge.owner import Handover
 
-    err, console = make_console(stderr=True), make_console()
     cfg = load_league(args.config, build=False if args.cluster else None)
     if args.pairs is not None and not PAIRS.holds(args.pairs):
         return fail("league", f"--pairs {args.pairs}: give 1 to {PAIRS.high} pairs", 2)
     if args.pairs is not None:
         cfg = replace(cfg, pairs=args.pairs)
-    jobs = jobs_from(args.jobs, cfg.jobs)
     out: Path = args.out if args.out is not None else cfg.output
+    handover = Handover.for_sudo(out)  # before the folder is made
+    try:
+        return _run(args, cfg, out)
+    finally:
+        said = handover.give_back()  # however the run ended
+        if said and not args.quiet:
+            make_console(stderr=True).print(said, markup=False, highlight=False, soft_wrap=True)
+
+
+def _run(args: argparse.Namespace, cfg: LeagueConfig, out: Path) -> int:
+    """Play the league's run into ``out``; the exit status."""
+    import contextlib
+    import threading
+
+    from rich.markup import escape
+
+    from judge.commands.signals import exit_code, stop_on_signals
+    from judge.league.run import League, RoundsPlayer
+    from judge.sandbox import Limits
+    from judge.views.league import leaderboard_table, write_index
+
+    err, console = make_console(stderr=True), make_console()
+    jobs = jobs_from(args.jobs, cfg.jobs)
     limits = Limits(time_s=cfg.time_limit, memory_bytes=cfg.memory_limit_mb * 2**20)
     stop = threading.Event()
     cluster = args.cluster or cfg.cluster

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from judge.commands.options import (
     add_bot_folder_options,
@@ -18,6 +19,14 @@ from judge.commands.options import (
     open_sandbox,
 )
 from judge.errors import UsageError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from judge.bots import BotSpec
+    from judge.match import RoundPlan
+    from judge.owner import Handover
+    from judge.sandbox import Limits
 
 HELP = "play a match (one round per --map) between two bots"
 DESCRIPTION = """\
@@ -97,19 +106,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import secrets
-    import threading
-
     from rich.text import Text
 
     from judge.bots import distinct_bot_names, named, resolve_bot
-    from judge.commands.signals import stop_on_signals
     from judge.maps import MAX_TURNS, MIN_TURNS, MapError, MapNotFound, load_map, resolve_map_path
-    from judge.match import RoundPlan, play_match
+    from judge.match import RoundPlan
     from judge.names import distinct_folders
-    from judge.referee import RoundAborted, RoundStopped
-    from judge.sandbox import ProgramUnreachable
-    from judge.views.matchview import header, observers, result_line, summary
 
     console = make_console()
     if args.turns is not None and not (
@@ -139,11 +141,40 @@ def run(args: argparse.Namespace) -> int:
             )
             return fail("match", f"{exc}{hint}", 2)
         plans.append(RoundPlan(gm, str(path)))
-    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     names = distinct_bot_names(bots)
-    out, problem = _output_folder(args.out, distinct_folders(names))
+    out, problem, handover = _output_folder(args.out, distinct_folders(names))
     if problem:
         return fail("match", problem, 2)
+    try:
+        return _play(args, console, bots, names, plans, limits, out)
+    finally:
+        said = handover.give_back()  # however the match ended
+        if said and not args.quiet:
+            console.print(Text(said), soft_wrap=True)
+
+
+def _play(
+    args: argparse.Namespace,
+    console: Console,
+    bots: list[BotSpec],
+    names: list[str],
+    plans: list[RoundPlan],
+    limits: Limits,
+    out: Path,
+) -> int:
+    """Play the match into ``out`` and show it; the exit status."""
+    import secrets
+    import threading
+
+    from rich.text import Text
+
+    from judge.commands.signals import stop_on_signals
+    from judge.match import play_match
+    from judge.referee import RoundAborted, RoundStopped
+    from judge.sandbox import ProgramUnreachable
+    from judge.views.matchview import header, observers, result_line, summary
+
+    seed = args.seed if args.seed is not None else secrets.randbelow(2**31)
     sandbox = open_sandbox(cores=args.cores)
     stop = threading.Event()
     interrupted = (
@@ -191,9 +222,14 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _output_folder(given: Path | None, folders: list[str]) -> tuple[Path, str | None]:
-    """The match folder: a new or empty one, so old and new output never mix."""
+def _output_folder(given: Path | None, folders: list[str]) -> tuple[Path, str | None, Handover]:
+    """The match folder: a new or empty one, so old and new output never mix; and what
+    gives it to the user who ran sudo (made before the folder is)."""
     import datetime as _dt
+
+    from judge.owner import Handover
+
+    nobody = Handover(given or Path("."), None)
 
     if given is None:
         stem = Path("matches") / (
@@ -206,17 +242,20 @@ def _output_folder(given: Path | None, folders: list[str]) -> tuple[Path, str | 
     else:
         out = given
         if out.exists() and not out.is_dir():
-            return out, f"--out {out}: this is a file, not a folder; give a new folder"
+            return out, f"--out {out}: this is a file, not a folder; give a new folder", nobody
         if out.is_dir() and any(out.iterdir()):
-            return out, (
+            return (
+                out,
                 f"--out {out}: the folder is not empty; give a new folder "
-                "(or remove this one) so old and new results never mix"
+                "(or remove this one) so old and new results never mix",
+                nobody,
             )
+    handover = Handover.for_sudo(out)
     try:
         out.mkdir(parents=True, exist_ok=True)
         probe = out / ".write-test"
         probe.write_bytes(b"")
         probe.unlink()
     except OSError as exc:
-        return out, f"--out {out}: cannot write there ({exc.strerror or exc})"
-    return out, None
+        return out, f"--out {out}: cannot write there ({exc.strerror or exc})", handover
+    return out, None, handover

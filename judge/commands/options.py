@@ -79,7 +79,7 @@ CORES_HELP = (
 
 
 def add_cores_option(p: argparse.ArgumentParser) -> None:
-    """``--cores N|LIST`` (issue 16): how many programs run at once decides whether a
+    """``--cores N|LIST``: how many programs run at once decides whether a
     CPU-bound bot gets its whole time limit, so every command that runs bots has it
     (default None: the sandbox's automatic choice)."""
     p.add_argument("--cores", metavar="N|LIST", default=None, help=CORES_HELP)

@@ -15,11 +15,14 @@ DESCRIPTION = """\
 Take one seat against a bot, under the same referee, rules and limits for the
 bot as in a match: the bot runs in its sandbox seat with the 2 s / 512 MiB
 limits; you move your boat.  In the browser (http://127.0.0.1:PORT/): click a
-cell (at the start, an empty cell; then a cell next to your boat) or use the
-arrow keys; the page shows what the bot wrote, why a move was void, and the
-replay at the end.  /editor is a position editor: set the boats, gold,
-shields and turns left, then ask "what does my bot do here?" (one run of the
-bot on that MAP.INP, as judge check-bot runs it: its move, time and stderr).
+cell (at the start, an empty cell; then a cell next to your boat: a reef only
+with a shield) or use the arrow keys; the page shows what the bot wrote, why a
+move was void, when your boat sinks, and a link to the replay at the end.
+/editor is a position editor, starting from the bot's view of the turn being
+played: set the boats, gold, shields and turns left, then ask "what does my
+bot do here?" (one run of the bot on that MAP.INP, as judge check-bot runs
+it: its move and what the rules make of it, a void move with why, check-bot's
+findings, time and stderr).
 
 With --terminal the board is drawn in the terminal: arrow keys (or w/a/s/d,
 or a cell typed as "row col") move you; type "row col" for your start cell.
@@ -127,7 +130,7 @@ def _serve(session: Any, port: int, ask: Any, first: str, console: Any) -> None:
     from judge.web.app import PlaySite, make_server
 
     site = PlaySite(session, ask, first)
-    server = make_server(site.app(), "127.0.0.1", port)
+    server = make_server(site.app(), "127.0.0.1", port, site.site.stopping)
     console.print(
         f"open http://127.0.0.1:{port}/ to play (position editor: http://127.0.0.1:{port}/editor);"
         " Ctrl-C stops",

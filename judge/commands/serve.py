@@ -13,9 +13,14 @@ A tournament's page shows its standings and crosstable, the round being
 played and the rounds still to play, and updates by itself while the
 tournament is played (by this judge or another one writing into the folder).
 A round's page shows its board turn by turn as the referee plays it; a
-finished match opens in the replay viewer.  /live is the projector view of
-the newest tournament: big type, the round being played and the standings,
-moving on to the next round by itself.
+finished match opens in the replay viewer, an eval in a page of its own.
+/live is the projector view of the newest tournament: big type, the board,
+the standings and who plays next.  It plays the rounds one after the other
+at --pace turns a second, behind the real play if need be, holding each
+round's end on the board a few seconds; its standings count only the rounds
+it has shown, so the room never learns a result before it sees it.  Why a
+boat stands still is said on the board as it happens (a time-out, a crash,
+a void move and why).
 
 Read-only: nothing is written, no path outside the folder can be reached, and
 every name and every text a bot wrote is shown as text.  It listens on
@@ -36,6 +41,30 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: only here)"
     )
+    add_pace_option(parser)
+
+
+def add_pace_option(parser: argparse.ArgumentParser) -> None:
+    """``--pace``: the projector's turns a second (shared with ``judge tournament --serve``)."""
+    from judge.web import DEFAULT_PACE
+
+    parser.add_argument(
+        "--pace",
+        type=float,
+        default=DEFAULT_PACE,
+        metavar="T",
+        help=f"turns a second on the projector view /live (default {DEFAULT_PACE:g}): it plays "
+        "the rounds one after the other at this pace, behind the real play if need be, and "
+        "its standings count only the rounds it has shown",
+    )
+
+
+def check_pace(pace: float) -> None:
+    from judge.errors import UsageError
+    from judge.web import MAX_PACE
+
+    if not 0 < pace <= MAX_PACE:
+        raise UsageError(f"--pace {pace:g}: give turns a second above 0 and at most {MAX_PACE:g}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -48,8 +77,9 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"{folder}: no such folder; give a folder of results (default matches/)")
     if not 0 < args.port < 65536:
         raise UsageError(f"--port {args.port}: give a port from 1 to 65535")
-    site = Site(folder)
-    server = make_server(site.app(), args.host, args.port)
+    check_pace(args.pace)
+    site = Site(folder, pace=args.pace)
+    server = make_server(site.app(), args.host, args.port, site.stopping)
     where = f"http://{args.host}:{args.port}/"
     print(f"serving {folder.resolve()} on {where} (projector view: {where}live); Ctrl-C stops")
     if not loopback(args.host):

@@ -27,6 +27,17 @@ run the same command with --resume to play only what is missing (same
 standings as an uninterrupted run).  All randomness derives from the
 configuration's seed; the results do not depend on --jobs.
 
+A resume checks every team's program against the ledger's last run: when one
+has changed (a .exe replaced in place), it is refused, naming the team,
+unless told what to do: --replace TEAM plays that team's matches again with
+its new program (repeat it for more teams; it also replays a team's matches
+when nothing changed), --keep-changed keeps the rounds the old program played.
+Either is recorded in the ledger, and standings.json says which program
+played which round.  A recorded round whose replay is gone from the folder (a
+match folder deleted) is played again, and the run says so.  Rounds played
+again take standings.json, standings.csv and index.html away until the last
+round is in again.
+
 Every program runs on a core of its own (--cores, or 'cores' in the
 configuration; default: every core the judge may use), so --jobs only bounds
 the rounds in flight: a round whose seats find no free core waits before its
@@ -42,10 +53,13 @@ An official tournament runs untrusted programs: when any sandbox protection is
 off on this machine (not root, no cgroups...; see `judge sandbox-info`), it is
 refused unless --unsandboxed is given, and that choice is recorded in the
 ledger and in standings.json.
+Run as root with sudo (sudo .venv/bin/judge tournament ...), the tournament
+folder is given to the user who ran sudo when the command ends (a folder that
+was someone else's before the run is left as it was, and the judge says so).
 
 --cluster ADDRESS plays the rounds on a Dask cluster (the 'cluster:' key of
 the configuration says the same): the scheduler at ADDRESS and its workers
-(see README, "Several machines"); --cluster local:N starts N worker
+(docs/cluster.md); --cluster local:N starts N worker
 processes on this machine for the run.  Each bot is sent to each worker once
 and built there; only this command writes the ledger and the folder.  There
 the isolation is each worker's: a worker with a protection off (or no
@@ -65,6 +79,7 @@ examples:
   judge tournament                      # judge.yaml, its output folder
   judge tournament final.yaml --out matches/final --jobs 4
   judge tournament final.yaml --out matches/final --resume
+  judge tournament final.yaml --out matches/final --resume --replace "Rồng Biển"
   judge tournament final.yaml --cluster tcp://10.0.0.1:8786
   judge tournament final.yaml --cluster local:2
 """
@@ -100,6 +115,21 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "from its ledger (the configuration must be the same)",
     )
     p.add_argument(
+        "--replace",
+        action="append",
+        default=[],
+        metavar="TEAM",
+        help="with --resume: play TEAM's matches again with its program as it is now "
+        "(its changed .exe, or the same program); repeatable; recorded in the ledger",
+    )
+    p.add_argument(
+        "--keep-changed",
+        action="store_true",
+        help="with --resume: keep the rounds a changed program played and play the rest with "
+        "the new one (without it, or --replace, a resume whose programs changed is "
+        "refused); recorded in the ledger and standings.json",
+    )
+    p.add_argument(
         "--cluster",
         metavar="ADDRESS",
         help="play the rounds on the Dask scheduler at ADDRESS (tcp://host:8786), or on "
@@ -128,11 +158,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "http://127.0.0.1:PORT/ (default 8000; projector view: /live), as judge serve does; "
         "needs the web extra",
     )
+    from judge.commands.serve import add_pace_option
+
+    add_pace_option(p)
 
 
 def _resume_hint(args: argparse.Namespace, out: Path) -> str:
     import shlex
 
+    # Never --replace or --keep-changed: this run has recorded what they decided, and a
+    # --replace given again would play the team's new rounds once more.
     parts = ["judge", "tournament", str(args.config), "--out", str(out), "--resume"]
     if args.jobs:
         parts += ["--jobs", str(args.jobs)]
@@ -149,10 +184,12 @@ def run(args: argparse.Namespace) -> int:
     import functools
 
     from judge.commands.signals import stop_on_signals
+    from judge.owner import Handover
     from judge.sandbox import CoreSpecError, Sandbox
     from judge.sandbox.cores import plan_cores, usable_cores
     from judge.tournament.config import load_config
-    from judge.tournament.play import INDEX_HTML, Runner, check_fresh_folder
+    from judge.tournament.play import INDEX_HTML, Runner
+    from judge.tournament.resume import ResumeChoices
     from judge.views.tournament import RunView, write_index
 
     console = make_console()
@@ -190,44 +227,65 @@ def run(args: argparse.Namespace) -> int:
         runner.request_stop(name)
         view.stopping(name)
 
+    # Made before anything is written: the folders made for the output are given back too.
+    handover = Handover.for_sudo(out)
     web = None
-    if args.serve is not None:
-        from judge.web.app import Background, import_web
-
-        import_web()
-        if not args.resume:
-            check_fresh_folder(out)  # refused before the page promises anything
-        out.mkdir(parents=True, exist_ok=True)
-        web = Background(out, "127.0.0.1", args.serve)
-        web.start()
-        console.print(
-            f"live at http://127.0.0.1:{args.serve}/ (projector view: "
-            f"http://127.0.0.1:{args.serve}/live)",
-            highlight=False,
-        )
     try:
-        with stop_on_signals(first_signal):
-            report = runner.run(resume=args.resume)
-    except KeyboardInterrupt:
-        return fail(
-            "tournament",
-            f"stopped; the ledger keeps every finished round; resume with "
-            f"--resume:\n  {_resume_hint(args, out)}",
-            130,
-        )
-    except BaseException:
-        if web is not None:
-            web.stop()
-        raise
-    if report.complete:
+        if args.serve is not None:
+            web = _start_web(console, args, out)
         try:
-            write_index(out, runner.schedule, report.standings)
-        except Exception as exc:  # noqa: BLE001 - the standings are out; the page is a view
-            view.warning(f"{INDEX_HTML} not written: {type(exc).__name__}: {exc}")
-    code = _report(console, args, out, report)
+            with stop_on_signals(first_signal):
+                report = runner.run(
+                    resume=args.resume,
+                    choices=ResumeChoices(tuple(args.replace), args.keep_changed),
+                )
+        except KeyboardInterrupt:
+            web = None  # a second Ctrl-C: the pages go with the judge
+            return fail(
+                "tournament",
+                f"stopped; the ledger keeps every finished round; resume with "
+                f"--resume:\n  {_resume_hint(args, out)}",
+                130,
+            )
+        except BaseException:
+            if web is not None:
+                web.stop()
+            raise
+        if report.complete:
+            try:
+                write_index(out, runner.schedule, report.standings, title=cfg.title)
+            except Exception as exc:  # noqa: BLE001 - the standings are out; the page is a view
+                view.warning(f"{INDEX_HTML} not written: {type(exc).__name__}: {exc}")
+        code = _report(console, args, out, report)
+    finally:
+        said = handover.give_back()  # however the run ended
+        if said:
+            console.print(said, markup=False, highlight=False, soft_wrap=True)
     if web is not None:
         _keep_serving(console, web, args.serve)
     return code
+
+
+def _start_web(console: Console, args: argparse.Namespace, out: Path) -> Any:
+    """The pages of ``--serve``, up before the first round."""
+    from judge.tournament.play import check_fresh_folder
+    from judge.web.app import Background, import_web
+
+    import_web()
+    from judge.commands.serve import check_pace
+
+    check_pace(args.pace)
+    if not args.resume:
+        check_fresh_folder(out)  # refused before the page promises anything
+    out.mkdir(parents=True, exist_ok=True)
+    web = Background(out, "127.0.0.1", args.serve, pace=args.pace)
+    web.start()
+    console.print(
+        f"live at http://127.0.0.1:{args.serve}/ (projector view: "
+        f"http://127.0.0.1:{args.serve}/live)",
+        highlight=False,
+    )
+    return web
 
 
 def _keep_serving(console: Console, web: Any, port: int) -> None:

@@ -24,23 +24,21 @@ file.  Relative paths are read from the file's folder.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from judge import bundled
-from judge.bots import BotError, BotSpec, bot_names, build_output, looks_like_path, resolve_bot
+from judge.bots import BotError, BotSpec, build_output, config_bot
 from judge.evaluate import EvalError, Size, parse_sizes, parse_turns
 from judge.inputfiles import CONFIG_BYTES, InputFileError, excerpt, read_input_text
 from judge.names import folder_name, name_problem, normalise
 from judge.records import Json
 from judge.settings import DEFAULT_SIZES, JOBS, MEMORY_LIMIT_MB, TIME_LIMIT_S, Range
 from judge.tournament.config import ConfigError
+from judge.yamlfile import YamlSyntaxError, YamlTooDeep, load_yaml
 
 DEFAULT_OUTPUT = "matches/league"
 MAX_BOTS = 256
@@ -128,26 +126,6 @@ def _int(data: Json, key: str, default: int, bounds: Range, bad: list[str]) -> i
     return v
 
 
-def _resolve(bot: str, folder: Path, bots_dir: Path, build: bool) -> BotSpec:
-    """A league file's ``bot:``: a path (relative to the file), else a name in ``bots_dir``
-    then among the bundled bots; never in the current folder, so the file means the same
-    from any folder."""
-    path = folder / bot
-    if looks_like_path(bot) or path.exists():
-        return resolve_bot(str(path), build=build)
-    folders = [d for d in (bots_dir, bundled.bundled_dir(bundled.BOTS)) if d is not None and d.is_dir()]  # fmt: skip
-    for d in folders:
-        if (d / bot).exists():
-            return dataclasses.replace(resolve_bot(str(d / bot), build=build), source=bot)
-    names = bot_names(folders)
-    raise BotError(
-        f"bot {excerpt(bot)}: no such bot; {bundled.did_you_mean(bot, names)}the bots are: "
-        f"{', '.join(names) or '(none)'} (looked up in {bundled.describe(folders, bundled.BOTS)}, "
-        f"and as the path {path}); give a name in bots_dir or the path of a bot folder or "
-        "program, relative to the league file"
-    )
-
-
 def _bots(data: Json, folder: Path, bots_dir: Path, default_policy: str, bad: list[str], build: bool = True) -> list[LeagueBot]:  # fmt: skip
     raw = data.get("bots")
     if not isinstance(raw, list) or len(raw) < 2:
@@ -195,7 +173,7 @@ def _bots(data: Json, folder: Path, bots_dir: Path, default_policy: str, bad: li
             bad.append(f"{where}.bot: give a bots/ name or a path")
             continue
         try:
-            spec = _resolve(bot, folder, bots_dir, build)
+            spec = config_bot(bot, folder, bots_dir, build, "the league file")
         except BotError as exc:
             bad.append(f"{where}.bot: {exc}")
             continue
@@ -222,13 +200,11 @@ def load_league(path: Path | str, build: bool | None = None) -> LeagueConfig:
     except InputFileError as exc:
         raise ConfigError(source, [exc.reason]) from None
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
+        data = load_yaml(text)
+    except YamlSyntaxError as exc:
         raise ConfigError(source, [f"not valid YAML: {exc}"]) from None
-    except (RecursionError, ValueError) as exc:  # nested too deep; a number too long for Python
-        raise ConfigError(
-            source, [f"not a league file: {excerpt(str(exc) or 'nested too deep', 120)}"]
-        ) from None
+    except YamlTooDeep as exc:
+        raise ConfigError(source, [f"not a league file: {exc}"]) from None
     if not isinstance(data, dict):
         raise ConfigError(source, [f"not a mapping of keys (keys: {', '.join(KEYS)})"])
     bad: list[str] = []

@@ -106,6 +106,8 @@ class ReplayHeader:
     schema: int = REPLAY_SCHEMA
     #: the cluster worker that played the round (judge --cluster); None = the judge's machine
     worker: str | None = None
+    #: the seats a person played (judge play): their moves are no program's
+    people: tuple[int, ...] = ()
 
     def to_json(self) -> Json:
         return {
@@ -119,6 +121,7 @@ class ReplayHeader:
             "limits": self.limits.to_json() if self.limits is not None else None,
             "isolation": dict(self.isolation),
             **({"worker": self.worker} if self.worker is not None else {}),
+            **({"people": list(self.people)} if self.people else {}),
         }
 
     @classmethod
@@ -148,6 +151,7 @@ class ReplayHeader:
         bots = h.get("bots")
         isolation = h.get("isolation")
         worker = h.get("worker")
+        people = h.get("people")
         return cls(
             map=game_map,
             turns=turns,
@@ -158,6 +162,9 @@ class ReplayHeader:
             isolation=dict(isolation) if isinstance(isolation, dict) else {},
             schema=schema,
             worker=worker if isinstance(worker, str) else None,
+            people=tuple(sorted({x for x in people if is_int(x) and x in (0, 1)}))
+            if isinstance(people, list)
+            else (),
         )
 
 
@@ -178,9 +185,13 @@ class SeatRun:
     #: why the move was void (a :class:`judge.voidwhy.Why` value, kept as recorded: a
     #: newer judge's reason stays readable); None when it was not, or not recorded
     why: str | None = None
-    #: how long the run was kept waiting for a CPU by something else (issue 16); None when
+    #: how long the run was kept waiting for a CPU by something else, given back to it; None when
     #: not measured (or an older replay)
     wait_ms: float | None = None
+    #: the STATE.OUT the run started with, kept for a void move so that ``judge check-bot
+    #: --from`` can run that turn again: a file of the round's folder (its path, relative
+    #: to the folder), "" when it started without one; None when not kept
+    state_in: str | None = None
 
     @property
     def ran(self) -> bool:
@@ -200,7 +211,10 @@ _RUN_KEYS = (
     ("discarded", "discarded"),
     ("messages", "message"),
     ("why", "why"),
+    ("state_in", "state_in"),
 )
+#: Keys written only when a seat has a value (most turns have none to keep).
+_SPARSE_KEYS = frozenset({"state_in"})
 
 
 def _runs_json(runs: tuple[SeatRun, SeatRun]) -> Json:
@@ -213,6 +227,8 @@ def _runs_json(runs: tuple[SeatRun, SeatRun]) -> Json:
             values = [v.value if v is not None else None for v in values]
         elif attr == "discarded":
             values = [list(v) for v in values]
+        elif key in _SPARSE_KEYS and values == [None, None]:
+            continue
         out[key] = values
     return out
 
@@ -248,6 +264,7 @@ def _runs(d: Mapping[str, Any]) -> tuple[SeatRun, SeatRun]:
                 discarded=tuple(str(x) for x in discarded),
                 message=read_text(f"messages[{s}]", pairs["messages"][s]),
                 why=read_text(f"why[{s}]", pairs["why"][s]),
+                state_in=read_text(f"state_in[{s}]", pairs["state_in"][s]),
             )
         )
     return out[0], out[1]

@@ -15,17 +15,17 @@ Two layouts are supported:
   nearest ancestor that already delegates ``memory`` and ``pids`` (as root:
   usually the root group).
 
-A seat's runs reuse one set of groups (issue 35): making and removing five
-groups a run cost more than the rest of the sandbox's own work.  Between two
-runs the groups are empty (the exec helper exits only when every process of
-the run has; one that did not is killed and its groups removed), so a run
-counts from where the last one left the counters (:meth:`RunCgroup.restart`):
+A seat's runs reuse one set of groups (:mod:`.seatgroups`): making and
+removing five groups a run cost more than the rest of the sandbox's own work.
+Between two runs the groups are empty (the exec helper exits only when every
+process of the run has; one that did not is killed and its groups removed), so a
+run counts from where the last one left the counters (:meth:`RunCgroup.restart`):
 the memory peak is reset and the charge left over (the keep file's page cache)
 taken off it, the OOM kills, refused forks and CPU pressure so far are its base.
-Only the limits and the core that changed are written again.  Where the peak
-cannot be reset (cgroup v2's ``memory.peak`` before Linux 6.12) each run gets a
-fresh group, as before.  Without a usable cgroup the supervisor falls back to
-polling the tree.
+Only the limits and the core that changed are written again
+(:meth:`CgroupBackend.reuse`).  Where the peak cannot be reset (cgroup v2's
+``memory.peak`` before Linux 6.12) each run gets a fresh group, as before.
+Without a usable cgroup the supervisor falls back to polling the tree.
 """
 
 from __future__ import annotations
@@ -41,7 +41,9 @@ from pathlib import Path
 
 from judge.sandbox.cores import BOT_WEIGHT
 from judge.sandbox.cpuwait import psi_usable, read_psi_totals
-from judge.sandbox.cpuwait import read_text as _read
+from judge.sandbox.procfs import Mount, host_path, mounts, pid_alive
+from judge.sandbox.procfs import own_cgroups as read_own_cgroups
+from judge.sandbox.procfs import read_text as _read
 from judge.sandbox.types import SandboxError
 
 PREFIX = "ocean-judge-"
@@ -55,7 +57,8 @@ class CgroupError(SandboxError):
 
 def _write(path: str, text: str) -> None:
     # One write(2) of the whole text, as a control file wants it (no Python file
-    # object: a seat writes one or two of these a run, issue 35).
+    # object, whose buffering and flush cost more than the write: a seat writes one or
+    # two of these a run).
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CLOEXEC)
         try:
@@ -76,64 +79,9 @@ def _keyed(text: str) -> dict[str, int]:
     return out
 
 
-@dataclass(frozen=True)
-class Mount:
-    """One cgroup filesystem mount: where it is and which hierarchy part it shows."""
-
-    fstype: str  # "cgroup" or "cgroup2"
-    mountpoint: str
-    root: str  # the hierarchy path shown at the mount point
-    options: frozenset[str]
-
-
 def read_mounts(mountinfo: str | None = None) -> list[Mount]:
-    """The cgroup mounts of this process's mount namespace."""
-    text = mountinfo if mountinfo is not None else _read("/proc/self/mountinfo")
-    mounts = []
-    for line in text.splitlines():
-        left, sep, right = line.partition(" - ")
-        if not sep:
-            continue
-        fields, rfields = left.split(), right.split()
-        if len(fields) < 5 or len(rfields) < 3 or rfields[0] not in ("cgroup", "cgroup2"):
-            continue
-        opts = frozenset(rfields[2].split(",")) | frozenset(
-            fields[5].split(",") if len(fields) > 5 else ()
-        )
-        mountpoint = fields[4].replace("\\040", " ")
-        mounts.append(Mount(rfields[0], mountpoint, fields[3], opts))
-    return mounts
-
-
-def read_own_cgroups(text: str | None = None) -> dict[str, str]:
-    """Map controller (``memory``, ``pids``, ...; ``""`` for v2) to this process's group path."""
-    text = text if text is not None else _read("/proc/self/cgroup")
-    out: dict[str, str] = {}
-    for line in text.splitlines():
-        parts = line.split(":", 2)
-        if len(parts) != 3:
-            continue
-        for ctrl in parts[1].split(",") if parts[1] else [""]:
-            out[ctrl] = parts[2]
-    return out
-
-
-def _host_path(mount: Mount, group: str) -> str:
-    """Filesystem path of ``group`` (a hierarchy path) under ``mount``."""
-    if mount.root != "/" and (group == mount.root or group.startswith(mount.root + "/")):
-        group = group[len(mount.root) :] or "/"
-    return os.path.join(mount.mountpoint, group.lstrip("/"))
-
-
-def pid_alive(pid: int) -> bool:
-    """Whether a process with this pid exists (a stale judge's leftovers are swept)."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    """The cgroup mounts of this process's mount namespace (``mountinfo``: that file's text)."""
+    return [m for m in mounts(mountinfo) if m.fstype in ("cgroup", "cgroup2")]
 
 
 def _sweep_stale(parent: str) -> None:
@@ -188,11 +136,23 @@ def _kill_procs_file(procs: str) -> int:
     return len(pids)
 
 
+def move_procs(pids: list[int], group: str) -> bool:
+    """Move processes into the group in folder ``group``; False if one could not be moved."""
+    ok = True
+    for pid in pids:
+        try:
+            with open(os.path.join(group, "cgroup.procs"), "w") as f:
+                f.write(str(pid))
+        except OSError:
+            ok = False
+    return ok
+
+
 class CounterFiles:
     """A group's counter files, each opened once and read again with ``pread`` at offset
     0: a cgroup file's text is made afresh at every read from its start, and a run reads
     about a dozen of them, where an open, a read and a close cost three times one
-    ``pread`` (issue 35).  Thread-safe (the run's watch reads its pressure while the seat
+    ``pread``.  Thread-safe (the run's watch reads its pressure while the seat
     waits), and closed with the group: no read ever goes to an fd number closed and
     given to another file since."""
 
@@ -551,33 +511,12 @@ class CgroupBackend:
             raise
 
     def reuse(
-        self,
-        run: RunCgroup,
-        memory_bytes: int,
-        max_procs: int,
-        core: int | None = None,
-        restarted: bool = False,
-        arming: bool = False,
+        self, run: RunCgroup, memory_bytes: int, max_procs: int, core: int | None = None
     ) -> bool:
-        """Ready a seat's empty group from its last run for the next (see the module doc):
-        counters restarted, the limits and core written where they changed.  False: it
-        cannot be reused (the caller removes it and makes a fresh one).
-
-        ``restarted``: the counters were restarted already, before the seat's armed run
-        joined the group (:class:`~judge.sandbox.zygote.Armed`, idle since): only the
-        CPU pressure is counted again from now, so its set-up is not the run's waiting.
-        ``arming``: readied for a run armed ahead, which is reused again with
-        ``restarted`` at its start: the CPU pressure is not read here (it would be read
-        again then)."""
-        if restarted:
-            # The counters were restarted before the armed run joined, which was before
-            # the last run's folder was cleaned (and a discarded run's keep file put
-            # back): its memory counts from the charge now, the CPU pressure from now.
-            if not run.rebase_psi():
-                return False
-            run.rebase_memory()
-        elif not run.restart(psi=not arming):
-            return False
+        """Ready an empty group from a seat's last run for its next: the limits and the core
+        written where they changed (its counters are restarted first by the caller,
+        :meth:`RunCgroup.restart`).  False: it cannot be reused (the caller removes it and
+        makes a fresh one)."""
         try:
             old = run.settings
             if old is None or old[:2] != (memory_bytes, max_procs):
@@ -686,7 +625,7 @@ def _try_v1(mounts: list[Mount], own: dict[str, str]) -> tuple[CgroupBackend | N
             if not optional:
                 reasons.append(f"no v1 {ctrl} hierarchy")
             continue
-        base = _host_path(mount, own.get(ctrl, "/"))
+        base = host_path(mount, own.get(ctrl, "/"))
         try:
             parents[ctrl] = _make_parent(base)
         except OSError as exc:
@@ -731,7 +670,7 @@ def _unified_psi_parent(mounts: list[Mount], own: dict[str, str]) -> str | None:
     if mount is None:
         return None
     try:
-        parent = _make_parent(_host_path(mount, own.get("", "/")))
+        parent = _make_parent(host_path(mount, own.get("", "/")))
     except OSError:
         return None
     if psi_usable(parent):
@@ -754,7 +693,7 @@ def _try_v2(
     if mount is None:
         return None, "no cgroup2 mount"
     want = {"memory", "pids"}
-    start = _host_path(mount, own.get("", "/"))
+    start = host_path(mount, own.get("", "/"))
     candidates = []
     p = Path(start)
     top = Path(mount.mountpoint)

@@ -33,8 +33,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from judge.sandbox.cpuwait import children
 from judge.sandbox.leases import POLL_S, CoreLeases
+from judge.sandbox.procfs import children, group_dirs, mounts, own_cgroups, read_text, threads
 
 #: From this many usable cores on, one is kept for the judge's own threads.
 JUDGE_CORE_FROM = 3
@@ -56,41 +56,9 @@ class CoreSpecError(ValueError):
 
 def _read(path: str) -> str | None:
     try:
-        with open(path, encoding="ascii", errors="replace") as f:
-            return f.read()
+        return read_text(path)
     except OSError:
         return None
-
-
-def _own_groups(text: str | None = None) -> dict[str, str]:
-    text = text if text is not None else (_read("/proc/self/cgroup") or "")
-    out: dict[str, str] = {}
-    for line in text.splitlines():
-        parts = line.split(":", 2)
-        if len(parts) == 3:
-            for ctrl in parts[1].split(",") if parts[1] else [""]:
-                out[ctrl] = parts[2]
-    return out
-
-
-def _mounts(text: str | None = None) -> list[tuple[str, str, str, set[str]]]:
-    """(fstype, mount point, hierarchy root shown there, options) of cgroup mounts."""
-    text = text if text is not None else (_read("/proc/self/mountinfo") or "")
-    out = []
-    for line in text.splitlines():
-        left, sep, right = line.partition(" - ")
-        fields, rfields = left.split(), right.split()
-        if sep and len(fields) >= 5 and len(rfields) >= 3 and rfields[0] in ("cgroup", "cgroup2"):
-            out.append((rfields[0], fields[4], fields[3], set(rfields[2].split(","))))
-    return out
-
-
-def _group_dirs(mountpoint: str, root: str, group: str) -> list[str]:
-    """The folders of ``group`` and of each of its ancestors under one mount."""
-    if root != "/" and (group == root or group.startswith(root + "/")):
-        group = group[len(root) :] or "/"
-    parts = [p for p in group.split("/") if p]
-    return [os.path.join(mountpoint, *parts[:i]) for i in range(len(parts), -1, -1)]
 
 
 def cpu_quota(mountinfo: str | None = None, cgroup: str | None = None) -> float | None:
@@ -98,14 +66,16 @@ def cpu_quota(mountinfo: str | None = None, cgroup: str | None = None) -> float 
 
     None when no quota is set (or none can be read).  v2: ``cpu.max`` is
     ``QUOTA PERIOD`` or ``max PERIOD``; v1: ``cpu.cfs_quota_us`` (-1: none) over
-    ``cpu.cfs_period_us``.
+    ``cpu.cfs_period_us``.  ``mountinfo``, ``cgroup``: those files' text (tests).
     """
-    own = _own_groups(cgroup)
+    try:
+        own, found = own_cgroups(cgroup), mounts(mountinfo)
+    except OSError:
+        return None
     best: float | None = None
-    for fstype, mountpoint, root, opts in _mounts(mountinfo):
-        if fstype == "cgroup2":
-            dirs = _group_dirs(mountpoint, root, own.get("", "/"))
-            for d in dirs:
+    for mount in found:
+        if mount.fstype == "cgroup2":
+            for d in group_dirs(mount, own.get("", "/")):
                 text = _read(os.path.join(d, "cpu.max"))
                 if not text:
                     continue
@@ -116,8 +86,8 @@ def cpu_quota(mountinfo: str | None = None, cgroup: str | None = None) -> float 
                     except (ValueError, ZeroDivisionError):
                         continue
                     best = q if best is None else min(best, q)
-        elif "cpu" in opts:
-            for d in _group_dirs(mountpoint, root, own.get("cpu", "/")):
+        elif mount.fstype == "cgroup" and "cpu" in mount.options:
+            for d in group_dirs(mount, own.get("cpu", "/")):
                 quota = _read(os.path.join(d, "cpu.cfs_quota_us"))
                 period = _read(os.path.join(d, "cpu.cfs_period_us"))
                 try:
@@ -427,11 +397,7 @@ def pin_tree(root: int, cores: set[int], nice: int | None = None) -> None:
     stack = children(root)
     while stack:
         pid = stack.pop()
-        try:
-            tids = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
-        except OSError:
-            continue
-        for tid in tids:
+        for tid in threads(pid):
             try:
                 os.sched_setaffinity(tid, cores)
                 if nice is not None:
@@ -442,7 +408,4 @@ def pin_tree(root: int, cores: set[int], nice: int | None = None) -> None:
 
 
 def _threads() -> list[int]:
-    try:
-        return [int(t) for t in os.listdir("/proc/self/task")]
-    except OSError:
-        return [threading.get_native_id()]
+    return threads() or [threading.get_native_id()]

@@ -32,15 +32,12 @@ import os
 from collections.abc import Callable
 from typing import Protocol
 
+from judge.sandbox.procfs import children as children  # the wait meters' callers walk trees too
+from judge.sandbox.procfs import descendants, per_task, proc_stat, read_text, schedstat_fields
+
 #: How a counter file is read: its path -> its text (OSError: unreadable).  A seat's
 #: reused groups read theirs through :class:`~judge.sandbox.cgroups.CounterFiles`.
 TextReader = Callable[[str], str]
-
-
-def read_text(path: str) -> str:
-    """A counter file's text, opened for this one reading."""
-    with open(path, encoding="ascii", errors="replace") as f:
-        return f.read()
 
 
 NS = 1e-9
@@ -157,51 +154,16 @@ class PsiMeter:
         return some if cpu is None else max(0.0, min(some, elapsed_s - cpu))
 
 
-def _per_task(pid: int, name: str) -> dict[int, bytes]:
-    """{tid: contents of /proc/PID/task/TID/<name>} for every thread still there."""
-    out: dict[int, bytes] = {}
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return out
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/{name}", "rb") as f:
-                out[int(tid)] = f.read()
-        except (OSError, ValueError):
-            pass
-    return out
-
-
-def children(pid: int) -> list[int]:
-    """The child processes of every thread of ``pid`` (a subreaper's whole next level)."""
-    out: list[int] = []
-    for text in _per_task(pid, "children").values():
-        try:
-            out.extend(int(x) for x in text.split())
-        except ValueError:
-            pass
-    return out
-
-
 def task_times(pid: int) -> dict[int, tuple[int, int]]:
     """{tid: (ns on a CPU, ns runnable but waiting)} of every thread of ``pid``."""
     out: dict[int, tuple[int, int]] = {}
-    for tid, text in _per_task(pid, "schedstat").items():
-        words = text.split()
+    for tid, text in per_task(pid, "schedstat").items():
         try:
-            out[tid] = (int(words[0]), int(words[1]))
+            fields = schedstat_fields(text)
+            out[tid] = (fields[0], fields[1])
         except (ValueError, IndexError):
             pass
     return out
-
-
-def proc_stat(path: str) -> list[bytes]:
-    """The fields of a /proc stat file after the command's name, its state first (the
-    name, in parentheses, may hold spaces and parentheses).  OSError: no such task;
-    IndexError: not a stat file."""
-    with open(path, "rb") as f:
-        return f.read().rsplit(b")", 1)[1].split()
 
 
 def stat_cpu_s(pid: int, children_only: bool = False) -> float:
@@ -243,17 +205,6 @@ class TreeMeter:
         return max(0.0, min(wait, elapsed_s - cpu))
 
 
-def descendants(roots: tuple[int, ...], itself: bool = True) -> list[int]:
-    """``roots`` (unless not ``itself``) and every process below them."""
-    out: list[int] = []
-    stack = list(roots) if itself else [c for r in roots for c in children(r)]
-    while stack:
-        pid = stack.pop()
-        out.append(pid)
-        stack.extend(children(pid))
-    return out
-
-
 def tree_times(roots: tuple[int, ...]) -> tuple[int, int]:
     """(ns on a CPU, ns runnable but waiting) summed over every thread of ``roots`` and
     their descendants."""
@@ -270,7 +221,7 @@ class ServiceMeter:
 
     A Windows program asks its seat's wineserver for much of what it does and
     sleeps until the server answers; when the server is kept off the CPU, the
-    program looks asleep and its own counters see nothing (issue 32).  The
+    program looks asleep and its own counters see nothing.  The
     server serves this seat only, so its waiting during the run is the run's.
 
     Best, the server is in the run's pressure group for the run (``counted``):

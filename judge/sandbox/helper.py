@@ -13,6 +13,7 @@ view, which needs the C holder); the isolation report says so.
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import os
 import platform
@@ -33,18 +34,28 @@ ROOT_CACHE = "/var/cache/ocean-judge"
 COMPILE_TIMEOUT_S = 120
 
 
+class HelperKind(str, enum.Enum):
+    """Which exec helper runs the programs."""
+
+    C = "c"  #: wrapper.c, compiled on this machine: every mechanism
+    PYTHON = "python"  #: pyhelper.py, the fallback without a compiler
+
+
 @dataclass(frozen=True)
 class Helper:
     """How to start the exec helper."""
 
-    kind: str  #: "c" or "python"
+    kind: HelperKind
     argv: tuple[str, ...]  #: prefix; the mode ("run", "holder", ...) follows
     detail: str  #: for the isolation report
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", HelperKind(self.kind))  # "c" given: the same
 
     @property
     def can_hold(self) -> bool:
         """Only the C helper can build a seat's namespaces once (holder mode)."""
-        return self.kind == "c"
+        return self.kind is HelperKind.C
 
 
 class HelperProcess:
@@ -194,13 +205,13 @@ def find_helper(
     if prefer in ("auto", "c"):
         path, why = compile_wrapper(cache_dir, scratch)
         if path is not None:
-            return Helper("c", (path,), why)
+            return Helper(HelperKind.C, (path,), why)
         if prefer == "c":
             raise SandboxError(f"the C exec helper is not available: {why}")
     if not PY_HELPER.is_file():
         raise SandboxError(f"no exec helper: {why}, and {PY_HELPER} is missing")
     return Helper(
-        "python",
+        HelperKind.PYTHON,
         (sys.executable, "-I", "-S", str(PY_HELPER)),
         f"Python fallback helper ({why}; about 20 ms slower per run)",
     )

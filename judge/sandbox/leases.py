@@ -33,6 +33,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+from judge.sandbox.procfs import cmdline, flock_holders
+
 #: As root: the machine-wide folder every judge on the machine shares.
 MACHINE_FOLDER = "/run/ocean-judge/cores"
 #: How long a run that finds every free core leased by another process waits between looks.
@@ -200,7 +202,7 @@ class CoreLeases:
 
     def holders(self) -> list[LeaseHolder]:
         """Every lease of this folder someone holds now (this process's included)."""
-        locks = _flock_holders()
+        locks = flock_holders()
         out = []
         for name in sorted(os.listdir(self.folder)):
             if not (name.startswith("core-") and name.endswith(".lock")):
@@ -251,33 +253,10 @@ def _command(pid: int | None = None) -> str:
     if pid is None:
         words = [os.path.basename(sys.argv[0] or "python"), *sys.argv[1:3]]
     else:
-        try:
-            with open(f"/proc/{pid}/cmdline", "rb") as f:
-                raw = f.read(400).split(b"\0")
-        except OSError:
+        raw = cmdline(pid, 400)
+        if raw is None:
             return "?"
         words = [w.decode("utf-8", "replace") for w in raw if w][:4]
         if words:
             words[0] = os.path.basename(words[0])
     return " ".join(words)[:120] or "?"
-
-
-def _flock_holders() -> dict[tuple[int, int, int], int]:
-    """(major, minor, inode) -> pid of each FLOCK in /proc/locks."""
-    out: dict[tuple[int, int, int], int] = {}
-    try:
-        with open("/proc/locks", encoding="ascii", errors="replace") as f:
-            lines = f.readlines()
-    except OSError:
-        return out
-    for line in lines:
-        words = line.split()
-        # "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF" ("->" marks a waiter)
-        if len(words) < 6 or words[1] != "FLOCK" or words[2] == "->":
-            continue
-        try:
-            major, minor, ino = words[5].split(":")
-            out[(int(major, 16), int(minor, 16), int(ino))] = int(words[4])
-        except ValueError:
-            continue
-    return out

@@ -1,4 +1,4 @@
-"""A seat's writable folders in memory: a private tmpfs per seat (issue 35).
+"""A seat's writable folders in memory: a private tmpfs per seat.
 
 Why: every run makes files afresh in the seat's folders (the judge's MAP.INP, the
 program's MOVE.OUT) and the clean after it removes them.  On a disk file system
@@ -39,7 +39,7 @@ import os
 import re
 import stat
 
-from judge.sandbox.cpuwait import proc_stat
+from judge.sandbox import procfs
 from judge.sandbox.folders import remove_tree
 
 #: cap on the bytes of a seat's folders together (the contest's memory limit: what a
@@ -68,18 +68,10 @@ def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
 
 
-def _start_time(pid: int) -> int | None:
-    """When process ``pid`` started (clock ticks since boot; None: no such process)."""
-    try:
-        return int(proc_stat(f"/proc/{pid}/stat")[19])
-    except (OSError, ValueError, IndexError):
-        return None
-
-
 def source_name(pid: int | None = None) -> str:
     """The source a seat's tmpfs is mounted under: its judge, as a process."""
     pid = os.getpid() if pid is None else pid
-    return f"{SOURCE_PREFIX}{pid}.{_start_time(pid) or 0}"
+    return f"{SOURCE_PREFIX}{pid}.{procfs.start_time(pid) or 0}"
 
 
 def mount_tmpfs(path: str, mode: int, gid: int | None) -> str | None:
@@ -109,32 +101,12 @@ def unmount(path: str) -> bool:
         return False
 
 
-def _unescape(field: str) -> str:
-    # /proc/self/mountinfo writes space, tab, newline and backslash as \ooo
-    out, i = [], 0
-    while i < len(field):
-        if field[i] == "\\" and i + 3 < len(field) and field[i + 1 : i + 4].isdigit():
-            out.append(chr(int(field[i + 1 : i + 4], 8)))
-            i += 4
-        else:
-            out.append(field[i])
-            i += 1
-    return "".join(out)
-
-
 def mounts() -> list[tuple[str, str, str]]:
     """(mount point, file system type, source) of every mount in this mount namespace."""
-    found: list[tuple[str, str, str]] = []
     try:
-        with open("/proc/self/mountinfo", encoding="utf-8", errors="surrogateescape") as f:
-            for line in f:
-                head, sep, tail = line.rstrip("\n").partition(" - ")
-                fields, rest = head.split(" "), tail.split(" ")
-                if sep and len(fields) > 4 and len(rest) > 1:
-                    found.append((_unescape(fields[4]), rest[0], _unescape(rest[1])))
+        return [(m.mountpoint, m.fstype, m.source) for m in procfs.mounts()]
     except OSError:
         return []
-    return found
 
 
 def _seat_mounts() -> list[tuple[str, int, int]]:
@@ -160,7 +132,7 @@ def unmount_stale() -> list[str]:
     """Take away the seats' tmpfs mounts of judges that are gone; their mount points."""
     gone: list[str] = []
     for point, pid, started in _seat_mounts():
-        now = _start_time(pid)
+        now = procfs.start_time(pid)
         if now is None or (started and now != started):  # gone, or another one by that pid
             unmount(point)
             gone.append(point)
@@ -224,7 +196,7 @@ def remove_stale_shm(folder: str = SHM) -> list[str]:
         m = _SHM_NAME.match(entry.name)
         if m is None:
             continue
-        now = _start_time(int(m.group(1)))
+        now = procfs.start_time(int(m.group(1)))
         if now is None or now != int(m.group(2)):  # gone, or another one by that pid
             if remove_own_folder(entry.path):
                 gone.append(entry.path)

@@ -8,6 +8,7 @@ anything that is off.
 
 from __future__ import annotations
 
+import enum
 import os
 import secrets
 import shutil
@@ -16,9 +17,10 @@ from dataclasses import dataclass
 from judge.sandbox.cgroups import CgroupBackend, detect
 from judge.sandbox.cores import BOT_NICE, CoreBudget
 from judge.sandbox.cpuwait import PsiMeter, TreeMeter
-from judge.sandbox.helper import Helper, find_helper
+from judge.sandbox.helper import Helper, HelperKind, find_helper
 from judge.sandbox.memfs import INODES, SIZE_BYTES, mount_tmpfs, shm_folder, unmount
 from judge.sandbox.namespaces import make_namespaces
+from judge.sandbox.procfs import status
 from judge.sandbox.types import Isolation, SandboxError
 from judge.sandbox.uids import UidPool
 
@@ -41,6 +43,21 @@ P_SPACE = "folder space cap"
 P_PRIVS = "no privilege gain"
 
 
+class NsMode(str, enum.Enum):
+    """How a seat's runs are kept from the network, from each other's IPC and from the
+    machine's files (judge.sandbox.namespaces)."""
+
+    VIEW = "view"  #: namespaces made once per seat, with a private filesystem view
+    NET = "net"  #: namespaces made once per seat (network, IPC, UTS), no view
+    UNSHARE = "unshare"  #: a fresh network and IPC namespace per run (the Python helper)
+    NONE = "none"  #: no namespaces (not root, or turned off)
+
+    @property
+    def per_seat(self) -> bool:
+        """The seat's namespaces are made once and entered by every run."""
+        return self in (NsMode.VIEW, NsMode.NET)
+
+
 @dataclass
 class Machine:
     """The mechanisms a Sandbox uses (decided once)."""
@@ -51,7 +68,7 @@ class Machine:
     cgroup_note: str
     uid_pool: UidPool | None
     uid_note: str
-    ns_mode: str  # "view" | "net" | "unshare" | "none"
+    ns_mode: NsMode
     ns_note: str
     poll_interval_s: float
     #: seats' writable folders on a tmpfs of their own (judge.sandbox.memfs)
@@ -87,14 +104,14 @@ def _probe_memfs(scratch_root: str, root: bool) -> tuple[bool, str]:
 
 def _probe_namespaces(
     helper: Helper, scratch_root: str, wanted: bool, root: bool
-) -> tuple[str, str]:
+) -> tuple[NsMode, str]:
     if not wanted:
-        return "none", "namespaces disabled by configuration"
+        return NsMode.NONE, "namespaces disabled by configuration"
     if not root:
-        return "none", "needs root"
+        return NsMode.NONE, "needs root"
     if not helper.can_hold:
         return (
-            "unshare",
+            NsMode.UNSHARE,
             "a fresh network/IPC namespace per run (the Python helper cannot keep one per seat)",
         )
     base = os.path.join(scratch_root, f".probe-{secrets.token_hex(4)}")
@@ -111,14 +128,14 @@ def _probe_namespaces(
                 rw_dir=os.path.join(base, "rw"),
             )
             ns.close()
-            return "view", ""
+            return NsMode.VIEW, ""
         except SandboxError as exc:
             view_error = str(exc)
         try:
             make_namespaces(helper, view=False).close()
-            return "net", f"filesystem view unavailable: {view_error}"
+            return NsMode.NET, f"filesystem view unavailable: {view_error}"
         except SandboxError as exc:
-            return "none", str(exc)
+            return NsMode.NONE, str(exc)
     finally:
         shutil.rmtree(base, ignore_errors=True)
 
@@ -183,10 +200,8 @@ def pinning(m: Machine) -> str:
 def _may_raise_priority() -> bool:
     """Whether the judge holds CAP_SYS_NICE (root does, except in some containers)."""
     try:
-        with open("/proc/self/status", encoding="ascii", errors="replace") as f:
-            caps = next(line.split()[1] for line in f if line.startswith("CapEff:"))
-        return bool(int(caps, 16) >> 23 & 1)
-    except (OSError, StopIteration, IndexError, ValueError):
+        return bool(int(status()[b"CapEff"], 16) >> 23 & 1)
+    except (OSError, KeyError, ValueError):
         return False
 
 
@@ -215,7 +230,7 @@ def isolation(m: Machine, cores: CoreBudget | None = None, leases_note: str = ""
     """The report: every protection, on or off, with what provides it or why it is off."""
     items: list[tuple[str, bool, str]] = []
     add = items.append
-    add((P_HELPER, m.helper.kind == "c", m.helper.detail))
+    add((P_HELPER, m.helper.kind is HelperKind.C, m.helper.detail))
     sep = m.uid_pool is not None
     if sep:
         assert m.uid_pool is not None
@@ -253,16 +268,16 @@ def isolation(m: Machine, cores: CoreBudget | None = None, leases_note: str = ""
             )
         )
         add((P_SIGNAL, False, "programs run as the judge's uid and could signal it"))
-    if m.ns_mode in ("view", "net"):
+    if m.ns_mode.per_seat:
         add((P_NETWORK, True, "own network namespace per seat, made once; no interface up"))
         add((P_IPC, True, "own IPC and UTS namespaces per seat"))
-    elif m.ns_mode == "unshare":
+    elif m.ns_mode is NsMode.UNSHARE:
         add((P_NETWORK, True, "a fresh network namespace per run; no interface up"))
         add((P_IPC, True, "a fresh IPC namespace per run"))
     else:
         add((P_NETWORK, False, m.ns_note))
         add((P_IPC, False, m.ns_note))
-    if m.ns_mode == "view":
+    if m.ns_mode is NsMode.VIEW:
         add(
             (
                 P_VIEW,

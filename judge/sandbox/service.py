@@ -9,12 +9,13 @@ import tempfile
 import threading
 from pathlib import Path
 
-from judge.sandbox.cgroups import pid_alive
 from judge.sandbox.cores import CoreBudget, JudgePin, plan_cores, usable_cores
 from judge.sandbox.folders import remove_tree
+from judge.sandbox.launcher import LauncherKind
 from judge.sandbox.leases import CoreLeases
 from judge.sandbox.memfs import remove_stale_shm, unmount_stale, unmount_under
-from judge.sandbox.probe import Machine, isolation, probe
+from judge.sandbox.probe import Machine, NsMode, isolation, probe
+from judge.sandbox.procfs import pid_alive
 from judge.sandbox.seat import Seat
 from judge.sandbox.starvation import Canary
 from judge.sandbox.types import Isolation, SandboxError
@@ -76,6 +77,11 @@ class Sandbox:
     lease folder (as a normal user, a folder of the user's own unless root's
     exists), a folder path = that folder (tests), False = no leases at all (the
     budget is this sandbox's alone; the isolation report says so).
+
+    ``launcher`` (see :mod:`judge.sandbox.launcher`): how the seats' runs start their
+    exec helpers, ``"armed"`` (the default: the next run made ready right after each),
+    ``"zygote"`` (made on the run's turn) or ``"oneshot"`` (a new helper process each
+    run); for benchmarks and bisecting.
     """
 
     def __init__(
@@ -93,9 +99,15 @@ class Sandbox:
         wine_cache: str | None = None,
         cores: str | int | None = None,
         core_leases: str | bool | None = None,
+        launcher: str = "armed",
     ) -> None:
         if not poll_interval_s > 0:
             raise ValueError(f"poll_interval_s must be positive, not {poll_interval_s!r}")
+        try:
+            self.launcher = LauncherKind(launcher)
+        except ValueError:
+            kinds = ", ".join(k.value for k in LauncherKind)
+            raise ValueError(f"launcher must be one of {kinds}, not {launcher!r}") from None
         plan = plan_cores(cores, *usable_cores())
         leases: CoreLeases | None = None
         #: why the cores are not leased machine-wide ("" when they are, or were not asked to be)
@@ -147,7 +159,7 @@ class Sandbox:
                 remove_tree(str(self.root))
             raise
         self.isolation: Isolation = isolation(self.machine, self.cores, self.leases_note)
-        if self.machine.uid_pool is not None and self.machine.ns_mode != "view":
+        if self.machine.uid_pool is not None and self.machine.ns_mode is not NsMode.VIEW:
             self._check_reachable_root()
         self._pin = JudgePin(self.cores.plan.judge)
 
@@ -191,6 +203,7 @@ class Sandbox:
             wine=self.wine,
             cores=self.cores,
             canary=self.canary,
+            launcher=self.launcher,
         )
         with self._lock:
             if self._closed:

@@ -1,4 +1,4 @@
-"""How long this machine kept its ordinary processes off a CPU (issue 32's last hole).
+"""How long this machine kept its ordinary processes off a CPU, whatever a run's own counters say.
 
 A run's waiting for a CPU is read from its own counters (PSI, schedstat), and
 given back.  But a program can also be kept from running by the machine in a
@@ -38,7 +38,8 @@ import threading
 import time
 
 from judge.sandbox.cores import JudgePin
-from judge.sandbox.cpuwait import NS, WaitMeter, proc_stat
+from judge.sandbox.cpuwait import NS, WaitMeter
+from judge.sandbox.procfs import has_schedstat, pread_schedstat, task_schedstat_fd, thread_state
 
 #: The canary's period: how late a starvation may be seen (a wake-up of a Python
 #: thread costs some 20 µs and a hand-over of the interpreter lock).
@@ -82,7 +83,7 @@ class Canary:
                 return False
             if self._threads or self._broken:
                 return not self._broken
-            if not os.path.exists(f"/proc/self/task/{threading.get_native_id()}/schedstat"):
+            if not has_schedstat():
                 self._broken = True
                 return False
             # Every core the judge may use, not only the judge's own (the judge pins its
@@ -123,7 +124,7 @@ class Canary:
             pass
         with self._lock:
             self._tids[core] = tid
-        fd = os.open(f"/proc/self/task/{tid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+        fd = task_schedstat_fd(tid)
         try:
             last, _ = _schedstat(fd)
             while not self._stop.wait(self.period_s):
@@ -197,7 +198,7 @@ class Canary:
                 continue
             # The state first: R seen, then the count unchanged, is runnable and not run
             # (R also means running, which the count read after it would show).
-            if _thread_state(tid) != "R" or _task_runs(tid) != before:
+            if thread_state(tid) != "R" or _task_runs(tid) != before:
                 continue
             with self._lock:
                 self._episodes.append((now, length))
@@ -226,26 +227,17 @@ class Canary:
             thread.join(1.0)
 
 
-def _thread_state(tid: int) -> str:
-    """A thread of this process's scheduler state (R: running or runnable; "" unknown)."""
-    try:
-        fields = proc_stat(f"/proc/self/task/{tid}/stat")
-    except (OSError, IndexError):
-        return ""
-    return fields[0].decode("ascii", "replace") if fields else ""
-
-
 def _schedstat(fd: int) -> tuple[int, int]:
     """The canary's own time runnable but off a CPU so far (ns), and how many times it
     has been on a CPU (schedstat's second and third fields)."""
-    fields = os.pread(fd, 128, 0).split()
-    return int(fields[1]), int(fields[2])
+    fields = pread_schedstat(fd)
+    return fields[1], fields[2]
 
 
 def _task_runs(tid: int) -> int | None:
     """How many times a thread of this process has been on a CPU (None: unknown)."""
     try:
-        fd = os.open(f"/proc/self/task/{tid}/schedstat", os.O_RDONLY | os.O_CLOEXEC)
+        fd = task_schedstat_fd(tid)
     except OSError:
         return None
     try:

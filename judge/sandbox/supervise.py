@@ -1,11 +1,12 @@
-"""Run one program through the exec helper and watch it until it and all it started are gone.
+"""Watch one run until it and all it started are gone: step "program" of a run (:mod:`.steps`).
 
 One thread, no helper threads: ``poll()`` waits at once on the helper's exit
 (a pidfd), the program's stdout and stderr (drained as they come, so a 100 MB
 flood never blocks the program or the judge, and only the tails are kept), and
 the next deadline (time limit, memory poll).  The helper itself only exits when
 every descendant has exited, so "the helper exited" is exactly R17's "the
-program and everything it started exited".
+program and everything it started exited".  It only observes: the helper was
+started by the seat's launcher (:mod:`.launcher`).
 
 At the time limit the run's CPU waiting is measured (:mod:`.cpuwait`): time
 the program spent runnable while something else held its core is given back
@@ -15,16 +16,13 @@ machine or a busy judge never turns into a TLE.
 
 from __future__ import annotations
 
-import dataclasses
 import errno
-import fcntl
 import os
 import select
 import signal
 import subprocess
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from judge.sandbox.cgroups import RunCgroup
@@ -35,27 +33,20 @@ from judge.sandbox.cpuwait import (
     ServiceMeter,
     TreeMeter,
     WaitMeter,
-    children,
     io_stall_us,
     tree_times,
     wait_grace_s,
 )
-from judge.sandbox.helper import Helper, HelperProcess
+from judge.sandbox.helper import Helper
+from judge.sandbox.launcher import OneShotProcess, Spawn, Started, start_one_shot
+from judge.sandbox.procfs import children, has_children_files, rss_bytes
+from judge.sandbox.record import HelperRecord, RawRun, Tail
 from judge.sandbox.starvation import Canary, StarvationMeter
-from judge.sandbox.steps import StepTimes
-from judge.sandbox.zygote import (
-    FIRST_NS_FD,
-    STATUS_FD,
-    Armed,
-    Zygote,
-    ZygoteFailed,
-    ZygoteRun,
-    ZygoteUnavailable,
-)
+from judge.sandbox.zygote import ZygoteRun
 
-PAGE = os.sysconf("SC_PAGE_SIZE")
+__all__ = ["KILL_GRACE_S", "Meters", "Services", "Spawn", "run", "sweep_uid", "watch"]
+
 READ_CHUNK = 1 << 20
-PIPE_SIZE = 1 << 20
 #: How long the helper may take to kill and reap everything after being told to.
 KILL_GRACE_S = 2.0
 #: How often cgroup OOM counters are checked while a run goes on.
@@ -67,120 +58,10 @@ HEAD_BYTES = 16 * 1024
 START_GRACE_S = 10.0
 
 
-class Tail:
-    """Keeps the last ``cap`` bytes of a stream and counts all of them (and, with
-    ``head_cap``, keeps its first bytes too: what was written before anything else)."""
-
-    def __init__(self, cap: int, head_cap: int = 0) -> None:
-        self.cap = cap
-        self.total = 0
-        self._buf = bytearray()
-        self.head_cap = head_cap
-        self._head = bytearray()
-
-    @property
-    def head(self) -> bytes:
-        """The first ``head_cap`` bytes of the stream."""
-        return bytes(self._head)
-
-    def add(self, data: bytes) -> None:
-        if len(self._head) < self.head_cap:
-            self._head += data[: self.head_cap - len(self._head)]
-        self.total += len(data)
-        if len(data) >= self.cap:
-            self._buf = bytearray(data[-self.cap :])
-            return
-        self._buf += data
-        extra = len(self._buf) - self.cap
-        if extra > 0:
-            del self._buf[:extra]
-
-    @property
-    def data(self) -> bytes:
-        return bytes(self._buf)
-
-    @property
-    def truncated(self) -> bool:
-        return self.total > len(self._buf)
-
-
-@dataclass(frozen=True)
-class Spawn:
-    """Everything the helper needs for one run (or one reachability check)."""
-
-    argv: list[str]
-    cwd: str
-    env: dict[str, str]
-    uid: int | None = None
-    gid: int | None = None
-    ns_fds: tuple[int, ...] = ()
-    unshare: bool = False
-    rlimits: tuple[tuple[str, int], ...] = ()
-    nproc_extra: int | None = None
-    oom_protect: bool = False
-    check: bool = False
-    argcheck: tuple[int, ...] = ()
-    #: kill only the program's own process tree, not every process of its uid: the
-    #: seat's uid also runs a seat-long service (wine's server) that must survive
-    tree_only_kill: bool = False
-    cpu: int | None = None  #: the one core the run is pinned to
-    nice: int | None = None  #: the program's nice value (None: the judge's)
-
-
-@dataclass
-class RawRun:
-    """What was observed; :mod:`judge.sandbox.verdicts` turns it into a RunResult."""
-
-    record: dict[str, str] | None
-    helper_status: int | None
-    wall_s: float
-    cpu_s: float
-    stdout: Tail
-    stderr: Tail
-    timed_out: bool = False
-    mem_killed: bool = False  # killed by the judge because polled memory went over
-    polled_peak: int = 0
-    cg_peak: int | None = None
-    cg_oom_kills: int = 0
-    cg_failcnt: int = 0
-    pids_refused: int = 0
-    procs_at_kill: int | None = None  # the program's processes+threads when it was killed
-    internal_error: str | None = None
-    survivors: list[int] = field(default_factory=list)
-    #: seconds the run was runnable but kept off its core by something else (None: not measured)
-    wait_s: float | None = None
-    #: seconds some process of the run was stalled on I/O (its group's PSI; None: not read)
-    io_stall_s: float | None = None
-    wait_source: str = ""
-    #: still running at the limit, and given its waiting back as extra time
-    extended: bool = False
-    #: killed at the extension cap having had less than its limit to itself
-    starved: bool = False
-    #: CPU the run's services (the seat's wineserver) spent during it (None: none watched)
-    service_cpu_s: float | None = None
-
-    @property
-    def main_status(self) -> int | None:
-        """Raw wait status of the program's main process (None: it never ran)."""
-        if not self.record:
-            return None
-        try:
-            st = int(self.record.get("main_status", "-1"))
-        except ValueError:
-            return None
-        return None if st < 0 else st
-
-    @property
-    def main_exit_s(self) -> float | None:
-        """Seconds from the program's start to its main process's exit, when it exited by
-        itself before any kill (None otherwise)."""
-        if not self.record or self.record.get("main_before_kill") != "1":
-            return None
-        try:
-            start, end = int(self.record["start_ns"]), int(self.record["main_end_ns"])
-        except (KeyError, ValueError):
-            return None
-        return (end - start) / 1e9 if end > 0 else None
+def new_raw(output_bytes: int) -> RawRun:
+    """A run's observations before it starts (stderr's first lines are kept too: what
+    wine writes before the program runs)."""
+    return RawRun(None, None, 0.0, 0.0, Tail(output_bytes), Tail(output_bytes, head_cap=HEAD_BYTES))
 
 
 class TreeWatcher:
@@ -197,7 +78,7 @@ class TreeWatcher:
         self.peak = 0
         self.seen: set[int] = set()
         # Kernels without CONFIG_PROC_CHILDREN: let psutil find the tree (slower).
-        self._use_psutil = not os.path.exists(f"/proc/{root_pid}/task/{root_pid}/children")
+        self._use_psutil = not has_children_files(root_pid)
 
     def _sample_psutil(self) -> int:
         import psutil
@@ -226,75 +107,13 @@ class TreeWatcher:
         while stack:
             pid = stack.pop()
             self.seen.add(pid)
-            try:
-                with open(f"/proc/{pid}/statm", "rb") as f:
-                    total += int(f.read().split()[1]) * PAGE
-            except (OSError, ValueError, IndexError):
+            rss = rss_bytes(pid)
+            if rss is None:
                 continue
+            total += rss
             stack.extend(children(pid))
         self.peak = max(self.peak, total)
         return total
-
-
-def _command(
-    helper: Helper, spawn: Spawn, status_fd: int, cg: RunCgroup | None, go_fd: int | None = None
-) -> list[str]:
-    return [*helper.argv, "run", *_run_words(spawn, status_fd, cg, spawn.ns_fds, go_fd)]
-
-
-def _run_words(
-    spawn: Spawn,
-    status_fd: int,
-    cg: RunCgroup | None,
-    ns_fds: tuple[int, ...],
-    go_fd: int | None = None,
-) -> list[str]:
-    """The helper's "run" options and the program's argv (the words after "run");
-    ``go_fd``: the run is armed, and waits for its go (and core) on that fd."""
-    cmd = ["-s", str(status_fd), "-d", spawn.cwd]
-    if cg is not None:
-        for procs in cg.procs_files:
-            cmd += ["-c", procs]
-        for procs in cg.child_procs_files:
-            cmd += ["-j", procs]
-    for fd in ns_fds:
-        cmd += ["-n", str(fd)]
-    if spawn.uid is not None:
-        cmd += ["-u", str(spawn.uid)]
-    if spawn.gid is not None:
-        cmd += ["-g", str(spawn.gid)]
-    for name, value in spawn.rlimits:
-        cmd += ["-r", f"{name}={value}"]
-    if spawn.nproc_extra is not None:
-        cmd += ["-N", str(spawn.nproc_extra)]
-    if spawn.oom_protect:
-        cmd.append("-o")
-    if spawn.unshare:
-        cmd.append("-U")
-    if spawn.check:
-        cmd.append("-C")
-    if spawn.tree_only_kill:
-        cmd.append("-t")
-    for idx in spawn.argcheck:
-        cmd += ["-A", str(idx)]
-    if spawn.cpu is not None:
-        cmd += ["-a", str(spawn.cpu)]
-    if spawn.nice is not None:
-        cmd += ["-P", str(spawn.nice)]
-    if go_fd is not None:
-        cmd += ["-W", str(go_fd)]
-    cmd.append("--")
-    cmd += spawn.argv
-    return cmd
-
-
-def _parse_record(data: bytes) -> dict[str, str] | None:
-    rec: dict[str, str] = {}
-    for line in data.decode("utf-8", "replace").splitlines():
-        key, sep, value = line.partition("=")
-        if sep:
-            rec[key] = value
-    return rec if rec.get("end") == "1" else None
 
 
 def _read_available(fd: int, sink: Tail | bytearray | None, limit: int = 1 << 30) -> bool:
@@ -330,259 +149,96 @@ def run(
     cg: RunCgroup | None,
     poll_s: float,
     kill_uid: tuple[int, int] | None = None,
-    measure_wait: bool = False,
-    services: tuple[int, ...] = (),
-    services_in_group: bool = False,
-    steps: StepTimes | None = None,
-    zygote: Zygote | None = None,
-    armed: Armed | None = None,
-    canary: Canary | None = None,
-    starting: Callable[[], None] | None = None,
 ) -> RawRun:
-    """Run once, in named steps: start the helper, watch the run until the helper is
-    gone, read its record, read the run's waits.  Never raises for anything the
-    program does; judge-side failures are returned as ``internal_error`` (an IE
-    verdict), and the tree is always gone when this returns.  ``measure_wait``:
-    give CPU waiting back at the limit; ``services``: processes outside the run
-    that work for it (the seat's wineserver), whose waiting for a CPU during the
-    run is the run's too (``services_in_group``: they are in the run's pressure
-    group for the run, so its PSI counts them already and only their CPU is
-    read).  ``steps``: where the helper's and the program's time and the reading
-    of the waits go.  ``zygote``: the seat's persistent helper, which makes the run's
-    helper process (the judge's child) instead of a one-shot helper started here
-    (:mod:`.zygote`); ``armed``: the seat's run armed ahead of this one, to start with
-    its go (:func:`arm`); ``canary``: the machine's starvation of ordinary processes,
-    given back like waiting (:mod:`.starvation`); ``starting``: called as the helper
-    is about to be started (or the armed run given its go), the judge's work before
-    it done (:meth:`Seat.run_turn <judge.sandbox.seat.Seat.run_turn>`)."""
-    # stderr's first lines are kept too: what wine writes before the program runs
-    raw = RawRun(None, None, 0.0, 0.0, Tail(output_bytes), Tail(output_bytes, head_cap=HEAD_BYTES))
-    service_base = tree_times(services) if measure_wait and services else None
-    if starting is not None:
-        starting()
-    start = time.monotonic()
-    started = _start_helper(helper, spawn, cg, raw, zygote, armed)
-    if started is None:
-        return raw
-    proc, status_r = started
-    meter, service_meter = (
-        _wait_meter(cg, proc.pid, services, service_base, services_in_group)
-        if measure_wait
-        else (None, None)
-    )
-    if meter is not None and canary is not None and time_s is not None and canary.start():
-        meter = StarvationMeter(meter, canary, time_s)
-    if meter is not None:
-        raw.wait_source = meter.source
-    watch = _Watch(proc, status_r, raw, cg, start, time_s, memory_bytes, poll_s, meter)
-    status_buf = watch.until_gone(helper, kill_uid)
-    _read_record(raw, status_buf, watch)
-    if isinstance(meter, StarvationMeter) and watch.prog_start is not None:
-        meter.begin = watch.prog_start
-    waits_from = time.monotonic()
-    _read_waits(raw, meter, service_meter, cg)
-    if steps is not None:
-        program = _helper_wall_s(raw.record) or 0.0
-        steps.add("program", program)
-        steps.add("helper", (waits_from - start) - program)
-        steps.add("waits", time.monotonic() - waits_from)
+    """A one-shot run, watched to its end, its waiting not measured: a seat's check
+    that its uid can run a command, wine's test program.  Never raises for anything the
+    program does; judge-side failures are returned as ``internal_error``, and the
+    tree is always gone when this returns."""
+    raw = new_raw(output_bytes)
+    asked = time.monotonic()
+    started = start_one_shot(helper, spawn, cg, raw)
+    if started is not None:
+        watch(helper, started, raw, asked, time_s, memory_bytes, cg, poll_s, kill_uid)
     return raw
 
 
-class _OneShot(HelperProcess):
-    """A one-shot exec helper, the judge's child: watched through a pidfd where there
-    are pidfds, reaped here."""
+@dataclass(frozen=True)
+class Services:
+    """Processes outside a run that work for it (the seat's wineserver): their waiting for
+    a CPU during the run is the run's too."""
 
-    def __init__(self, proc: subprocess.Popen[bytes]) -> None:
-        assert proc.stdout is not None and proc.stderr is not None
-        self.proc = proc
-        self.pid = proc.pid
-        self.stdout_fd = proc.stdout.fileno()
-        self.stderr_fd = proc.stderr.fileno()
-        try:
-            self.pidfd: int | None = os.pidfd_open(proc.pid)
-        except (OSError, AttributeError):
-            self.pidfd = None
+    pids: tuple[int, ...] = ()
+    #: they are in the run's pressure group for the run: its PSI counts them already,
+    #: only their CPU is read
+    in_group: bool = False
 
-    @property
-    def done(self) -> bool:
-        return self.proc.returncode is not None
-
-    def wait(self, timeout: float | None) -> bool:
-        try:
-            self.proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            return False
-        return True
-
-    def reap(self) -> tuple[int | None, Any]:
-        _, status, rusage = os.wait4(self.pid, 0)
-        self.proc.returncode = os.waitstatus_to_exitcode(status)
-        return status, rusage
-
-    def close(self) -> None:
-        if self.pidfd is not None:
-            os.close(self.pidfd)
-            self.pidfd = None
-        assert self.proc.stdout is not None and self.proc.stderr is not None
-        self.proc.stdout.close()
-        self.proc.stderr.close()
+    def base(self) -> tuple[int, int] | None:
+        """Their (CPU, waiting) so far, read before the run starts (None: there are none)."""
+        return tree_times(self.pids) if self.pids else None
 
 
-_Proc = _OneShot | ZygoteRun
+@dataclass
+class Meters:
+    """How a judged run's waiting for a CPU is measured: ``wait``, given back at the
+    limit (its group's PSI, else its tasks' schedstat; plus its services' waiting; and
+    the machine's starvation of ordinary processes), and its services' own figures."""
+
+    wait: WaitMeter
+    service: ServiceMeter | None
+
+    @classmethod
+    def of(
+        cls,
+        cg: RunCgroup | None,
+        pid: int,
+        services: Services,
+        base: tuple[int, int] | None,
+        canary: Canary | None,
+        time_s: float | None,
+    ) -> Meters:
+        psi = cg.psi_dir if cg is not None else None
+        meter: WaitMeter = (
+            PsiMeter(psi, cg.psi_base, cg.files.read) if psi and cg is not None else TreeMeter(pid)
+        )
+        service = None
+        if base is not None:
+            meter = service = ServiceMeter(meter, services.pids, base, counted=services.in_group)
+        if canary is not None and time_s is not None and canary.start():
+            meter = StarvationMeter(meter, canary, time_s)
+        return cls(meter, service)
+
+    def clock_started(self, at: float | None) -> None:
+        """The program's clock started at monotonic time ``at``: the window in which the
+        machine's starvation counts (the reading after the run is made later than its end)."""
+        if isinstance(self.wait, StarvationMeter) and at is not None:
+            self.wait.begin = at
 
 
-def _start_helper(
+def watch(
     helper: Helper,
-    spawn: Spawn,
-    cg: RunCgroup | None,
+    started: Started,
     raw: RawRun,
-    zygote: Zygote | None = None,
-    armed: Armed | None = None,
-) -> tuple[_Proc, int] | None:
-    """Step "helper": start the run's helper with its status pipe: the run armed ahead
-    of its turn when there is one (its go), else made by the seat's zygote when there
-    is one, else a one-shot helper; None (``raw`` says why) when it cannot be started."""
-    if armed is not None:
-        try:
-            return armed.go(spawn.cpu), armed.status_r
-        except (ZygoteUnavailable, ZygoteFailed):
-            pass  # called off, nothing ran: the run is made now, as any other
-    if zygote is not None:
-        try:
-            return _start_by_zygote(zygote, spawn, cg)
-        except ZygoteFailed as exc:
-            raw.internal_error = str(exc)
-            return None
-        except ZygoteUnavailable:
-            pass  # nothing was started: this run starts a one-shot helper
-    status_r, status_w = os.pipe2(os.O_CLOEXEC)
-    cmd = _command(helper, spawn, status_w, cg)
-    try:
-        proc = subprocess.Popen(
-            cmd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=spawn.env,
-            pass_fds=(status_w, *spawn.ns_fds),
-            cwd="/",
-            close_fds=True,
-        )
-    except OSError as exc:
-        os.close(status_r)
-        os.close(status_w)
-        raw.internal_error = f"cannot start the exec helper {cmd[0]}: {exc}"
-        return None
-    os.close(status_w)
-    assert proc.stdout is not None and proc.stderr is not None
-    for fd in (proc.stdout.fileno(), proc.stderr.fileno()):
-        _ready_output(fd)
-    return _OneShot(proc), status_r
-
-
-def _ready_output(fd: int) -> None:
-    """The judge's end of a run's stdout or stderr pipe: read without blocking, with a
-    large buffer (where the system allows one) so a chatty program is rarely held up."""
-    os.set_blocking(fd, False)
-    try:
-        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
-    except OSError:
-        pass
-
-
-#: a Spawn's fields but its core: what an armed run must match (read field by field,
-#: cheaper than a copy of the Spawn each run)
-_ARM_KEY_FIELDS = tuple(f.name for f in dataclasses.fields(Spawn) if f.name != "cpu")
-
-
-def arm_key(spawn: Spawn, cg: RunCgroup | None) -> object:
-    """What a run must match to use the run armed for it: everything the helper is told
-    but the core (given at the go), and the same groups."""
-    return (
-        tuple(getattr(spawn, name) for name in _ARM_KEY_FIELDS),
-        None if cg is None else (cg.procs_files, cg.child_procs_files),
-    )
-
-
-def arm(zygote: Zygote, spawn: Spawn, cg: RunCgroup | None) -> None:
-    """Arm the seat's next run with the zygote (:class:`~.zygote.Armed`): the run as
-    ``spawn`` says but its core, which comes with the go.  ZygoteUnavailable: not armed."""
-    go_fd = FIRST_NS_FD + len(spawn.ns_fds)  # after the namespaces' fds
-    (status_r, out_r, err_r), theirs = _run_pipes()
-    go_r, go_w = os.pipe2(os.O_CLOEXEC)
-    try:
-        zygote.arm(
-            arm_key(spawn, cg),
-            lambda: _zygote_words(dataclasses.replace(spawn, cpu=None), cg, go_fd),
-            spawn.env,
-            [*theirs, *spawn.ns_fds, go_r],
-            (status_r, out_r, err_r, go_w),
-        )
-    finally:
-        for fd in (*theirs, go_r):
-            os.close(fd)
-
-
-def _start_by_zygote(zygote: Zygote, spawn: Spawn, cg: RunCgroup | None) -> tuple[_Proc, int]:
-    """The run's helper process made by the seat's zygote, with the same pipes a
-    one-shot helper gets (its stdout and stderr are the program's)."""
-    words = _zygote_words(spawn, cg)
-    mine, theirs = _run_pipes()
-    status_r, out_r, err_r = mine
-    try:
-        run = zygote.spawn(words, spawn.env, [*theirs, *spawn.ns_fds], out_r, err_r)
-    except BaseException:
-        for fd in mine:
-            os.close(fd)
-        raise
-    finally:
-        for fd in theirs:
-            os.close(fd)
-    return run, status_r
-
-
-def _zygote_words(spawn: Spawn, cg: RunCgroup | None, go_fd: int | None = None) -> list[str]:
-    """A "run" request's words for the zygote, which hands the run its fds in order:
-    the status pipe as STATUS_FD, then the namespaces' from FIRST_NS_FD (then the go
-    pipe's, ``go_fd``, for an armed run)."""
-    ns = tuple(range(FIRST_NS_FD, FIRST_NS_FD + len(spawn.ns_fds)))
-    return _run_words(spawn, STATUS_FD, cg, ns, go_fd)
-
-
-def _run_pipes() -> tuple[tuple[int, int, int], tuple[int, int, int]]:
-    """A run's status, stdout and stderr pipes: the judge's read ends (the outputs
-    ready to be drained) and the run's write ends."""
-    status_r, status_w = os.pipe2(os.O_CLOEXEC)
-    out_r, out_w = os.pipe2(os.O_CLOEXEC)
-    err_r, err_w = os.pipe2(os.O_CLOEXEC)
-    try:
-        for fd in (out_r, err_r):
-            _ready_output(fd)
-    except BaseException:
-        for fd in (status_r, status_w, out_r, out_w, err_r, err_w):
-            os.close(fd)
-        raise
-    return (status_r, out_r, err_r), (status_w, out_w, err_w)
-
-
-def _wait_meter(
+    asked: float,
+    time_s: float | None,
+    memory_bytes: int,
     cg: RunCgroup | None,
-    pid: int,
-    services: tuple[int, ...],
-    service_base: tuple[int, int] | None,
-    services_in_group: bool,
-) -> tuple[WaitMeter, ServiceMeter | None]:
-    """How the run's waiting for a CPU is measured: its group's PSI, else its tasks'
-    schedstat; plus its services' waiting, when it has any."""
-    psi = cg.psi_dir if cg is not None else None
-    meter: WaitMeter = (
-        PsiMeter(psi, cg.psi_base, cg.files.read) if psi and cg is not None else TreeMeter(pid)
+    poll_s: float,
+    kill_uid: tuple[int, int] | None,
+    meters: Meters | None = None,
+) -> None:
+    """Step "program": watch the run until its helper, and so every process of the run, is
+    gone, then read the helper's record into ``raw``.  ``asked``: when the helper was
+    asked for (monotonic), for a helper that never starts the program."""
+    meter = meters.wait if meters is not None else None
+    if meter is not None:
+        raw.wait_source = meter.source
+    watching = _Watch(
+        started.proc, started.status_r, raw, cg, asked, time_s, memory_bytes, poll_s, meter
     )
-    if service_base is None:
-        return meter, None
-    service_meter = ServiceMeter(meter, services, service_base, counted=services_in_group)
-    return service_meter, service_meter
+    status_buf = watching.until_gone(helper, kill_uid)
+    _read_record(raw, status_buf, watching)
+    if meters is not None:
+        meters.clock_started(watching.prog_start)
 
 
 class _Watch:
@@ -594,7 +250,7 @@ class _Watch:
 
     def __init__(
         self,
-        proc: _Proc,
+        proc: OneShotProcess | ZygoteRun,
         status_r: int,
         raw: RawRun,
         cg: RunCgroup | None,
@@ -737,21 +393,15 @@ def _read_record(raw: RawRun, status_buf: bytearray, watch: _Watch) -> None:
     """Step "helper", after the run: the helper's status record, its clock and the tree's
     CPU and memory as the helper saw them."""
     raw.helper_status = watch.status
-    raw.record = _parse_record(bytes(status_buf))
-    helper_wall = _helper_wall_s(raw.record)
+    record = raw.record = HelperRecord.parse(bytes(status_buf))
+    helper_wall = record.wall_s if record is not None else None
     if helper_wall is not None:  # from the fork to the last descendant reaped, by the helper
         raw.wall_s = helper_wall
     if watch.watcher is not None:
         raw.polled_peak = watch.watcher.peak
-    if raw.record is not None:
-        try:
-            raw.cpu_s = (int(raw.record["utime_us"]) + int(raw.record["stime_us"])) / 1e6
-        except (KeyError, ValueError):
-            raw.cpu_s = 0.0
-        try:
-            raw.polled_peak = max(raw.polled_peak, int(raw.record.get("maxrss_kb", "0")) * 1024)
-        except ValueError:
-            pass
+    if record is not None:
+        raw.cpu_s = record.cpu_s or 0.0
+        raw.polled_peak = max(raw.polled_peak, record.maxrss_bytes)
     elif watch.rusage is not None:
         raw.cpu_s = watch.rusage.ru_utime + watch.rusage.ru_stime
     if raw.record is None and raw.internal_error is None:
@@ -760,14 +410,10 @@ def _read_record(raw: RawRun, status_buf: bytearray, watch: _Watch) -> None:
         )
 
 
-def _read_waits(
-    raw: RawRun,
-    meter: WaitMeter | None,
-    service_meter: ServiceMeter | None,
-    cg: RunCgroup | None,
-) -> None:
+def read_waits(raw: RawRun, meters: Meters, cg: RunCgroup | None) -> None:
     """Step "waits": the run's counters once it is over: CPU waiting (and its services'
     CPU), the group's memory peak, OOM kills and refused forks."""
+    meter, service_meter = meters.wait, meters.service
     if meter is not None and meter.after_exit:
         final = meter.read(raw.wall_s)
         if final is not None:
@@ -797,14 +443,6 @@ def _program_start(buf: bytearray) -> float | None:
             except ValueError:
                 return None
     return None
-
-
-def _helper_wall_s(record: dict[str, str] | None) -> float | None:
-    try:
-        start, end = int((record or {})["start_ns"]), int((record or {})["end_ns"])
-    except (KeyError, ValueError):
-        return None
-    return (end - start) / 1e9 if end >= start > 0 else None
 
 
 def _extension(
@@ -841,14 +479,17 @@ def _describe_status(status: int | None) -> str:
     return f"exit code {os.WEXITSTATUS(status)}"
 
 
-def _terminate(proc: _Proc) -> float:
+def _terminate(proc: OneShotProcess | ZygoteRun) -> float:
     """Ask the helper to kill the whole tree (it is root-owned; bots cannot intercept)."""
     proc.signal(signal.SIGTERM)
     return time.monotonic()
 
 
 def _force_kill(
-    proc: _Proc, cg: RunCgroup | None, helper: Helper, kill_uid: tuple[int, int] | None
+    proc: OneShotProcess | ZygoteRun,
+    cg: RunCgroup | None,
+    helper: Helper,
+    kill_uid: tuple[int, int] | None,
 ) -> None:
     proc.signal(signal.SIGKILL)
     if cg is not None:
@@ -858,7 +499,7 @@ def _force_kill(
 
 
 def _abort(
-    proc: _Proc,
+    proc: OneShotProcess | ZygoteRun,
     cg: RunCgroup | None,
     helper: Helper,
     kill_uid: tuple[int, int] | None,

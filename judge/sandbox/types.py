@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,13 +119,28 @@ class Isolation:
                 return on
         raise KeyError(f"no protection called {name!r}; known: {[i[0] for i in self.items]}")
 
+    def off(self) -> list[str]:
+        """The names of the protections that are off, in the report's order (none: all on)."""
+        return [name for name, on, _ in self.items if not on]
+
+    @classmethod
+    def from_dict(cls, record: Mapping[str, Any]) -> Isolation:
+        """The record back from its :meth:`as_dict` form (a replay's header, a cluster
+        worker's answer); an entry that is not ``{"on": ..., "detail": ...}`` is off."""
+        items = []
+        for name, item in record.items():
+            on = isinstance(item, dict) and bool(item.get("on"))
+            detail = item.get("detail", "") if isinstance(item, dict) else ""
+            items.append((str(name), on, detail if isinstance(detail, str) else str(detail)))
+        return cls(tuple(items))
+
     def describe(self) -> str:
         """One line per protection, ``on``/``OFF`` first so what is missing stands out."""
         width = max((len(n) for n, _, _ in self.items), default=0)
         lines = []
         for name, on, detail in self.items:
             lines.append(f"  [{'on ' if on else 'OFF'}] {name.ljust(width)}  {detail}")
-        off = sum(1 for _, on, _ in self.items if not on)
+        off = len(self.off())
         head = "all protections on" if off == 0 else f"{off} of {len(self.items)} protections OFF"
         return head + "\n" + "\n".join(lines)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import signal as _signal
 
-from judge.sandbox.supervise import RawRun
+from judge.sandbox.record import RawRun
 from judge.sandbox.types import Limits, RunResult, Verdict
 
 
@@ -84,8 +84,8 @@ def decide(
             service_cpu_s=raw.service_cpu_s,
         )
 
-    rec = raw.record or {}
-    if raw.record is None and raw.cg_oom_kills > 0:
+    rec = raw.record
+    if rec is None and raw.cg_oom_kills > 0:
         # The OOM killer took the helper too (it could not protect itself): still the bot's MLE.
         return result(
             Verdict.MLE,
@@ -95,17 +95,17 @@ def decide(
         )
     if raw.internal_error:
         return result(Verdict.IE, f"judge internal error: {raw.internal_error}")
-    if "setup_stage" in rec:
+    if rec is not None and rec.setup is not None:
         return result(
             Verdict.IE,
             f"judge internal error: the exec helper could not set up the run "
-            f"({rec['setup_stage']}: {rec.get('setup_error', '')})",
+            f"({rec.setup.stage}: {rec.setup.error})",
         )
-    if "child_stage" in rec:
+    if rec is not None and rec.child is not None:
         return result(
             Verdict.IE,
             f"judge internal error: the program's process could not be prepared "
-            f"({rec['child_stage']}: {rec.get('child_error', '')})",
+            f"({rec.child.stage}: {rec.child.error})",
         )
     if st is None:
         return result(Verdict.IE, "judge internal error: the exec helper reported no exit status")

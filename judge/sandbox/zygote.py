@@ -12,10 +12,11 @@ judge watches, signals and reaps that process as it does a one-shot helper.
 Only the exec of the helper and the judge's ``Popen`` are gone.
 
 Which path a run takes: the seat's judged runs go through its zygote when the
-helper is the C one and this Python has ``pidfd_open`` (:func:`usable`);
-everything else (the Python fallback helper, command checks, wine's server and
-probes) starts a one-shot helper, as does a judged run whose zygote cannot be
-started at all (:data:`ENABLED` False: every run).
+helper is the C one and this Python has ``pidfd_open`` (:func:`usable`), unless
+its Sandbox starts every run one-shot (``Sandbox(launcher="oneshot")``, see
+:mod:`.launcher`); everything else (the Python fallback helper, command checks,
+wine's server and probes) starts a one-shot helper, as does a judged run whose
+zygote cannot be started at all.
 
 Failures: a zygote found dead before a request is sent is replaced and the
 request sent again (nothing ran yet).  One that dies once a request is sent,
@@ -46,7 +47,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from judge.sandbox.helper import Helper, HelperProcess
+from judge.sandbox.helper import Helper, HelperKind, HelperProcess
+from judge.sandbox.procfs import schedstat
 
 #: what os.fsencode encodes with (the same bytes, chosen once)
 _FS_ENCODING = (sys.getfilesystemencoding(), sys.getfilesystemencodeerrors())
@@ -58,11 +60,6 @@ FIRST_NS_FD = 4
 ANSWER_S = 10.0
 #: how long a zygote may take to exit once its socket is closed
 CLOSE_S = 2.0
-#: set False to make every run start a one-shot helper (benchmarks, bisecting)
-ENABLED = True
-#: set False to start every run on its turn, none armed ahead (benchmarks, bisecting)
-ARM = True
-
 _lock = threading.Lock()
 _live: weakref.WeakSet[Zygote] = weakref.WeakSet()
 
@@ -78,11 +75,9 @@ def cpu_seconds() -> float:
         pid = z.pid
         if pid is None:
             continue
-        try:
-            with open(f"/proc/{pid}/schedstat", "rb") as f:
-                total += int(f.read().split()[0]) / 1e9
-        except (OSError, ValueError, IndexError):
-            pass
+        counters = schedstat(pid)
+        if counters:
+            total += counters[0] / 1e9
     return total
 
 
@@ -106,12 +101,7 @@ def usable(helper: Helper) -> bool:
             _pidfds = True
         except (OSError, AttributeError):
             _pidfds = False
-    return ENABLED and helper.kind == "c" and _pidfds
-
-
-def arming() -> bool:
-    """Whether a seat arms its next run after each (:data:`ARM`)."""
-    return ARM
+    return helper.kind is HelperKind.C and _pidfds
 
 
 def _ready(fd: int, timeout: float | None) -> bool:
@@ -211,7 +201,7 @@ class Zygote:
     """A seat's persistent exec helper.  Not thread-safe: one run at a time (the seat's)."""
 
     def __init__(self, helper: Helper, protect: bool = False) -> None:
-        if helper.kind != "c":
+        if helper.kind is not HelperKind.C:
             raise ValueError("only the C exec helper can be a zygote")
         self._helper = helper
         #: root: the zygote is kept from the OOM killer and runs at a high priority, as

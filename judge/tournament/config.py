@@ -17,7 +17,6 @@ compared by content, not by file name: the same sea saved under two names, with
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import math
@@ -27,10 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from judge import bundled, names
-from judge.bots import BotError, BotSpec, bot_names, looks_like_path, resolve_bot
+from judge.bots import BotError, BotSpec, config_bot
 from judge.errors import JudgeError
 from judge.inputfiles import CONFIG_BYTES, InputFileError, excerpt, read_input_text
 from judge.mapgen import AXIS_CHOICES, GenerateError, generate_map
@@ -49,11 +46,14 @@ from judge.maps import (
 from judge.records import Json
 from judge.sandbox.cores import CoreSpecError, plan_cores, usable_cores
 from judge.settings import DEFAULT_CONFIG, JOBS, MEMORY_LIMIT_MB, TIME_LIMIT_S
+from judge.yamlfile import YamlSyntaxError, YamlTooDeep, load_yaml
 
 DEFAULT_OUTPUT = "matches/tournament"
 
 #: Every key a configuration may hold, with a word on each (shown when a key is unknown).
 TOP_KEYS: dict[str, str] = {
+    "title": "the contest's name, shown on the projector and the pages (default: the "
+    "output folder's name)",
     "seed": "all randomness of the tournament derives from it (required)",
     "turns": "overrides every map's K (optional)",
     "time_limit": "seconds per run (default 2)",
@@ -71,6 +71,8 @@ TOP_KEYS: dict[str, str] = {
     "teams": "a list of {name, bot, map} (required)",
 }
 TEAM_KEYS = ("name", "bot", "map")
+#: A title fits one line of the projector's header.
+MAX_TITLE = 80
 GENERATE_KEYS = ("rows", "cols", "turns", "seed", "danger", "axis")
 
 MAX_TEAMS = 64
@@ -123,6 +125,8 @@ class TournamentConfig:
     cores: str | int | None = None
     #: a Dask scheduler's address or local:N (judge.cluster); None = this machine
     cluster: str | None = None
+    #: the contest's name as the pages show it ("" = none given: the output folder's name)
+    title: str = ""
 
     @property
     def team_names(self) -> list[str]:
@@ -202,29 +206,6 @@ def diff_fingerprints(old: Json, new: Json) -> list[str]:
 
 
 # ------------------------------------------------------------------ reading
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """YAML silently keeps the last of two equal keys; a configuration must not."""
-
-
-def _construct_mapping(loader: yaml.SafeLoader, node: yaml.MappingNode) -> dict[Any, Any]:
-    seen: set[Any] = set()
-    for key_node, _ in node.value:
-        key = loader.construct_object(key_node)  # type: ignore[no-untyped-call]
-        try:
-            dup = key in seen
-            seen.add(key)
-        except TypeError:
-            continue
-        if dup:
-            raise yaml.constructor.ConstructorError(
-                None, None, f"the key {excerpt(key)} appears twice; keep one", key_node.start_mark
-            )
-    return loader.construct_mapping(node)
-
-
-_UniqueKeyLoader.add_constructor(yaml.resolver.BaseResolver.DEFAULT_MAPPING_TAG, _construct_mapping)
-
-
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
@@ -293,13 +274,11 @@ def load_config(
         fix = "write the configuration as YAML text" if "text" in exc.reason else ""
         raise ConfigError(source, [f"{exc.reason}{'; ' + fix if fix else ''}"]) from None
     try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)
-    except yaml.YAMLError as exc:
+        data = load_yaml(text)
+    except YamlSyntaxError as exc:
         raise ConfigError(source, [f"not valid YAML: {exc}; fix the line shown"]) from None
-    except (RecursionError, ValueError) as exc:  # nested too deep; a number too long for Python
-        raise ConfigError(
-            source, [f"not a configuration: {excerpt(str(exc) or 'nested too deep', 120)}"]
-        ) from None
+    except YamlTooDeep as exc:
+        raise ConfigError(source, [f"not a configuration: {exc}"]) from None
     if not isinstance(data, dict):
         shown = "empty" if data is None else f"a {type(data).__name__}"
         raise ConfigError(
@@ -320,6 +299,7 @@ def _check(
     """Every key checked by a function of its own, in the file's order of keys (a problem
     is listed in that order, a misspelt key first); ConfigError lists them all."""
     problems: list[str] = _unknown(data, list(TOP_KEYS), "", "the keys are")
+    title = _check_title(data, problems)
     seed = _check_seed(data, problems)
     turns = _check_turns(data, problems)
     time_limit = _check_time_limit(data, problems)
@@ -330,10 +310,9 @@ def _check(
     paths = _check_paths(data, base, problems)
     maps_dir = _check_maps_dir(data, paths["maps_dir"], problems)
     bots_dir = _check_bots_dir(data, bots_dir_override or paths["bots_dir"], problems)
-    bots_dirs = [d for d in (bots_dir, bundled.bundled_dir(bundled.BOTS)) if d is not None]
 
     organiser, org_label, _org_path = _organiser_map(data, base, seed, turns, problems)
-    entries = _teams(data.get("teams"), "teams" in data, maps_dir, bots_dirs, base, problems, build)
+    entries = _teams(data.get("teams"), "teams" in data, maps_dir, bots_dir, base, problems, build)
     _check_distinct_seas(entries, organiser, org_label, maps_dir, problems)
 
     if problems:
@@ -356,7 +335,37 @@ def _check(
         teams=tuple(e.team for e in entries if e is not None and e.team is not None),
         cores=cores,
         cluster=cluster.strip() if cluster else None,
+        title=title,
     )
+
+
+def _check_title(data: Json, problems: list[str]) -> str:
+    """``title``: optional text of one line (the projector's header), as written."""
+    title: Any = data.get("title")
+    if title is None:
+        return ""
+    if not isinstance(title, str):
+        problems.append(
+            f"title: {excerpt(title)} is not text; write the contest's name, e.g. "
+            "'title: Chung kết Kho Báu Đại Dương 2026' (in quotes if it holds a ':' or a '#')"
+        )
+        return ""
+    text = names.normalise(title)
+    bad = sorted({f"U+{ord(ch):04X}" for ch in text if not ch.isprintable()})
+    if not text:
+        problems.append("title: empty; write the contest's name, or remove the key")
+    elif len(text) > MAX_TITLE:
+        problems.append(
+            f"title: {len(text)} characters; a title has at most {MAX_TITLE} (it is one line "
+            "of the projector's header)"
+        )
+    elif bad:
+        problems.append(
+            f"title: holds {', '.join(bad)}; a title is one line of printable characters"
+        )
+    else:
+        return text
+    return ""
 
 
 def _check_seed(data: Json, problems: list[str]) -> Any:
@@ -659,32 +668,6 @@ def _find_map(spec: str, maps_dir: Path) -> Path | None:
     return None
 
 
-def _bot(spec: str, base: Path, bots_dirs: Sequence[Path], build: bool = True) -> BotSpec:
-    """A bot as ``judge match`` takes it, with paths read from the configuration's folder.
-
-    A name is looked up in ``bots_dir`` then the bundled bots (never in the current
-    folder: a configuration means the same from any folder); a path is relative to
-    the configuration file.
-    """
-    folders = [d for d in bots_dirs if d.is_dir()]
-    if not looks_like_path(spec):
-        for folder in folders:
-            if (folder / spec).exists():
-                return dataclasses.replace(
-                    resolve_bot(str(folder / spec), build=build), source=spec
-                )
-    target = _resolve_path(base, spec)
-    if not target.exists():
-        names = bot_names(folders)
-        raise BotError(
-            f"bot {excerpt(spec)}: no such bot; {bundled.did_you_mean(spec, names)}the bots are: "
-            f"{', '.join(names) or '(none)'} (looked up in "
-            f"{bundled.describe(folders, bundled.BOTS)}, and as the path {target}); give a bot "
-            "folder name or the path of the team's program, relative to the configuration file"
-        )
-    return dataclasses.replace(resolve_bot(str(target), build=build), source=spec)
-
-
 @dataclass
 class _Entry:
     """A team entry while it is checked: its map may be known even if its bot is not."""
@@ -700,7 +683,7 @@ def _teams(
     value: Any,
     present: bool,
     maps_dir: Path,
-    bots_dirs: Sequence[Path],
+    bots_dir: Path,
     base: Path,
     problems: list[str],
     build: bool = True,
@@ -769,7 +752,7 @@ def _teams(
             seen_names[name.casefold()] = i
         bot: BotSpec | None = None
         try:
-            bot = _bot(bot_spec, base, bots_dirs, build)
+            bot = config_bot(bot_spec, base, bots_dir, build, "the configuration file")
         except BotError as exc:
             problems.append(f"{where}.bot: {exc}")
         map_path = _find_map(map_spec, maps_dir)

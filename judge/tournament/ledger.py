@@ -12,14 +12,25 @@ Schema (version in ``PRAGMA user_version`` and in ``meta``)::
     meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)
         schema_version, config_hash, config (JSON fingerprint), created_at,
         runs (JSON list, one entry per start or resume: when, the judge's version,
-        the protections that were off, whether --unsandboxed allowed that, and each
-        team's program hash; older ledgers have no such key)
+        the protections that were off, whether --unsandboxed allowed that, each
+        team's program hash, and the teams replaced or kept with a changed program;
+        older ledgers have no such key)
     rounds(match TEXT, round INTEGER, map TEXT, seed INTEGER,
            seat0 TEXT, seat1 TEXT, gold0 INTEGER, gold1 INTEGER,
            points0 INTEGER, points1 INTEGER, winner TEXT NULL (a team name),
            end_reason TEXT, turns_played INTEGER,
            result_json TEXT (the round as result.json shows it), finished_at TEXT,
            PRIMARY KEY (match, round))
+    round_runs(match TEXT, round INTEGER, run INTEGER (1 = the first entry of runs),
+           PRIMARY KEY (match, round))
+
+``round_runs`` says which run played each round, so that the standings can
+say which program played it.  It came after schema version 1 was in use and
+is optional: a ledger without it (judge 0.1.0 and the versions up to this
+one) is read as it is, its rounds' runs unknown, and gets the table on its
+next resume, with ``meta``'s ``round_runs_from``: the number of that run, the
+first whose rounds the table names (the rounds it does not name were played
+by the runs before); a judge that does not know the table leaves it alone.
 """
 
 from __future__ import annotations
@@ -28,7 +39,7 @@ import datetime as _dt
 import json
 import os
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -68,6 +79,14 @@ CREATE TABLE rounds (
     CHECK (winner IS NULL OR winner = seat0 OR winner = seat1)
 );
 """
+_ROUND_RUNS = """
+CREATE TABLE IF NOT EXISTS round_runs (
+    match TEXT    NOT NULL,
+    round INTEGER NOT NULL,
+    run   INTEGER NOT NULL CHECK (run >= 1),
+    PRIMARY KEY (match, round)
+)
+"""
 
 
 #: The columns of each table, as this judge writes them (a ledger of another shape is refused).
@@ -91,6 +110,8 @@ _COLUMNS = {
         "finished_at",
     ),
 }
+#: Tables a ledger may lack (see the module's docstring); when present, of these columns.
+_OPTIONAL_COLUMNS = {"round_runs": ("match", "round", "run")}
 _FIX = (
     "resume it with the judge that started it, or start the tournament again in a new "
     "folder (--out NEW_FOLDER); the ledger was not changed"
@@ -136,6 +157,8 @@ class Ledger:
     def __init__(self, conn: sqlite3.Connection, path: str):
         self._conn = conn
         self.path = path
+        #: the run this judge started (1-based, see :meth:`record_run`): its rounds say so
+        self._run: int | None = None
 
     # ---------------------------------------------------------------- opening
     @staticmethod
@@ -154,8 +177,8 @@ class Ledger:
         conn = cls._connect(path)
         try:
             conn.execute("BEGIN IMMEDIATE")
-            for statement in _SCHEMA.split(";"):  # not executescript: it would COMMIT first
-                if statement.strip():
+            for statement in [*_SCHEMA.split(";"), _ROUND_RUNS]:  # not executescript: it
+                if statement.strip():  # would COMMIT first
                     conn.execute(statement)
             conn.executemany(
                 "INSERT INTO meta(key, value) VALUES (?, ?)",
@@ -290,21 +313,61 @@ class Ledger:
             )
         return [LedgerRun.from_json(r) for r in runs]
 
-    def record_run(self, run: LedgerRun) -> None:
-        """Add one start or resume to the audit trail, before any of its rounds is played.
+    def record_run(self, run: LedgerRun, discard: Sequence[tuple[str, int]] = ()) -> int:
+        """Add one start or resume to the audit trail, before any of its rounds is played;
+        return its number (1 for the first run).  The rounds recorded after this say
+        that this run played them.
 
         ``run`` says how it is played: the judge's version, the sandbox protections that
-        are off and whether ``--unsandboxed`` allowed that, each team's program hash.  Its
-        ``started_at`` is set here (now).
+        are off and whether ``--unsandboxed`` allowed that, each team's program hash, the
+        teams replaced.  Its ``started_at`` is set here (now).  ``discard``: recorded
+        rounds (match, round) that no longer count and are played again (a replaced
+        team's, one whose replay is gone): removed in the same transaction, so a judge
+        killed at any moment leaves either the old rounds and no run, or both changed.
         """
         runs = [r.to_json() for r in [*self.runs(), replace(run, started_at=_now())]]
         with self._writing():
             self._conn.execute("BEGIN IMMEDIATE")
+            if not _has_table(self._conn, "round_runs"):  # a ledger of an earlier judge
+                self._conn.execute(_ROUND_RUNS)
+                self._conn.execute(  # the runs before this one kept no such record
+                    "INSERT OR REPLACE INTO meta(key, value) VALUES ('round_runs_from', ?)",
+                    (str(len(runs)),),
+                )
             self._conn.execute(
                 "INSERT OR REPLACE INTO meta(key, value) VALUES ('runs', ?)",
                 (json.dumps(runs, sort_keys=True),),
             )
+            for table in ("rounds", "round_runs"):
+                self._conn.executemany(
+                    f"DELETE FROM {table} WHERE match = ? AND round = ?", list(discard)
+                )
             self._conn.execute("COMMIT")
+        self._run = len(runs)
+        return self._run
+
+    def round_runs(self) -> dict[tuple[str, int], int]:
+        """Which run (1-based) played each recorded round, as far as the ledger knows:
+        a round recorded by a judge that did not keep it is absent."""
+        with self._reading():
+            if not _has_table(self._conn, "round_runs"):
+                return {}
+            rows = self._conn.execute("SELECT match, round, run FROM round_runs").fetchall()
+        return {
+            (m, r): run
+            for m, r, run in rows
+            if isinstance(m, str) and isinstance(r, int) and isinstance(run, int)
+        }
+
+    def round_runs_from(self) -> int:
+        """The first run whose rounds :meth:`round_runs` names: a recorded round it does not
+        name was played by one of the runs before (by a judge that did not keep which)."""
+        with self._reading():
+            has_table = _has_table(self._conn, "round_runs")
+        value = self.meta("round_runs_from")
+        if value is not None and value.isdigit():
+            return int(value)
+        return 1 if has_table else len(self.runs()) + 1
 
     # ---------------------------------------------------------------- rounds
     def record(self, rnd: LedgerRound) -> None:
@@ -345,6 +408,11 @@ class Ledger:
                     "finished_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     row,
                 )
+                if self._run is not None:  # the table exists: record_run made it
+                    self._conn.execute(
+                        "INSERT INTO round_runs(match, round, run) VALUES (?, ?, ?)",
+                        (rnd.match, rnd.round, self._run),
+                    )
                 self._conn.execute("COMMIT")
         except sqlite3.IntegrityError as exc:
             raise LedgerError(
@@ -386,7 +454,7 @@ def _shape_problem(conn: sqlite3.Connection) -> str:
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         columns = {
             table: tuple(r[1] for r in conn.execute(f"PRAGMA table_info({table})"))
-            for table in _COLUMNS
+            for table in (*_COLUMNS, *_OPTIONAL_COLUMNS)
         }
         meta = (
             dict(conn.execute("SELECT key, value FROM meta").fetchall()) if columns["meta"] else {}
@@ -403,8 +471,10 @@ def _shape_problem(conn: sqlite3.Connection) -> str:
             f"a ledger of schema version {version}{writer}; this judge (version "
             f"{__version__}) reads schema version {SCHEMA_VERSION}"
         )
-    for table, want in _COLUMNS.items():
+    for table, want in {**_COLUMNS, **_OPTIONAL_COLUMNS}.items():
         got = columns[table]
+        if not got and table in _OPTIONAL_COLUMNS:
+            continue
         if not got:
             return f"not a ledger: it has no '{table}' table"
         if got != want:
@@ -413,6 +483,13 @@ def _shape_problem(conn: sqlite3.Connection) -> str:
                 f"schema version {SCHEMA_VERSION} has ({', '.join(want)}){writer}"
             )
     return ""
+
+
+def _has_table(conn: sqlite3.Connection, table: str) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+    ).fetchone()
+    return row is not None
 
 
 def _writer(meta: dict[object, object]) -> str:

@@ -7,6 +7,10 @@ Why it is built this way:
   ledger, so a judge killed between the commit and the file write loses
   nothing.  A round folder without a ledger row is a half-written leftover of
   a killed run: ``--resume`` clears it and plays the round again.
+* **A resume plays the programs the rounds were played by.**  What changed
+  since the last run (a team's program, a round's files) is settled by
+  :mod:`.resume` before anything is played: refused, or the rounds concerned
+  taken out of the ledger in the same transaction that records the run.
 * **Results never depend on scheduling.**  A round's seed derives from the
   tournament seed, the match's two teams and the round index (see
   :func:`.pairings.match_seed` and :func:`judge.match.round_seed`), never from
@@ -38,6 +42,7 @@ import csv
 import dataclasses
 import datetime as _dt
 import io
+import shlex
 import shutil
 import threading
 import time
@@ -47,11 +52,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from judge import __version__, atomic
+from judge import __version__, atomic, isolation
 from judge.errors import JudgeError
+from judge.inputfiles import excerpt
 from judge.match import round_seed, write_result
 from judge.names import folder_name
-from judge.records import MatchResult, RoundResult
+from judge.records import Json, MatchResult, RoundResult
 from judge.records.standings import (
     COLUMNS,
     LedgerRun,
@@ -61,7 +67,7 @@ from judge.records.standings import (
     TeamProgram,
 )
 from judge.referee import RoundConfig
-from judge.sandbox import Limits, ProgramUnreachable, Sandbox, SandboxError
+from judge.sandbox import Isolation, Limits, ProgramUnreachable, Sandbox, SandboxError
 from judge.scheduler import (
     Executor,
     RoundDone,
@@ -69,7 +75,6 @@ from judge.scheduler import (
     RoundTask,
     ThreadExecutor,
     Venue,
-    protections_off_in,
 )
 from judge.tournament.config import TournamentConfig, diff_fingerprints
 from judge.tournament.ledger import LEDGER_FILE, Ledger, LedgerError, LedgerRound
@@ -80,6 +85,7 @@ from judge.tournament.pairings import (
     round_robin,
     rounds_in_play_order,
 )
+from judge.tournament.resume import ResumeChoices, ResumePlan, plan_resume, unknown_teams
 from judge.tournament.standings import standings
 
 STANDINGS_JSON = "standings.json"
@@ -135,7 +141,8 @@ def write_match_result(
         if idx not in recorded:
             break
         rounds.append(recorded[idx].result)
-    if not rounds:
+    if not rounds:  # none yet, or taken out of the ledger to be played again
+        (out / pairing.folder / "result.json").unlink(missing_ok=True)
         return
     result = MatchResult(
         pairing.teams,
@@ -159,13 +166,20 @@ def write_schedule(out: Path, cfg: TournamentConfig, schedule: Sequence[Pairing]
     atomic.write_json(
         out / SCHEDULE_JSON,
         {
+            "title": cfg.title,
             "teams": list(cfg.team_names),
             "matches": [
                 {
                     "folder": p.folder,
                     "teams": list(p.teams),
                     "rounds": [
-                        {"index": r.index, "map_owner": r.map_owner, "seats": list(r.seats)}
+                        {
+                            "index": r.index,
+                            "map_owner": r.map_owner,
+                            "seats": list(r.seats),
+                            # the map's file name, never a path of the judge's machine
+                            "map": Path(cfg.map_of(r.map_owner)[1].replace("\\", "/")).name,
+                        }
                         for r in p.rounds
                     ],
                 }
@@ -197,22 +211,16 @@ def write_standings(
     atomic.write_bytes(out / STANDINGS_CSV, buf.getvalue().encode("utf-8-sig"))
 
 
-# ---------------------------------------------------------------- isolation
-def protections_off(isolation: Any) -> list[str]:
-    """The names of the sandbox protections that are off on this machine."""
-    return [name for name, on, _detail in isolation.items if not on]
+def withdraw_results(out: Path) -> None:
+    """Remove the final results of a tournament whose recorded rounds are about to be taken
+    out to be played again: until the last round is in again, no file (nor the served
+    pages, which call a folder with standings.json finished) gives the old results.
 
-
-def isolation_refusal(off: Sequence[str], total: int) -> str:
-    """Why an official tournament does not start without full isolation, and the way out."""
-    return (
-        f"the bots cannot be fully isolated here: {len(off)} of {total} sandbox protections "
-        f"are OFF ({', '.join(off)}); an official tournament runs untrusted programs, so it "
-        "needs all of them: run the judge as root on Linux ('judge sandbox-info' says what "
-        "is missing and why). To run anyway (a practice round on a laptop), add "
-        "--unsandboxed: the ledger and standings.json then record that the run was not "
-        "isolated, and which protections were off"
-    )
+    Done before the ledger's change: a judge killed at any moment leaves a ledger that
+    the next resume completes, and the results are written again from it.
+    """
+    for name in (STANDINGS_JSON, STANDINGS_CSV, INDEX_HTML):
+        (out / name).unlink(missing_ok=True)
 
 
 # ---------------------------------------------------------------- the runner
@@ -252,13 +260,46 @@ def open_for_resume(cfg: TournamentConfig, out: Path) -> Ledger:
                 f"said: {exc}.  Resume with the configuration it was started with, or start "
                 "a new tournament with --out NEW_FOLDER"
             ) from None
+        hint = _moved_hint(ledger.config, cfg.fingerprint())
         ledger.close()
         raise TournamentError(
             f"{path} was started with another configuration; changed since: "
             f"{'; '.join(changed)}.  Resume with the configuration it was started with, "
-            "or start a new tournament with --out NEW_FOLDER"
+            f"or start a new tournament with --out NEW_FOLDER{hint}"
         )
     return ledger
+
+
+def _moved_hint(old: Json, new: Json) -> str:
+    """When only teams' ``bot:`` changed between the ledger's fingerprint and the
+    configuration's (a new program given at a new path): how to play the new program
+    in this tournament."""
+    teams_old, teams_new = old.get("teams"), new["teams"]
+    if (
+        {k: v for k, v in old.items() if k != "teams"}
+        != {k: v for k, v in new.items() if k != "teams"}
+        or not isinstance(teams_old, list)
+        or len(teams_old) != len(teams_new)
+    ):
+        return ""
+    moved = []
+    for was, now in zip(teams_old, teams_new, strict=True):
+        if not isinstance(was, dict):
+            return ""
+        differ = {k for k in set(was) | set(now) if was.get(k) != now.get(k)}
+        if differ - {"bot", "command"}:
+            return ""
+        if differ:
+            moved.append((str(now["name"]), str(was.get("bot"))))
+    if not moved:
+        return ""
+    places = "; ".join(f"{team}'s at {excerpt(bot, 1000)}" for team, bot in moved)
+    options = " ".join(f"--replace {shlex.quote(team)}" for team, _ in moved)
+    return (
+        f".  To play a team's new program in this tournament instead, put it where the "
+        f"configuration had the old one ({places}), keep the configuration as it was, and "
+        f"resume with {options}"
+    )
 
 
 def _programs(sandbox: Any) -> str:
@@ -285,6 +326,12 @@ class RunStart:
     #: what plays the rounds now ("2 at a time", "3 workers, 6 threads"): asked again as
     #: rounds end, since a cluster's workers come and go
     status: Callable[[], str] = lambda: ""
+    #: what a resume does first: teams replaced or kept with a changed program, rounds
+    #: played again
+    resume: ResumePlan = ResumePlan()
+    #: this machine's sandbox report, when the rounds are played here (None: a cluster,
+    #: whose workers ``isolation`` describes)
+    sandbox_isolation: Isolation | None = None
 
 
 class RunEvents(Protocol):
@@ -353,35 +400,92 @@ class Runner:
         self.stop.set()
 
     # ---------------------------------------------------------------- run
-    def run(self, resume: bool) -> RunReport:
+    def run(self, resume: bool, choices: ResumeChoices | None = None) -> RunReport:
         """Play what the ledger lacks; raise :class:`TournamentError` if it cannot start.
 
         Nothing is written before the folder, the configuration and every
         team's program have been checked: a refused start leaves no trace.
+        ``choices``: what a resume does with a team whose program changed
+        (:mod:`.resume`).
         """
         started = time.monotonic()
+        plan = ResumePlan()
+        choices = choices or ResumeChoices()
         if resume:
             self._ledger = open_for_resume(self.cfg, self.out)
+            try:
+                plan = self._plan(choices)
+            except BaseException:
+                self._ledger.close()
+                raise
         else:
+            if choices.replace or choices.keep_changed:
+                raise TournamentError(
+                    "--replace and --keep-changed say what a resume does with a team's "
+                    "changed program: add --resume (a new tournament plays every program "
+                    "as it is)"
+                )
             check_fresh_folder(self.out)
         try:
-            report = self._run()
+            report = self._run(plan)
         finally:
             if self._ledger is not None:
                 self._ledger.close()
         report.elapsed_s = time.monotonic() - started
         return report
 
-    def _run(self) -> RunReport:
-        slots = rounds_in_play_order(self.schedule)
+    def _plan(self, choices: ResumeChoices) -> ResumePlan:
+        """What the resume does first; refused (nothing played) for a changed program that
+        nobody said what to do with."""
+        assert self._ledger is not None
+        problems = unknown_teams(self.cfg, choices.replace)
+        if problems:
+            raise TournamentError("; ".join(problems))
+        plan = plan_resume(
+            self.cfg,
+            self.schedule,
+            self._ledger.runs(),
+            [lr.key for lr in self._ledger.rounds()],
+            self.out,
+            choices,
+        )
+        if plan.refusal is not None:
+            raise TournamentError(plan.refusal)
+        return plan
+
+    def _recorded(self, plan: ResumePlan) -> dict[str, dict[int, LedgerRound]]:
+        """The ledger's rounds by match and index, but those the resume plays again."""
         recorded: dict[str, dict[int, LedgerRound]] = {p.folder: {} for p in self.schedule}
+        again = set(plan.replay)
         for lr in self._ledger.rounds() if self._ledger else []:
             if lr.match not in recorded:
                 raise TournamentError(
                     f"the ledger holds a round of {lr.match}, which is not a "
                     "match of this tournament"
                 )
-            recorded[lr.match][lr.round] = lr
+            if lr.key not in again:
+                recorded[lr.match][lr.round] = lr
+        return recorded
+
+    def _run_record(self, plan: ResumePlan, off: Sequence[str], cluster: str | None) -> LedgerRun:
+        """This run as the ledger's audit trail keeps it."""
+        return LedgerRun(
+            started_at="",  # the ledger's clock
+            judge_version=__version__,
+            unsandboxed=bool(off),
+            unsandboxed_option=self.unsandboxed,
+            protections_off=tuple(off),
+            programs=self.program_hashes(),
+            jobs=self.jobs,
+            cluster=cluster,
+            replaced=plan.replaced,
+            replayed=tuple(f"{m}/{r}" for m, r in plan.replay),
+            kept_changed=plan.kept_changed,
+        )
+
+    def _run(self, plan: ResumePlan) -> RunReport:
+        slots = rounds_in_play_order(self.schedule)
+        recorded = self._recorded(plan)
         todo = [s for s in slots if s.index not in recorded[s.match]]
         report = RunReport(total=len(slots), done_before=len(slots) - len(todo))
         if todo and not self.stop.is_set():
@@ -390,8 +494,11 @@ class Runner:
                 # cluster each round is checked against its worker's isolation instead.
                 off = list(venue.protections_off)
                 if venue.sandbox is not None and off and not self.unsandboxed:
-                    total = len(venue.sandbox.isolation.items)
-                    raise TournamentError(isolation_refusal(off, total))
+                    raise TournamentError(
+                        isolation.refusal(
+                            "this machine", venue.sandbox.isolation, isolation.is_root()
+                        )
+                    )
                 self.events.starting(
                     RunStart(
                         self.cfg,
@@ -404,6 +511,8 @@ class Runner:
                         tuple(off),
                         venue.programs,
                         venue.status,
+                        plan,
+                        venue.sandbox.isolation if venue.sandbox is not None else None,
                     )
                 )
                 try:
@@ -415,17 +524,10 @@ class Runner:
                         ledger = self._ledger = Ledger.create(
                             self.out / LEDGER_FILE, self.cfg.config_hash(), self.cfg.fingerprint()
                         )
+                    if plan.replay:
+                        withdraw_results(self.out)
                     ledger.record_run(
-                        LedgerRun(
-                            started_at="",  # the ledger's clock
-                            judge_version=__version__,
-                            unsandboxed=bool(off),
-                            unsandboxed_option=self.unsandboxed,
-                            protections_off=tuple(off),
-                            programs=self.program_hashes(),
-                            jobs=self.jobs,
-                            cluster=venue.cluster or None,
-                        )
+                        self._run_record(plan, off, venue.cluster or None), plan.replay
                     )
                     write_schedule(self.out, self.cfg, self.schedule)
                     self._tidy(todo, recorded)
@@ -433,6 +535,9 @@ class Runner:
                 finally:
                     self.events.finished()
         else:
+            if self._ledger is not None and plan.decided and not self.stop.is_set():
+                # Nothing to play, but a changed program kept knowingly is still recorded.
+                self._ledger.record_run(self._run_record(plan, (), None), plan.replay)
             self._tidy(todo, recorded)
         rows = standings(
             self.cfg.team_names, (lr.result for per in recorded.values() for lr in per.values())
@@ -440,23 +545,33 @@ class Runner:
         report.standings = rows
         report.interrupted_by = self._signal if not report.complete else None
         if report.complete:
-            write_standings(self.out, rows, self.audit())
+            write_standings(self.out, rows, self.audit(recorded))
         return report
 
     def program_hashes(self) -> dict[str, str]:
         """Each team's program fingerprint (judge.programs.tree_hash of its files)."""
         return {t.name: t.bot.digest for t in self.cfg.teams}
 
-    def audit(self) -> StandingsAudit:
+    def audit(self, recorded: dict[str, dict[int, LedgerRound]]) -> StandingsAudit:
         """What standings.json records so a result can be checked later: seed, dates, the
-        judge's version, the configuration's hash, each team's program hash and how
-        isolated the bots were in every run of the tournament (from the ledger)."""
+        judge's version, the configuration's hash, each team's program and which program
+        played which of its rounds, and how isolated the bots were in every run of the
+        tournament (from the ledger)."""
+        ledger = self._ledger
+        played_in = ledger.round_runs() if ledger is not None else {}
+        rounds = {
+            f"{s.match}/{s.index}": (self.pairing_of[s.match].teams, played_in.get(s.key))
+            for s in rounds_in_play_order(self.schedule)
+            if s.index in recorded[s.match]
+        }
         return StandingsAudit.of_runs(
-            self._ledger.runs() if self._ledger is not None else [],
+            ledger.runs() if ledger is not None else [],
             {t.name: TeamProgram(t.bot.source, t.bot.digest) for t in self.cfg.teams},
+            rounds,
+            ledger.round_runs_from() - 1 if ledger is not None else 0,
             seed=self.cfg.seed,
             date=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
-            started_at=self._ledger.created_at if self._ledger is not None else None,
+            started_at=ledger.created_at if ledger is not None else None,
             judge_version=__version__,
             config_hash=self.cfg.config_hash(),
         )
@@ -482,7 +597,7 @@ class Runner:
                 sandbox.isolation.describe(),
                 sandbox,
                 lambda: f"{self.jobs} round(s) at a time",
-                tuple(protections_off(sandbox.isolation)),
+                tuple(isolation.protections_off(sandbox.isolation)),
                 _programs(sandbox),
             )
 
@@ -600,13 +715,10 @@ class Runner:
             return d.error or f"refused by worker {d.worker}"
         if d.worker is None or self.unsandboxed or d.isolation is None:
             return None
-        off = protections_off_in(d.isolation)
-        if not off:
+        if not isolation.protections_off(d.isolation):
             return None
-        return (
-            f"played on worker {d.worker} with {len(off)} sandbox protections OFF "
-            f"({', '.join(off)}): not counted; run that worker as root, or add --unsandboxed"
-        )
+        short = isolation.refusal(f"worker {d.worker}", d.isolation, None, "that worker")
+        return f"played, but not counted: {short}"
 
     def _fail(self, report: RunReport, message: str, code: int) -> None:
         if report.failure is None:

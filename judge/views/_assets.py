@@ -31,13 +31,13 @@ PAGE = """<!DOCTYPE html>
       <div class="team-head"><span class="swatch" id="swatch-0">A</span><span class="name" id="name-0"></span></div>
       <div class="line"><span class="big">gold <b id="gold-0">0</b></span> <span id="shield-0" class="tag"></span> <span id="state-0" class="tag"></span></div>
       <div class="line">move <span id="move-0"></span> <span id="status-0" class="status"></span></div>
-      <div class="line">run <span id="verdict-0"></span> <span id="time-0" class="dim"></span> <span id="message-0" class="warn"></span></div>
+      <div class="line"><span id="run-label-0">run</span> <span id="verdict-0"></span> <span id="time-0" class="dim"></span> <span id="message-0" class="warn"></span></div>
     </section>
     <section class="team" id="team-1" data-seat="1">
       <div class="team-head"><span class="swatch" id="swatch-1">B</span><span class="name" id="name-1"></span></div>
       <div class="line"><span class="big">gold <b id="gold-1">0</b></span> <span id="shield-1" class="tag"></span> <span id="state-1" class="tag"></span></div>
       <div class="line">move <span id="move-1"></span> <span id="status-1" class="status"></span></div>
-      <div class="line">run <span id="verdict-1"></span> <span id="time-1" class="dim"></span> <span id="message-1" class="warn"></span></div>
+      <div class="line"><span id="run-label-1">run</span> <span id="verdict-1"></span> <span id="time-1" class="dim"></span> <span id="message-1" class="warn"></span></div>
     </section>
     <div id="treasure"></div>
     <h2>events</h2>
@@ -216,8 +216,9 @@ JS = r"""
       board.appendChild(b);
       return b;
     });
-    $("name-0").textContent = r.teams[0];
-    $("name-1").textContent = r.teams[1];
+    var people = r.people || [];
+    $("name-0").textContent = r.teams[0] + (people.indexOf(0) >= 0 ? " (a person)" : "");
+    $("name-1").textContent = r.teams[1] + (people.indexOf(1) >= 0 ? " (a person)" : "");
     $("round-label").textContent = r.label + (r.partial ? " (unfinished)" : "");
     $("turn-total").textContent = r.turns;
     slider.min = r.frames[0].turn;
@@ -321,10 +322,13 @@ JS = r"""
       stEl.className = "status" + (ms && ["moved", "placed", "stayed"].indexOf(ms) < 0 ? " void" : "");
       var v = f.verdicts ? f.verdicts[s] : null;
       var vEl = $("verdict-" + s);
-      vEl.textContent = v === null || v === undefined ? (f.sunk[s] ? "not run (sunk)" : "-") : v;
-      vEl.className = v === "OK" ? "ok" : (v ? "bad" : "dim");
+      var person = (r.people || []).indexOf(s) >= 0;  // a person's seat: no program ran
+      $("run-label-" + s).textContent = person ? "" : "run";
+      vEl.textContent = v === null || v === undefined ? (f.sunk[s] ? "not run (sunk)" : "-") :
+                        person ? "moved by a person" : v;
+      vEl.className = person ? "dim" : v === "OK" ? "ok" : (v ? "bad" : "dim");
       var t = f.wall_ms ? f.wall_ms[s] : null;
-      $("time-" + s).textContent = t === null || t === undefined ? "" : t + " ms";
+      $("time-" + s).textContent = t === null || t === undefined || person ? "" : t + " ms";
       $("message-" + s).textContent = f.messages && f.messages[s] ? f.messages[s] : "";
     }
     var tr = $("treasure");
@@ -517,7 +521,13 @@ table { border-collapse: collapse; font-size: 0.8em; }
 th, td { padding: 0.3em 0.6em; border-bottom: 1px solid #334155; text-align: right; }
 th { white-space: nowrap; }
 th:nth-child(2), td:nth-child(2) { text-align: left; min-width: 7em; }
-td.failed { text-align: left; white-space: nowrap; }
+td.failed, th.failed { text-align: left; }
+.badge.v-void { background: #fde68a; }
+.none { color: #94a3b8; font-weight: normal; }
+.why-void { color: #cbd5e1; font-size: 0.85em; }
+.legend { list-style: none; padding: 0; margin: -0.8em 0 1.5em; font-size: 0.8em; color: #94a3b8; }
+.legend li { margin: 0.15em 0; }
+.legend .badge { min-width: 3em; text-align: center; }
 .badge { display: inline-block; padding: 0 0.35em; margin: 0.1em 0.15em; border-radius: 0.3em;
   font-size: 0.85em; font-weight: bold; text-decoration: none; color: #0f172a;
   background: #fca5a5; }
@@ -525,6 +535,7 @@ td.failed { text-align: left; white-space: nowrap; }
 .badge.v-mle, .badge.v-ole { background: #c4b5fd; }
 .badge.v-ie { background: #94a3b8; }
 .failed { margin-left: 0.4em; color: #fca5a5; }
+th.failed { color: #94a3b8; }
 thead th { color: #94a3b8; }
 tbody tr:first-child td { color: #fbbf24; font-weight: bold; }
 #matches > li { margin-bottom: 0.8em; }

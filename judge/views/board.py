@@ -25,13 +25,14 @@ from judge import voidwhy
 from judge.grid import centre
 from judge.records import TurnRecord
 from judge.rules import MoveStatus
+from judge.views import palette
 from judge.views.replayfile import ReplayError, load_replay_file
 
 SEAT_LETTERS = ("A", "B")
-TEAM_COLOURS = ("#3b82f6", "#ef4444")  # blue, red: the HTML page uses the same two
+TEAM_COLOURS = palette.FILL  # blue, red: every page uses the same two
 TEAM_STYLES = ("bold white on #1d4ed8", "bold white on #b91c1c")
 WRECK_STYLES = ("bold #93c5fd on grey30", "bold #fca5a5 on grey30")
-NAME_STYLES = ("bold #60a5fa", "bold #f87171")
+NAME_STYLES = tuple(f"bold {c}" for c in palette.TEXT)
 #: Gold 1..5 from dim to bright; larger amounts (only the treasure) use the brightest.
 GOLD_STYLES = (
     "bold #fde68a on #6b5a1e",
@@ -152,7 +153,8 @@ def seat_lines(record: TurnRecord, names: Sequence[str], s: int) -> Text:
             t.append(f" {run.raw[:12]!r}")
         if run.status is not None:
             void = voidwhy.of_run(run) is not None
-            t.append(f" {voidwhy.status_words(run)}", style="bold yellow" if void else "dim")
+            said = voidwhy.status_words(run, voidwhy.Where.of_record(record, s))
+            t.append(f" {said}", style="bold yellow" if void else "dim")
     if run.message:
         t.append(f"\n  {run.message}", style="yellow")
     return t

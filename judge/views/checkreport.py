@@ -30,9 +30,14 @@ def print_report(
     limits: Limits,
     strict: bool,
     show_input: bool,
+    replayed: str | None = None,
 ) -> None:
-    table = Table(title=Text(f"check-bot {bot.name} ({bot.source})"))
-    table.add_column("situation")
+    """``replayed``: the folder whose failed turns were run again (``--from``)."""
+    title = f"check-bot {bot.name} ({bot.source})"
+    if replayed is not None:
+        title += f" on the turns it failed in {replayed}"
+    table = Table(title=Text(title))
+    table.add_column("turn" if replayed is not None else "situation")
     table.add_column("result")
     table.add_column("answer")
     table.add_column("time ms", justify="right")
@@ -79,6 +84,12 @@ def print_report(
             console.print("      MAP.INP given:", highlight=False)
             for line in r.map_inp.splitlines():
                 console.print(f"        {escape(line)}", highlight=False)
+            if r.state_in is not None:
+                console.print(
+                    f"      STATE.OUT given: {len(r.state_in)} bytes (its first line: "
+                    f"{escape(repr(_first_line(r.state_in)))})",
+                    highlight=False,
+                )
             err = r.facts.stderr.decode("utf-8", "replace").strip()
             if err:
                 console.print("      its error output (end):", highlight=False)
@@ -90,17 +101,24 @@ def print_report(
         also = (
             "; also " + ", ".join(f"{x} ({k})" for x, k, _ in found[1:3]) if len(found) > 1 else ""
         )
+        what = "turns" if replayed is not None else "situations"
         console.print(
-            f"[bold]most likely:[/] {escape(name)} (fits {n} of the {of} situations with "
+            f"[bold]most likely:[/] {escape(name)} (fits {n} of the {of} {what} with "
             f"errors{escape(also)})",
             highlight=False,
         )
     console.print(limit_line(results, limits), markup=False)
     ok = passed(results, strict)
     style = "bold green" if ok else "bold red"
-    console.print(f"[{style}]{escape(summary_line(bot, results, strict))}[/]", highlight=False)
+    line = summary_line(bot, results, strict, replayed)
+    console.print(f"[{style}]{escape(line)}[/]", highlight=False)
     if not ok and not show_input:
+        what = "turn" if replayed is not None else "situation"
         console.print(
-            "(--show-input prints the MAP.INP of each failing situation, to reproduce it)",
+            f"(--show-input prints the MAP.INP of each failing {what}, to reproduce it)",
             highlight=False,
         )
+
+
+def _first_line(data: bytes) -> str:
+    return data.split(b"\n", 1)[0][:60].decode("utf-8", "replace")

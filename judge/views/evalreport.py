@@ -141,8 +141,9 @@ def pair_lines(summary: EvalSummary) -> list[str]:
     w, d, lo = summary.distinct_games()
     if pr.mirrored:
         lines.append(
-            f"mirrored pairs: {pr.mirrored} of {pr.pairs} (one game played twice: both bots "
-            "made the same moves in both seat orders)"
+            f"mirrored pairs: {pr.mirrored} of {pr.pairs} (one game played twice: with the seats "
+            "swapped, both bots made the very same moves; the pair figures above count it once, "
+            "a per-round interval (Wilson) counts it twice and is too narrow)"
         )
     else:
         lines.append(f"mirrored pairs: none of {pr.pairs}")
@@ -151,6 +152,13 @@ def pair_lines(summary: EvalSummary) -> list[str]:
         + (", a mirrored pair counted once" if pr.mirrored else "")
     )
     return lines
+
+
+def _gain(elo: float) -> str:
+    """An Elo difference as a hypothesis says it: ``no gain``, ``a gain of 50 Elo``."""
+    if elo == 0:
+        return "no gain"
+    return f"a gain of {elo:g} Elo" if elo > 0 else f"a loss of {-elo:g} Elo"
 
 
 def sprt_line(summary: EvalSummary, names: Sequence[str]) -> str | None:
@@ -167,12 +175,21 @@ def sprt_line(summary: EvalSummary, names: Sequence[str]) -> str | None:
         f"LLR {t.llr:.2f}, bounds {t.lower:.2f} and {t.upper:.2f}, "
         f"{t.pairs} pairs, ELO0 {t.elo0:g} ELO1 {t.elo1:g}"
     )
+    # The test weighs two hypotheses against each other (H0: a gain of ELO0, H1: of ELO1):
+    # its verdict says which one the results fit, never "by at least" or "at most".
+    fit = f"{_gain(t.elo1)} (H1)", f"{_gain(t.elo0)} (H0)"
     if t.verdict is SprtVerdict.H1:
-        return f"SPRT: H1 accepted: {a} is better than {b} by at least {t.elo1:g} Elo ({where})"
+        head = f"{a} is stronger than {b}" if t.elo0 >= 0 else f"{a} is not weaker than {b}"
+        return f"SPRT: H1 accepted: {head}: its results fit {fit[0]} far better than {fit[1]} ({where})"
     if t.verdict is SprtVerdict.H0:
+        if t.elo1 > 0:
+            head = f"no evidence that {a} is {t.elo1:g} Elo better than {b}"
+            tail = "; it may still be better, by less"
+        else:
+            head, tail = f"{a} looks weaker than {b}", ""
         return (
-            f"SPRT: H0 accepted: {a} is not better than {b} by {t.elo1:g} Elo "
-            f"(at most {t.elo0:g}) ({where})"
+            f"SPRT: H0 accepted: {head}: its results fit {fit[1]} far better than {fit[0]}"
+            f"{tail} ({where})"
         )
     if 2 * summary.maps >= summary.rounds_planned:
         return f"SPRT: inconclusive: the round cap came first ({where})"

@@ -38,7 +38,7 @@ import json
 import os
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -47,8 +47,7 @@ from judge import atomic, voidwhy
 from judge.grid import centre
 from judge.records import Json, TurnRecord
 from judge.rules import Event, EventKind, score
-from judge.views import _assets
-from judge.views.board import TEAM_COLOURS
+from judge.views import _assets, failures, palette
 from judge.views.replayfile import MatchReplay, ReplayError, RoundReplay, load
 
 #: Where the pages of a match go, inside its folder.
@@ -82,8 +81,9 @@ _KEEP = (
 )
 
 
-def _frame(rec: TurnRecord, names: Sequence[str]) -> Json:
-    """A record as the page needs it, with the events already in words (one wording: rules.py)."""
+def _frame(rec: TurnRecord, names: Sequence[str], people: Sequence[int] = ()) -> Json:
+    """A record as the page needs it, with the events already in words (one wording: rules.py);
+    ``people``: the seats a person played (no guess of a coding mistake for them)."""
     data = rec.to_json()
     f = {k: data[k] for k in _KEEP if k in data}
     f["grid"] = rec.cells()
@@ -95,7 +95,12 @@ def _frame(rec: TurnRecord, names: Sequence[str]) -> Json:
     f["text"] = texts
     # What became of each move in words (judge.voidwhy): the same sentence as log.txt and the board.
     runs = rec.runs or (None, None)
-    f["status_text"] = [voidwhy.status_words(r) or None if r else None for r in runs]
+    f["status_text"] = [
+        voidwhy.status_words(r, voidwhy.Where.of_record(rec, s), s in people) or None if r else None
+        for s, r in enumerate(runs)
+    ]
+    # Why a boat stands still, in a few words (the projector's caption): "time-out", "void: ..."
+    f["caption"] = [failures.caption(r) for r in runs]
     return f
 
 
@@ -111,6 +116,7 @@ def _round_data(rnd: RoundReplay) -> Json:
         "teams": names,
         "seed": rnd.header.seed,
         "partial": rnd.partial,
+        "people": list(rnd.header.people),  # the seats a person played (judge play)
         # in seat order, as the page names the teams (the header's order)
         "result": {
             "gold": list(res.gold),
@@ -131,7 +137,7 @@ def _frames(rnd: RoundReplay) -> list[Json]:
     taker: int | None = None
     out = []
     for rec in rnd.frames():
-        f = _frame(rec, rnd.names)
+        f = _frame(rec, rnd.names, rnd.header.people)
         if rec.treasure is not None and taker is None:
             for e in rec.events:
                 if isinstance(e, Event) and e.kind is EventKind.COLLECT and e.pos == middle:
@@ -171,7 +177,7 @@ def replay_html(
     data = {
         "title": title,
         "teams": teams,
-        "colours": list(TEAM_COLOURS),
+        "colours": list(palette.FILL),
         "rounds": [_round_data(r) for r in rounds],
         "start": {"round": start_round, "turn": start_turn},
         "back": quote(back_link) if back_link else None,
@@ -244,28 +250,41 @@ def _href(target: Path, base: Path) -> str:
 
 
 #: The verdicts of a run that failed, as the tournament page counts them per team.
-FAILED_VERDICTS = ("TLE", "RE", "MLE", "OLE", "IE")
+FAILED_VERDICTS = failures.FAILED_VERDICTS
+#: Every kind of badge, in the page's order: the failed runs, then the void moves.
+BADGE_KINDS = (*FAILED_VERDICTS, failures.VOID)
 
 
 @dataclass
 class _Failure:
-    """How often one team's runs ended with one verdict, and where it first happened."""
+    """How often one team's runs ended one way (a verdict, or a void move), and where it
+    first happened."""
 
     count: int
     href: str  # the round's page at the turn of the first one
     where: str  # that place in words (the link's title)
+    #: a void move's reasons ({Why value: moves}); empty for a failed run
+    why: dict[str, int] = field(default_factory=dict)
 
 
-def _round_failures(rnd: RoundReplay) -> dict[str, dict[str, tuple[int, int]]]:
-    """{team: {verdict: (runs, first turn)}} of the failed runs of a round."""
-    out: dict[str, dict[str, tuple[int, int]]] = {}
+def _round_failures(rnd: RoundReplay) -> dict[str, dict[str, tuple[int, int, dict[str, int]]]]:
+    """{team: {kind: (runs, first turn, {reason: moves})}} of the failed runs (by verdict) and
+    the void moves (kind ``void``, by reason) of a round."""
+    out: dict[str, dict[str, tuple[int, int, dict[str, int]]]] = {}
     for rec in rnd.records:
         for seat, run in enumerate(rec.runs or ()):
-            if run is None or run.verdict not in FAILED_VERDICTS:
+            if run is None:
                 continue
+            one = failures.SeatFailures()
+            failures.add_run(one, run)
+            if not one:
+                continue
+            kind = next(iter(one.verdicts), failures.VOID)
             team = rnd.names[seat]
-            n, first = out.setdefault(team, {}).get(run.verdict, (0, rec.turn))
-            out[team][run.verdict] = (n + 1, first)
+            n, first, why = out.setdefault(team, {}).get(kind, (0, rec.turn, {}))
+            for w, k in one.void.items():
+                why[w] = why.get(w, 0) + k
+            out[team][kind] = (n + 1, first, why)
     return out
 
 
@@ -275,6 +294,21 @@ def _badge(verdict: str, count: int, href: str, title: str) -> str:
         f'<a class="badge v-{esc(verdict.lower())}" data-verdict="{esc(verdict)}" '
         f'data-count="{count}" href="{href}" title="{esc(title)}">{esc(verdict)} {count}</a>'
     )
+
+
+def _void_why(why: Mapping[str, int]) -> str:
+    """`` (41 × the cell is not next to the boat)``: a void badge's reasons, as text."""
+    text = failures.SeatFailures(void=dict(why)).void_text()
+    return f' <span class="why-void">({html.escape(text)})</span>' if text else ""
+
+
+def _legend() -> str:
+    esc = html.escape
+    items = "".join(
+        f'<li><span class="badge v-{esc(k.lower())}">{esc(k)}</span> {esc(words)}</li>'
+        for k, words in failures.LEGEND
+    )
+    return f'<ul class="legend" id="legend">{items}</ul>'
 
 
 def _round_outcome(rnd: RoundReplay, teams: Sequence[str]) -> tuple[int | None, list[int]] | None:
@@ -325,9 +359,9 @@ def write_index_html(
     """
     root = Path(tournament_dir)
     root.mkdir(parents=True, exist_ok=True)
-    failures: dict[str, dict[str, _Failure]] = {}
-    match_parts = _match_list(root, matches, failures)
-    parts = _standings_table(standings, failures if failed_runs else None)
+    failed_by_team: dict[str, dict[str, _Failure]] = {}
+    match_parts = _match_list(root, matches, failed_by_team)
+    parts = _standings_table(standings, failed_by_team if failed_runs else None)
     parts.append('<h2>Matches</h2><ol id="matches">')
     parts += match_parts
     parts.append("</ol>")
@@ -339,12 +373,12 @@ def write_index_html(
 
 
 def _standings_table(
-    standings: Sequence[Mapping[str, Any]], failures: dict[str, dict[str, _Failure]] | None
+    standings: Sequence[Mapping[str, Any]], failed_by_team: dict[str, dict[str, _Failure]] | None
 ) -> list[str]:
     """The standings as a table that scrolls inside itself where the page is too narrow."""
     esc = html.escape
     cols = list(standings[0].keys()) if standings else []
-    extra = "<th>failed runs</th>" if failures is not None else ""
+    extra = '<th class="failed">failed runs, void moves</th>' if failed_by_team is not None else ""
     parts = [
         '<div class="table-wrap"><table id="standings"><thead><tr><th>#</th>'
         + "".join(f"<th>{esc(column_name(str(c)))}</th>" for c in cols)
@@ -353,24 +387,30 @@ def _standings_table(
     ]
     for rank, row in enumerate(standings, start=1):
         cells = "".join(f"<td>{esc(str(row.get(c, '')))}</td>" for c in cols)
-        if failures is not None:
-            own = failures.get(str(row.get(cols[0], "")), {}) if cols else {}
+        if failed_by_team is not None:
+            own = failed_by_team.get(str(row.get(cols[0], "")), {}) if cols else {}
             badges = " ".join(
-                _badge(v, own[v].count, own[v].href, own[v].where)
-                for v in FAILED_VERDICTS
+                _badge(v, own[v].count, own[v].href, own[v].where) + _void_why(own[v].why)
+                for v in BADGE_KINDS
                 if v in own
             )
-            cells += f'<td class="failed">{badges or "none"}</td>'
+            cells += f'<td class="failed">{badges or _NONE}</td>'
         parts.append(f'<tr data-rank="{rank}"><td>{rank}</td>{cells}</tr>')
     parts.append("</tbody></table></div>")
+    if failed_by_team is not None:
+        parts.append(_legend())
     return parts
 
 
+#: A team with nothing failed: said plainly, not drawn as an error.
+_NONE = '<span class="none">none</span>'
+
+
 def _match_list(
-    root: Path, matches: Sequence[Mapping[str, Any]], failures: dict[str, dict[str, _Failure]]
+    root: Path, matches: Sequence[Mapping[str, Any]], failed_by_team: dict[str, dict[str, _Failure]]
 ) -> list[str]:
     """The list items of the matches (writing each one's replay pages), adding each
-    round's failed runs to ``failures``."""
+    round's failed runs and void moves to ``failed_by_team``."""
     esc = html.escape
     parts: list[str] = []
     for entry in matches:
@@ -406,7 +446,7 @@ def _match_list(
             f'{_href(mdir / MATCH_HTML, root)}">{esc(label)}</a>{score_text}<ul>'
         )
         for rnd in match.rounds:
-            parts.append(_round_item(root, label, teams, rnd, failures))
+            parts.append(_round_item(root, label, teams, rnd, failed_by_team))
         parts.append("</ul></li>")
     return parts
 
@@ -416,7 +456,7 @@ def _round_item(
     match_label: str,
     teams: Sequence[str],
     rnd: RoundReplay,
-    failures: dict[str, dict[str, _Failure]],
+    failed_by_team: dict[str, dict[str, _Failure]],
 ) -> str:
     esc = html.escape
     what = ""
@@ -431,20 +471,25 @@ def _round_item(
     failed = []
     for team, kinds in _round_failures(rnd).items():
         badges = []
-        for verdict in FAILED_VERDICTS:
-            if verdict not in kinds:
+        for kind in BADGE_KINDS:
+            if kind not in kinds:
                 continue
-            n, turn = kinds[verdict]
+            n, turn, why = kinds[kind]
             at = f"{href}#turn={turn}"
-            where = f"{match_label}, round {rnd.index}, turn {turn}"
-            badges.append(_badge(verdict, n, at, f"first at {where}"))
-            mine = failures.setdefault(team, {})
-            if verdict in mine:
-                mine[verdict].count += n
-            else:
-                mine[verdict] = _Failure(n, at, f"first at {where}")
+            where = f"first at {match_label}, round {rnd.index}, turn {turn}"
+            badges.append(_badge(kind, n, at, where) + _void_why(why))
+            mine = failed_by_team.setdefault(team, {})
+            if kind not in mine:
+                mine[kind] = _Failure(0, at, where)
+            mine[kind].count += n
+            for reason, moves in why.items():
+                mine[kind].why[reason] = mine[kind].why.get(reason, 0) + moves
         failed.append(f"{esc(team)} {' '.join(badges)}")
-    failed_text = f' <span class="failed">failed runs: {"; ".join(failed)}</span>' if failed else ""
+    failed_text = (
+        f' <span class="failed">failed runs, void moves: {"; ".join(failed)}</span>'
+        if failed
+        else ""
+    )
     return (
         f'<li><a class="round-link" href="{href}">round {rnd.index}: '
         f"{esc(rnd.map_name)}</a>{what}{failed_text}</li>"

@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from judge import isolation as protections
 from judge import voidwhy
 from judge.bots import BotSpec
 from judge.match import RoundPlan
@@ -101,13 +102,18 @@ def header(
         )
     if programs:
         console.print(Text(programs))
-    iso = isolation
-    off = [(n, d) for n, on, d in iso.items if not on]
-    head = iso.describe().splitlines()[0]
+    print_isolation(console, isolation)
+    console.print(Text(f"output: {out}"))
+
+
+def print_isolation(console: Console, report: Isolation) -> None:
+    """One line for the sandbox (the rest is ``judge sandbox-info``'s), and a line per
+    protection that is off, with why: what a header says of the isolation."""
+    off = protections.off_with_reasons(report)
+    head = report.describe().splitlines()[0]  # the sandbox's own count, as sandbox-info says
     console.print(Text(f"isolation: {head} (details: judge sandbox-info)"))
     for name, detail in off:
         console.print(f"  [yellow]OFF[/] {escape(name)}: {escape(detail)}", highlight=False)
-    console.print(Text(f"output: {out}"))
 
 
 def result_line(result: MatchResult) -> str:
@@ -139,16 +145,16 @@ def void_lines(result: MatchResult, s: int, out: Path, source: str) -> list[str]
     if not counts:
         return []
     lines = [f"{result.teams[s]}: {voidwhy.summary(counts, moves)}"]
-    hints = []
-    if any(voidwhy.parse(k) in voidwhy.PROTOCOL for k in counts):
-        hints.append(
-            f"to see why, situation by situation, run: judge check-bot {shlex.quote(source)}"
-        )
+    # check-bot runs the bot again on those very turns (their MAP.INP and STATE.OUT), and
+    # finds the team by the bot as the match was given it
+    hints = [
+        "to run it again on the turns it failed and see why, turn by turn: "
+        f"judge check-bot {shlex.quote(source)} --from {shlex.quote(str(out))}"
+    ]
     if logs:
         more = f" (and {len(logs) - 1} more round(s))" if len(logs) > 1 else ""
         hints.append(f"its error output is in {logs[0]}{more}")
-    if hints:
-        lines[0] += "\n  " + "\n  ".join(hints)
+    lines[0] += "\n  " + "\n  ".join(hints)
     return lines
 
 

@@ -14,40 +14,30 @@ run bots, e.g. a projector laptop.
 
 from __future__ import annotations
 
-import json
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from judge.inputfiles import RECORD_BYTES, InputFileError, excerpt, parse_json, read_input_text
-from judge.records import (
-    REPLAY_SCHEMA,
-    MatchResult,
-    RecordError,
-    ReplayHeader,
-    RoundResult,
-    TurnRecord,
+from judge.inputfiles import excerpt, parse_json
+from judge.records import MatchResult, RecordError, RoundResult
+from judge.records.replay import REPLAY_SCHEMA, ReplayHeader, TurnRecord
+from judge.records.replayread import (
+    MAX_BYTES,
+    PART_SUFFIX,
+    REPLAY_NAME,
+    ReplayError,
+    json_why,
+    located,
+    read_replay,
+    read_text,
+    replay_in,
 )
+
+__all__ = ["MAX_BYTES", "ReplayError", "load", "load_replay_file", "matches_in"]
 
 #: The replay schema this reader understands (the one :mod:`judge.records` writes).
 SUPPORTED_SCHEMA = REPLAY_SCHEMA
-REPLAY_NAME = "replay.jsonl"
-PART_SUFFIX = ".part"
 RESULT_NAME = "result.json"
-#: Refuse files that cannot be a replay (100 turns of a 15x15 map is well under 1 MB).
-MAX_BYTES = RECORD_BYTES
-
-
-class ReplayError(RecordError):
-    """A path that cannot be shown; the message says which file, which line and why."""
-
-
-def _at(where: str, exc: RecordError) -> ReplayError:
-    """A record's complaint, prefixed with the file and line it is about."""
-    part = f" ({exc.part})" if exc.part else ""
-    return ReplayError(f"{where}{part}: {exc}")
 
 
 @dataclass
@@ -139,75 +129,25 @@ class MatchReplay:
         raise ReplayError(f"{self.path} has no round {n} (rounds: {have})")
 
 
-def _read_text(path: Path, what: str = "a replay") -> str:
-    """A replay or result file as text: a regular file of at most MAX_BYTES (never a
-    FIFO or a device), named in every refusal."""
-    if not os.path.lexists(path):
-        raise ReplayError(f"{path}: no such file")
-    try:
-        return read_input_text(path, what, MAX_BYTES)
-    except InputFileError as exc:
-        raise ReplayError(str(exc)) from None
-
-
-def _json_why(exc: ValueError) -> str:
-    """Why a text is not JSON, where it says (a message, never the text itself)."""
-    if isinstance(exc, json.JSONDecodeError):
-        return f"{exc.msg} at line {exc.lineno}, column {exc.colno}"
-    return excerpt(str(exc), 120)
-
-
 def load_replay_file(
     path: Path | str, index: int = 1, result: RoundResult | None = None
 ) -> RoundReplay:
-    """Read and check one replay file.
+    """Read and check one replay file (:func:`judge.records.replayread.read_replay`).
 
     A ``.part`` file (a round still being played, or cut short by a crash) may
     end in a half-written line: that line is dropped with a note instead of
     refusing the whole round.
     """
-    p = Path(path)
-    partial = p.name.endswith(PART_SUFFIX)
-    lines = _read_text(p).split("\n")
-    numbered = [(n, ln) for n, ln in enumerate(lines, start=1) if ln.strip()]
-    if not numbered:
-        raise ReplayError(f"{p}: empty file, not a replay")
-    notes: list[str] = []
-    objs: list[tuple[int, Any]] = []
-    for k, (n, ln) in enumerate(numbered):
-        try:
-            objs.append((n, parse_json(ln)))
-        except ValueError as exc:
-            if partial and k == len(numbered) - 1 and k > 0:
-                notes.append(f"line {n} was cut short (the round did not finish); ignored")
-                break
-            raise ReplayError(f"{p}, line {n}: not valid JSON ({_json_why(exc)})") from None
-    try:
-        header = ReplayHeader.from_json(objs[0][1])
-    except RecordError as exc:
-        raise _at(f"{p}, line {objs[0][0]}", exc) from None
-    rows, cols = header.map.rows, header.map.cols
-    records: list[TurnRecord] = []
-    for n, obj in objs[1:]:
-        try:
-            rec = TurnRecord.from_json(obj, rows, cols)
-        except RecordError as exc:
-            raise _at(f"{p}, line {n}", exc) from None
-        expected = records[-1].turn + 1 if records else 1
-        if rec.turn != expected:
-            raise ReplayError(f"{p}, line {n}: turn {rec.turn} where turn {expected} was expected")
-        records.append(rec)
-    if partial:
-        notes.insert(0, "this round did not finish: its replay is the unfinished .part file")
-    return RoundReplay(p, header, records, index=index, result=result, partial=partial, notes=notes)
-
-
-def _replay_in(folder: Path) -> Path | None:
-    """``replay.jsonl`` in a round folder, else its unfinished ``.part``."""
-    for name in (REPLAY_NAME, REPLAY_NAME + PART_SUFFIX):
-        if (folder / name).is_file():
-            return folder / name
-    return None
+    got = read_replay(path)
+    return RoundReplay(
+        got.path,
+        got.header,
+        got.records,
+        index=index,
+        result=result,
+        partial=got.partial,
+        notes=got.notes,
+    )
 
 
 def _round_dirs(folder: Path) -> list[tuple[int, Path]]:
@@ -221,15 +161,15 @@ def _round_dirs(folder: Path) -> list[tuple[int, Path]]:
 
 def load_result(path: Path) -> MatchResult:
     """A match's result.json, checked (a ReplayError names the file and the problem)."""
-    text = _read_text(path, "a result file")  # refused as it is, not as "not valid JSON"
+    text = read_text(path, "a result file")  # refused as it is, not as "not valid JSON"
     try:
         data = parse_json(text)
     except ValueError as exc:
-        raise ReplayError(f"{path}: not valid JSON ({_json_why(exc)})") from None
+        raise ReplayError(f"{path}: not valid JSON ({json_why(exc)})") from None
     try:
         return MatchResult.from_json(data)
     except RecordError as exc:
-        raise _at(str(path), exc) from None
+        raise located(str(path), exc) from None
 
 
 def matches_in(folder: Path | str) -> list[tuple[Path, MatchResult | None]]:
@@ -288,16 +228,16 @@ def _load(p: Path) -> MatchReplay:
         # A round still being played (or abandoned) is in its folder but not yet in result.json.
         for n, d in _round_dirs(p):
             if n > len(rounds):
-                f = _replay_in(d)
+                f = replay_in(d)
                 if f is not None:
                     rounds.append(load_replay_file(f, n))
         if not rounds:
             raise ReplayError(f"{result_path}: the match has no rounds yet")
         return MatchReplay(p, rounds, result)
-    own = _replay_in(p)
+    own = replay_in(p)
     if own is not None:
         return MatchReplay(p, [load_replay_file(own)])
-    found = [(n, _replay_in(d)) for n, d in _round_dirs(p)]
+    found = [(n, replay_in(d)) for n, d in _round_dirs(p)]
     rounds = [load_replay_file(f, n) for n, f in found if f is not None]
     if rounds:
         return MatchReplay(p, rounds)

@@ -25,10 +25,13 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from judge import voidwhy
+from judge.names import folder_name
 from judge.records import RoundResult
 from judge.records.standings import StandingRow
 from judge.tournament.pairings import Pairing, RoundSlot
 from judge.tournament.play import RunStart
+from judge.views.matchview import print_isolation
 
 
 def standings_table(rows: Sequence[StandingRow], title: str = "standings") -> Table:
@@ -61,6 +64,47 @@ def round_line(slot: RoundSlot, rr: RoundResult) -> str:
     )
 
 
+def failure_lines(slot: RoundSlot, rr: RoundResult, out: Path) -> list[str]:
+    """A team's crashes, time-outs and void moves in a round, in the words ``judge match``
+    uses, with where its error output is when that tells why."""
+    lines = []
+    for s, team in enumerate(slot.seats):
+        st = rr.stats[s]
+        if not st.why_void:
+            continue
+        line = f"{team}: {voidwhy.summary(st.why_void, st.moves)}"
+        if any(voidwhy.parse(k) in voidwhy.IN_STDERR for k in st.why_void):
+            log = out / slot.match / f"round-{slot.index}" / folder_name(team) / "stderr.log"
+            line += f" (its error output: {log})"
+        lines.append(line)
+    return lines
+
+
+def resume_lines(run: RunStart) -> list[str]:
+    """What a resume does first: the teams replaced or kept, the rounds played again."""
+    plan = run.resume
+    lines = []
+    for team, n in plan.replaced_rounds:
+        lines.append(
+            f"--replace {team}: its matches are played again with its program as it is now "
+            f"({n} of its rounds taken out of the ledger)"
+        )
+    for c in plan.changed:
+        if c.team in plan.kept_changed:
+            lines.append(
+                f"keeping {c.team}'s {c.rounds} round(s) played by its old program "
+                "(--keep-changed); the rest are played by the new one"
+            )
+    if plan.missing:
+        shown = ", ".join(f"{m} round {r}" for m, r in plan.missing[:6])
+        more = f" and {len(plan.missing) - 6} more" if len(plan.missing) > 6 else ""
+        lines.append(
+            f"played again: {shown}{more}, whose replay is gone from the folder (the ledger "
+            "had them)"
+        )
+    return lines
+
+
 class RunView:
     """The run on a console: the header, a progress bar and a line per round (unless quiet)."""
 
@@ -76,6 +120,9 @@ class RunView:
     def starting(self, run: RunStart) -> None:
         if self.show:
             self._header(run)
+        if not self.show:  # said even with --quiet: these change what the ledger holds
+            for line in resume_lines(run):
+                self.console.print(line, markup=False, highlight=False)
         if run.protections_off:  # said even with --quiet: an official run should be isolated
             self.console.print(
                 f"UNSANDBOXED (--unsandboxed): {len(run.protections_off)} sandbox protections "
@@ -109,6 +156,12 @@ class RunView:
             self._progress.update(self._bar, advance=1, pace=escape(self._pace()))
         if self.show:
             self.console.print(round_line(slot, result), markup=False)
+            out = self._run.out if self._run is not None else Path(".")
+            for line in failure_lines(slot, result, out):
+                # soft_wrap: the log's path stays whole, to be copied
+                self.console.print(
+                    Text.assemble(("  warning: ", "bold yellow"), line), soft_wrap=True
+                )
 
     def _pace(self) -> str:
         """What plays the rounds (workers on a cluster) and rounds per minute so far."""
@@ -155,7 +208,12 @@ class RunView:
         )
         if run.programs:
             c.print(f"programs: {run.programs}", markup=False)
-        c.print(f"isolation: {run.isolation}", markup=False)
+        if run.sandbox_isolation is not None:
+            print_isolation(c, run.sandbox_isolation)  # one line, as judge match prints it
+        else:
+            c.print(f"isolation: {run.isolation}", markup=False)  # each worker's line
+        for line in resume_lines(run):
+            c.print(line, markup=False, highlight=False)
         if run.done_before:
             c.print(
                 f"resuming: {run.done_before} rounds already in the ledger, {todo} to play",
@@ -164,12 +222,15 @@ class RunView:
         c.print(f"output: {run.out}", markup=False)
 
 
-def write_index(out: Path, schedule: Sequence[Pairing], rows: Sequence[StandingRow]) -> Path:
+def write_index(
+    out: Path, schedule: Sequence[Pairing], rows: Sequence[StandingRow], title: str = ""
+) -> Path:
     """The tournament's index.html (standings and links to every round's HTML replay).
 
     The page is :func:`judge.views.html.write_index_html`'s: its table has the
     columns of standings.json but ``rank`` (the page numbers the rows itself), and
-    each team's failed runs (TLE, RE, MLE, OLE, IE) as badges linking to the round.
+    each team's failed runs (TLE, RE, MLE, OLE, IE) and void moves as badges linking
+    to the round.  ``title``: the configuration's (default: a generic one).
     """
     from judge.views.html import write_index_html
 
@@ -177,5 +238,6 @@ def write_index(out: Path, schedule: Sequence[Pairing], rows: Sequence[StandingR
         out,
         [{k: v for k, v in row.to_json().items() if k != "rank"} for row in rows],
         [{"dir": p.folder, "title": f"{p.teams[0]} vs {p.teams[1]}"} for p in schedule],
+        title=title or "Ocean Treasure tournament",
         failed_runs=True,
     )

@@ -20,3 +20,9 @@ from __future__ import annotations
 INSTALL_HINT = (
     "pip install 'ocean-treasure-judge[web]' (in a checkout of the judge: pip install -e '.[web]')"
 )
+
+#: The projector's turns a second (``--pace``): a turn can be followed, a 40-turn round
+#: takes 8 s.  Here, not in :mod:`.projector`, so that the commands' options import nothing.
+DEFAULT_PACE = 5.0
+#: The fastest pace that still shows each turn (a screen redraws about 60 times a second).
+MAX_PACE = 60.0

@@ -28,14 +28,16 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from judge.inputfiles import RECORD_BYTES, InputFileError, parse_json, read_input_text
+from judge.records import EvalSummary, RecordError
+from judge.views import palette
 from judge.views.html import replay_html
 from judge.views.replayfile import ReplayError, load
-from judge.web import catalog, pages, state
+from judge.web import catalog, evalpage, feeds, pages, projector, state, summary
 
-#: How often a stream looks at the files again (a turn takes at least this long anyway).
+#: How often the reader of a followed thing looks at its files again (a turn takes at
+#: least this long anyway).
 POLL_S = 0.25
-#: How long a stream lives without a change before it is closed (the browser reconnects).
-IDLE_CLOSE_S = 600.0
 
 
 def _html(text: str, status: int = 200) -> HTMLResponse:
@@ -51,14 +53,23 @@ class Site:
     """One served folder: its routes and what they read."""
 
     def __init__(
-        self, root: Path, title: str = "Ocean Treasure", tournament_root: bool = False
+        self,
+        root: Path,
+        title: str = "Ocean Treasure",
+        tournament_root: bool = False,
+        pace: float = projector.DEFAULT_PACE,
     ) -> None:
         self.root = root.resolve()
         self.title = title
         self.stopping = threading.Event()
+        #: one reader per followed thing (a tournament, a round), shared by its viewers
+        self.feeds = feeds.Hub(self.stopping, POLL_S)
         #: the served folder is a tournament's even before its first file is written
-        #: (``judge tournament --serve``)
+        #: (``judge tournament --serve``): its page is the front page
         self.tournament_root = tournament_root
+        #: the projector's turns a second
+        self.pace = pace
+        self._standings: dict[tuple[Path, int], tuple[Any, Any]] = {}
 
     def _is_tournament(self, folder: Path | None) -> bool:
         if folder is None:
@@ -70,38 +81,58 @@ class Site:
     def _path(self, request: Request, key: str = "p") -> Path | None:
         return catalog.inside(self.root, request.query_params.get(key, ""))
 
+    def _rel(self, folder: Path) -> str:
+        rel = folder.relative_to(self.root).as_posix()
+        return "" if rel == "." else rel
+
     # ------------------------------------------------------------ pages
+    async def front(self, request: Request) -> Response:
+        """The tournament itself when this server plays one (``--serve``), else the index."""
+        if self.tournament_root:
+            st = await asyncio.to_thread(state.tournament, self.root)
+            return _html(pages.tournament_page("", st, home="/index"))
+        return await self.index(request)
+
     async def index(self, request: Request) -> Response:
+        items = await asyncio.to_thread(self._entries)
+        return _html(pages.index_page(items, f"{self.title}: {self.root.name}"))
+
+    def _entries(self) -> list[dict[str, Any]]:
         items = []
         for e in catalog.entries(self.root):
             q = quote(e.rel)
-            if e.kind is catalog.Kind.TOURNAMENT:
-                href = f"/tournament?p={q}"
-            elif e.kind is catalog.Kind.MATCH:
-                href = f"/replay?p={q}"
-            else:  # an eval's or a league's own pages and files, as the judge wrote them
-                folder = self.root / e.rel
-                name = next(
-                    (
-                        n
-                        for n in ("index.html", "eval.json", "leaderboard.json", "book.txt")
-                        if (folder / n).is_file()
-                    ),
-                    "",
-                )
-                href = "/files/" + "/".join(x for x in (q, quote(name)) if x)
+            href = {
+                catalog.Kind.TOURNAMENT: f"/tournament?p={q}",
+                catalog.Kind.MATCH: f"/replay?p={q}",
+                catalog.Kind.EVAL: f"/eval?p={q}",
+                catalog.Kind.LEAGUE: f"/files/{q + '/' if q else ''}index.html",
+            }[e.kind]
+            if e.kind is catalog.Kind.LEAGUE and not (self.root / e.rel / "index.html").is_file():
+                href = f"/files/{q + '/' if q else ''}leaderboard.json"
+            if e.kind is catalog.Kind.EVAL and not (self.root / e.rel / "eval.json").is_file():
+                href = f"/replay?p={q}"  # no eval.json yet: its rounds
+            told = summary.summarise(self.root, e)
             items.append(
-                {"kind": e.kind.value, "rel": e.rel, "name": e.name, "href": href, "live": e.live}
+                {
+                    "kind": e.kind.value,
+                    "rel": e.rel,
+                    "name": e.name,
+                    "href": href,
+                    "title": told.title,
+                    "state": told.state,
+                    "state_text": told.state_text,
+                    "lines": told.lines,
+                    "live": told.state == summary.PLAYING,
+                }
             )
-        return _html(pages.index_page(items, f"{self.title}: {self.root.name}"))
+        return items
 
     async def tournament(self, request: Request) -> Response:
         folder = self._path(request)
         if folder is None or not self._is_tournament(folder):
             return _not_found("no tournament there")
-        rel = folder.relative_to(self.root).as_posix()
         st = await asyncio.to_thread(state.tournament, folder)
-        return _html(pages.tournament_page("" if rel == "." else rel, st))
+        return _html(pages.tournament_page(self._rel(folder), st))
 
     async def live(self, request: Request) -> Response:
         """The projector view of a tournament (default: the newest one)."""
@@ -113,9 +144,25 @@ class Site:
                 folder = self.root
         if folder is None or not self._is_tournament(folder):
             return _not_found("no tournament to show here")
-        rel = folder.relative_to(self.root).as_posix()
         st = await asyncio.to_thread(state.tournament, folder)
-        return _html(pages.projector_page("" if rel == "." else rel, st))
+        pace = projector.pace_or_default(request.query_params.get("pace"), self.pace)
+        hold = projector.hold_or_default(request.query_params.get("hold"))
+        page = projector.projector_page(self._rel(folder), st, pace, list(palette.FILL), hold)
+        return _html(page)
+
+    async def eval(self, request: Request) -> Response:
+        """An eval's folder as a page (its eval.json in words, each round with its replay)."""
+        folder = self._path(request)
+        if folder is None or not (folder / "eval.json").is_file():
+            return _not_found("no eval there (an eval writes eval.json when it ends)")
+        try:
+            data = await asyncio.to_thread(
+                lambda: parse_json(read_input_text(folder / "eval.json", "eval.json", RECORD_BYTES))
+            )
+            told = EvalSummary.from_json(data)
+        except (InputFileError, RecordError, ValueError) as exc:
+            return _not_found(f"eval.json cannot be read: {exc}")
+        return _html(evalpage.eval_page(self._rel(folder), told))
 
     async def round(self, request: Request) -> Response:
         folder = self._path(request)
@@ -161,53 +208,52 @@ class Site:
         if folder is None or not self._is_tournament(folder):
             return JSONResponse({"error": "no tournament there"}, status_code=404)
         if request.headers.get("accept", "").startswith("text/event-stream"):
-            return self._stream(lambda: state.tournament(folder))
+            return self._follow(("tournament", folder), lambda: state.TournamentSource(folder))
         return JSONResponse(await asyncio.to_thread(state.tournament, folder))
 
+    async def standings_shown(self, request: Request) -> Response:
+        """The standings of the first ``shown`` rounds in play order (what the projector has
+        shown the room); kept while the ledger is unchanged, for every projector alike."""
+        folder = self._path(request)
+        if folder is None or not self._is_tournament(folder):
+            return JSONResponse({"error": "no tournament there"}, status_code=404)
+        try:
+            shown = max(0, min(int(request.query_params.get("shown", "0")), 100_000))
+        except ValueError:
+            return JSONResponse({"error": "shown: give a number of rounds"}, status_code=400)
+        stamp = state.ledger_stamp(folder)
+        cached = self._standings.get((folder, shown))
+        if cached is None or cached[0] != stamp:
+            got = await asyncio.to_thread(state.standings_after, folder, shown)
+            if len(self._standings) > 10_000:
+                self._standings.clear()
+            self._standings[(folder, shown)] = cached = (stamp, got)
+        return JSONResponse(cached[1])
+
     async def round_state(self, request: Request) -> Response:
+        """The round's header and turns as they are written; then ``finished``."""
         folder = self._path(request)
         if folder is None or not folder.name.startswith("round-"):
             return JSONResponse({"error": "no round there"}, status_code=404)
-        return StreamingResponse(self._round_events(folder), media_type="text/event-stream")
+        return self._follow(("round", folder), lambda: state.RoundSource(folder))
 
-    def _stream(self, read: Callable[[], Any]) -> StreamingResponse:
-        async def events() -> AsyncIterator[str]:
-            last, idle = "", 0.0
-            while not self.stopping.is_set() and idle < IDLE_CLOSE_S:
-                now = json.dumps(await asyncio.to_thread(read), ensure_ascii=False)
-                if now != last:
-                    last, idle = now, 0.0
-                    yield f"data: {now}\n\n"
-                await asyncio.sleep(POLL_S)
-                idle += POLL_S
-
-        return StreamingResponse(events(), media_type="text/event-stream")
-
-    async def _round_events(self, folder: Path) -> AsyncIterator[str]:
-        """The round's header and turns as they are written; then ``finished``."""
-        start, sent_head, idle = 0, False, 0.0
-        while not self.stopping.is_set() and idle < IDLE_CLOSE_S:
-            path, growing = state.round_file(folder)
-            if path is not None:
-                head, frames, start = await asyncio.to_thread(state.round_frames, path, start)
-                finished = not growing and path.name == state.REPLAY
-                if (head and not sent_head) or frames or finished:
-                    msg: dict[str, Any] = {"frames": frames, "finished": finished}
-                    if head and not sent_head:
-                        msg["head"], sent_head = head, True
-                    yield f"data: {json.dumps(msg, ensure_ascii=False)}\n\n"
-                    idle = 0.0
-                if finished:
-                    return
-            await asyncio.sleep(POLL_S)
-            idle += POLL_S
+    def _follow(self, key: Any, make: Callable[[], feeds.Source]) -> StreamingResponse:
+        """One viewer's stream of a thing every viewer shares one reader of."""
+        return StreamingResponse(
+            self.feeds.follow(key, make),
+            media_type="text/event-stream",
+            headers={"Cache-Control": "no-cache"},
+        )
 
     def app(self) -> Starlette:
         return Starlette(
             routes=[
-                Route("/", self.index),
+                Route("/", self.front),
+                Route("/index", self.index),
                 Route("/tournament", self.tournament),
                 Route("/live", self.live),
+                Route("/eval", self.eval),
+                Route("/api/standings", self.standings_shown),
                 Route("/round", self.round),
                 Route("/replay", self.replay),
                 Route("/files/{path:path}", self.files),
@@ -217,12 +263,23 @@ class Site:
         )
 
 
-def make_server(app: Any, host: str, port: int) -> Any:
-    """A uvicorn server for ``app`` (not started)."""
+def make_server(app: Any, host: str, port: int, stopping: threading.Event | None = None) -> Any:
+    """A uvicorn server for ``app`` (not started).
+
+    ``stopping`` (the site's) is set the moment Ctrl-C asks the server to stop: uvicorn
+    then waits for every open response to end, and a page following a tournament (the
+    projector always is) ends its stream only once it sees ``stopping``.
+    """
     import uvicorn
 
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            if stopping is not None:
+                stopping.set()
+            super().handle_exit(sig, frame)
+
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", lifespan="off")
-    return uvicorn.Server(config)
+    return Server(config)
 
 
 def loopback(host: str) -> bool:
@@ -246,8 +303,10 @@ class Background:
     stopped with the tournament.  The thread never installs signal handlers: Ctrl-C
     stays the tournament's."""
 
-    def __init__(self, root: Path, host: str, port: int) -> None:
-        self.site = Site(root, tournament_root=True)
+    def __init__(
+        self, root: Path, host: str, port: int, pace: float = projector.DEFAULT_PACE
+    ) -> None:
+        self.site = Site(root, tournament_root=True, pace=pace)
         self.server = make_server(self.site.app(), host, port)
         self.server.install_signal_handlers = lambda: None  # the main thread's are kept
         self.thread = threading.Thread(target=self.server.run, name="web", daemon=True)
@@ -287,9 +346,18 @@ class PlaySite:
         return _html(pages.play_page())
 
     async def editor(self, request: Request) -> Response:
-        waiting = [e for e in self.session.events if e.get("kind") == "your_turn"]
-        start = waiting[-1]["map_inp"] if waiting else self.first_map_inp
+        # the bot's view of the turn being played (its boat and gold first), never the person's
+        start = self.session.bot_map_inp() or self.first_map_inp
         return _html(pages.editor_page(start))
+
+    async def replay(self, request: Request) -> Response:
+        """The round played, in the replay viewer: no link back to a tournament (none)."""
+        try:
+            match = await asyncio.to_thread(load, self.session.out)
+        except ReplayError as exc:
+            return _not_found(str(exc))
+        teams = match.teams
+        return _html(replay_html(match.rounds, f"{teams[0]} vs {teams[1]}"))
 
     async def events(self, request: Request) -> Response:
         async def stream() -> AsyncIterator[str]:
@@ -339,7 +407,7 @@ class PlaySite:
                 Route("/api/play/events", self.events),
                 Route("/api/play/move", self.move, methods=["POST"]),
                 Route("/api/play/ask", self.ask, methods=["POST"]),
-                Route("/replay", self.site.replay),
+                Route("/replay", self.replay),
                 Route("/files/{path:path}", self.site.files),
             ]
         )

@@ -33,7 +33,6 @@ class Entry:
     rel: str  #: its folder, relative to the served one ("" = the served folder itself), '/'-separated
     name: str  #: what to call it (its folder's name)
     mtime: float  #: when its newest file was written (newest entries first)
-    live: bool  #: a round of it is being played now (a replay.jsonl.part that grows)
 
 
 def kind_of(folder: Path) -> Kind | None:
@@ -68,9 +67,10 @@ def inside(root: Path, rel: str) -> Path | None:
     return real
 
 
-def _newest(folder: Path) -> tuple[float, bool]:
-    """The newest write time under a result's folder, and whether a round grows there."""
-    newest, live = 0.0, False
+def _newest(folder: Path) -> float:
+    """The newest write time under a result's folder (whether it is being played is
+    :mod:`judge.web.summary`'s to say)."""
+    newest = 0.0
     for dirpath, dirnames, filenames in os.walk(folder):
         depth = len(Path(dirpath).relative_to(folder).parts)
         if depth >= 3:
@@ -81,9 +81,7 @@ def _newest(folder: Path) -> tuple[float, bool]:
             except OSError:
                 continue
             newest = max(newest, st.st_mtime)
-            if name.endswith(".part"):
-                live = True
-    return newest, live
+    return newest
 
 
 def entries(root: Path) -> list[Entry]:
@@ -95,9 +93,9 @@ def entries(root: Path) -> list[Entry]:
         folder, depth = stack.pop()
         kind = kind_of(folder)
         if kind is not None:
-            mtime, live = _newest(folder)
+            mtime = _newest(folder)
             rel = folder.relative_to(root).as_posix()
-            found.append(Entry(kind, "" if rel == "." else rel, folder.name, mtime, live))
+            found.append(Entry(kind, "" if rel == "." else rel, folder.name, mtime))
             continue  # what is inside a result is shown by its own page
         if depth >= MAX_DEPTH:
             continue

@@ -17,6 +17,7 @@ given MAP.INP, as ``judge check-bot`` runs it.
 
 from __future__ import annotations
 
+import dataclasses
 import queue
 import threading
 import time
@@ -27,16 +28,27 @@ from typing import Any
 
 from judge import voidwhy
 from judge.bots import BotSpec
-from judge.checkbot.trials import facts_from
+from judge.checkbot.diagnose import diagnose
+from judge.checkbot.replayed import game_before
+from judge.checkbot.situations import Situation
+from judge.checkbot.trials import OUTPUTS, facts_from
 from judge.maps import GameMap
 from judge.match import RoundPlan, play_match
-from judge.protocol import MAP_INP, MOVE_OUT, STATE_MAX_BYTES, STATE_OUT
-from judge.records import Json, ReplayHeader, RoundResult, TurnRecord
+from judge.protocol import (
+    MAP_INP,
+    MOVE_OUT,
+    STATE_MAX_BYTES,
+    STATE_OUT,
+    read_map_inp,
+    render_map_inp,
+)
+from judge.records import Json, ReplayHeader, RoundResult, SeatRun, TurnRecord
 from judge.referee import RoundStopped, read_run, run_retrying
+from judge.rules import EventKind, Game, MoveStatus, SinkCause
 from judge.sandbox import Limits, RunResult, Sandbox, TurnRun, Verdict
 from judge.views.html import _frame
 
-HUMAN = BotSpec("human", "a person", None, ("human",))
+HUMAN = BotSpec("human", "a person", None, ("human",), person=True)
 
 
 class HumanSeat:
@@ -116,6 +128,9 @@ class PlaySession:
     stop: threading.Event = field(default_factory=threading.Event)
     result: RoundResult | None = None
     error: str | None = None
+    #: the round's header and turns so far, for the position editor's start
+    header: ReplayHeader | None = None
+    records: list[TurnRecord] = field(default_factory=list)
     _moves: queue.Queue[str | None] = field(default_factory=queue.Queue)
     _lock: threading.Lock = field(default_factory=threading.Lock)
     _changed: threading.Condition = field(init=False)
@@ -128,6 +143,19 @@ class PlaySession:
     def names(self) -> tuple[str, str]:
         bot_name = self.bot.name if self.bot.name != self.human_name else f"{self.bot.name} (bot)"
         return (self.human_name, bot_name) if self.human_seat == 0 else (bot_name, self.human_name)
+
+    def bot_map_inp(self) -> str | None:
+        """The bot's MAP.INP of the turn being played (its own boat, gold and shield first),
+        for the position editor; None before the first turn.  Once the round is over, that
+        of its last turn."""
+        with self._lock:
+            header, records = self.header, list(self.records)
+        if header is None or not records:
+            return None
+        if records[-1].ended:
+            records = records[:-1]
+        previous = records[-1] if records else None
+        return render_map_inp(game_before(header, previous), 1 - self.human_seat)
 
     def _publish(self, event: Json) -> None:
         with self._changed:
@@ -172,6 +200,8 @@ class PlaySession:
 
         class Observer:
             def start(self, header: ReplayHeader) -> None:
+                with session._lock:
+                    session.header = header
                 session._publish(
                     {
                         "kind": "start",
@@ -185,9 +215,12 @@ class PlaySession:
                 )
 
             def turn(self, record: TurnRecord) -> None:
-                frame = _frame(record, list(names))
-                runs = record.runs or (None, None)
-                frame["why_text"] = [voidwhy.status_words(r) or None if r else None for r in runs]
+                with session._lock:
+                    session.records.append(record)
+                people = (session.human_seat,)
+                frame = _frame(record, list(names), people)
+                # the page's name for what became of each move: the replay's own sentence
+                frame["why_text"] = frame["status_text"]
                 session._publish({"kind": "turn", "frame": frame})
 
             def end(self, result: RoundResult) -> None:
@@ -237,24 +270,76 @@ class PlaySession:
 
 def ask_bot(bot: BotSpec, sandbox: Sandbox, map_inp: str, limits: Limits) -> Json:
     """What the bot does here: one run on this MAP.INP in a fresh seat (no STATE.OUT), as
-    ``judge check-bot`` runs a situation: its move, what became of it, time, stderr."""
+    ``judge check-bot`` runs a situation: its move, what the rules make of it (a void move
+    with why, in the match's words), check-bot's findings, time, stderr."""
+    try:
+        game = read_map_inp(map_inp)
+    except ValueError as exc:
+        return {"error": f"not a MAP.INP the judge would write: {exc}"}
     seat = sandbox.seat(bot.name, bot.program_dir, keep=STATE_OUT, keep_bytes=STATE_MAX_BYTES)
     try:
         argv = bot.argv_for(seat.program_dir)
-        run = run_retrying(seat, argv, {MAP_INP: map_inp.encode()}, [MOVE_OUT, STATE_OUT], limits)
+        run = run_retrying(seat, argv, {MAP_INP: map_inp.encode()}, list(OUTPUTS), limits)
         facts = facts_from(run, bot, seat.program_dir)
-        seat_run = read_run(run)
+        seat_run = judged(game, read_run(run))
     finally:
         seat.close()
     r = run.result
+    situation = Situation("editor", "this position", "the position editor's", game)
+    findings = diagnose(situation, facts, limits).findings if r.verdict is not Verdict.IE else []
     return {
         "verdict": r.verdict.value,
         "message": facts.message,
         "move": list(seat_run.move) if seat_run.move else None,
         "raw": seat_run.raw,
-        "why": voidwhy.status_words(seat_run) if seat_run.status is not None else None,
+        "status": seat_run.status.value if seat_run.status is not None else None,
+        "void": voidwhy.of_run(seat_run) is not None,
+        "said": what_it_does(game, seat_run),
+        "why": voidwhy.status_words(seat_run, voidwhy.Where.of_game(game, 0))
+        if seat_run.status is not None
+        else None,
+        "findings": [
+            {"level": f.level, "reason": f.reason, "cause": f.cause, "tag": f.tag} for f in findings
+        ],
         "wall_ms": round(r.wall_s * 1000, 1),
         "cpu_ms": round(r.cpu_s * 1000, 1),
         "stderr": facts.stderr.decode("utf-8", "replace")[-4000:],
         "stdout": facts.stdout.decode("utf-8", "replace")[-4000:],
     }
+
+
+def judged(game: Game, run: SeatRun) -> SeatRun:
+    """A run's move as the referee judges it on ``game`` (seat 0's): placed, moved, stayed,
+    or void with why (R2, R10)."""
+    if run.status is not None or run.move is None:
+        return run
+    t = run.move
+    placement = not game.placed
+    if placement:
+        status = MoveStatus.PLACED if game.valid_start(t) else MoveStatus.INVALID_START
+    else:
+        status = game.classify(0, t)
+    why = voidwhy.for_cell(game, 0, t, status, placement) if status.void else None
+    return dataclasses.replace(run, status=status, why=why.value if why is not None else None)
+
+
+def what_it_does(game: Game, run: SeatRun) -> str:
+    """The answer in one line: ``it moves to (3, 4)``, ``void: ...``, ``it sinks: ...``."""
+    said = voidwhy.explain(run, voidwhy.Where.of_game(game, 0))
+    if said is not None:
+        return f"void: {said}"
+    if run.move is None or run.status is None:
+        return "no move"
+    at = voidwhy.cell(run.move)
+    if run.status is MoveStatus.PLACED:
+        return f"it starts at {at}"
+    if run.status is MoveStatus.STAYED:
+        return f"it stays at {at}"
+    after = game.copy()
+    sank = [e for e in after.step((run.move, None)) if e.kind is EventKind.SINK and e.seat == 0]
+    if sank:
+        # the bot runs alone here: the other boat is taken to stay where it is
+        met = sank[0].cause in (SinkCause.COLLISION, SinkCause.SWAP)
+        alone = ", if the other boat stays" if met else ""
+        return f"it moves to {at}: {sank[0].describe(('the boat', 'the other boat'))}{alone}"
+    return f"it moves to {at}"

@@ -1,4 +1,4 @@
-"""The template bot is a fair start (issue 12 item 8).
+"""The template bot is a fair start.
 
 * In-process (its own functions, as its main() calls them), over 80 rounds
   on generated seas against a random mover and against one that chases it:

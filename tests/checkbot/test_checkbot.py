@@ -113,6 +113,8 @@ def test_diagnose_wrong_cells() -> None:
     assert tags("wreck", facts(b"5 9\n")) == [(WARNING, "wreck_entered")]
     assert tags("reef_shield", facts(b"5 9\n")) == []  # a shield crosses reefs
     assert tags("reef", facts(b"7 3\n")) == [(ERROR, "own_is_opp")]  # next to the other boat (8, 3)
+    for corner in (b"4 9\n", b"6 11\n", b"4 11\n", b"6 9\n"):  # diagonals, not slips
+        assert tags("reef", facts(corner)) == [(ERROR, "diagonal")], corner
     assert tags("last_turn", facts(b"4 10\n")) == [("advice", "missed_gold")]
     assert tags("treasure", facts(b"5 7\n")) == []
     assert tags("reask", facts(b"1 6\n"), previous=(1, 6)) == [("advice", "same_reask")]

@@ -1,4 +1,4 @@
-"""check-bot finds a bot that looks for its own data file in the team folder (issue 37):
+"""check-bot finds a bot that looks for its own data file in the team folder:
 compiled bots that play on without their data, in every language, native and .exe.
 
 Each language's bot is its starter kit (or bots/greedy_c for C) with a data file,
@@ -245,7 +245,7 @@ def test_a_bot_reading_its_data_from_the_team_folder_fails_with_its_languages_hi
     )
     assert "the current folder is the team folder (where MAP.INP is)" in found["cause"]
     assert HOW_TO_OPEN[language].format(name=WEIGHTS) in found["cause"]
-    # Nothing else is wrong with it: without the trace it would pass (the issue's case).
+    # Nothing else is wrong with it: without the trace it would pass, silently without its data.
     others = [
         f for s in report["situations"] for f in s["findings"]
         if f["level"] == "error" and f["tag"] != "data_file_cwd"

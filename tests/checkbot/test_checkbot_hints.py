@@ -1,5 +1,5 @@
 """check-bot's hints for a data file opened from the wrong folder, and the bot's own paths
-in tracebacks (issue 12 item 4), pure and through the real sandbox."""
+in tracebacks, pure and through the real sandbox."""
 
 from __future__ import annotations
 

@@ -467,7 +467,7 @@ def test_a_worker_that_is_not_root_is_refused_by_name_unless_unsandboxed(
 def test_a_worker_of_another_judge_is_refused_by_name_whenever_it_joined(
     tmp_path: Path, work: Path
 ) -> None:
-    """Issue 33: every round carries the judge's version and code hash; a worker whose
+    """Every round carries the judge's version and code hash; a worker whose
     judge differs (here: the same version string, one comment more in its code) refuses
     the rounds sent to it, naming itself, even when it joins once the run is under way."""
     cfg_path = _sleepy_config(tmp_path, work)

@@ -127,7 +127,7 @@ class BrokenFuture(FakeFuture):
 def test_a_fetch_that_fails_for_another_reason_says_so_and_is_not_missing(
     clock: Clock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 33: only a bundle no worker holds is 'missing' (published again); any other
+    """Only a bundle no worker holds is 'missing' (published again); any other
     failure comes back as it is, with its traceback."""
     _use(monkeypatch, FakeClient(BrokenFuture(clock, 0.0, 0.0), ["tcp://w1:1"]))
     with pytest.raises(_FetchFailed) as exc:

@@ -46,3 +46,18 @@ def test_only_the_workers_short_of_full_isolation_are_refused_each_by_name() -> 
     assert user.describe(True).endswith("its rounds are refused")
     assert user.describe(False).endswith("played anyway (--unsandboxed)")
     assert "NO SANDBOX" in bare.describe(True)
+
+
+def test_a_root_worker_short_of_a_protection_is_not_told_to_run_as_root() -> None:
+    import dataclasses
+
+    user = dataclasses.replace(_info("tcp://10.0.0.2:4000", "m02", UID_OFF), root=False)
+    root = dataclasses.replace(_info("tcp://10.0.0.3:4000", "m03", UID_OFF), root=True)
+    said_user = isolation_refusal({user.address: user}) or ""
+    said_root = isolation_refusal({root.address: root}) or ""
+    assert "run such a worker as root on Linux" in said_user
+    assert "as root on Linux" not in said_root and "already runs as root" in said_root
+    assert "cannot fully isolate the bots: 1 of 2" in said_root and "--unsandboxed" in said_root
+    # said on the judge's terminal: the machine short is the worker's, not "this machine"
+    assert "this machine" not in said_root and "its machine that does not offer" in said_root
+    assert "'judge sandbox-info' on that machine" in said_root

@@ -1,4 +1,4 @@
-"""A lone program's name (issue 37): a generic file name (bot.exe, main, a.out,
+"""A lone program's name: a generic file name (bot.exe, main, a.out,
 Project1.exe) gives way to the folder's name, --name names a bot outright, and two
 teams' programs of one name are told apart by where each came from."""
 
@@ -118,3 +118,28 @@ def test_name_option_names_the_bots_in_order(tmp_path: Path, capsys: Any) -> Non
     assert "--name is given 3 times; at most 2" in capsys.readouterr().err
     assert main([*argv2, "--name", " "]) == 2
     assert "--name ' ': a name needs at least one visible character" in capsys.readouterr().err
+
+
+def test_a_lone_file_beside_its_folders_bot_is_named_with_its_file() -> None:
+    """``judge match bots/x/bot.exe x``: one is x's bot.yaml, the other the .exe in its folder;
+    the names say which is which."""
+    home = Path("/p/bots/x")
+    folder_bot = BotSpec("x", "x", home, ("python3", "bot.py"), home=home)
+    exe = BotSpec("x", "bots/x/bot.exe", Path("/cache/x"), ("bot.exe",), home=home, file="bot.exe")
+    assert distinct_bot_names([exe, folder_bot]) == ["x (bot.exe)", "x"]
+    assert distinct_bot_names([folder_bot, exe]) == ["x", "x (bot.exe)"]
+    other = BotSpec("x", "bots/x/solver", Path("/cache/y"), ("solver",), home=home, file="solver")
+    assert distinct_bot_names([exe, other]) == ["x (bot.exe)", "x (solver)"]
+    # the same program twice is still numbered
+    assert distinct_bot_names([exe, exe]) == ["x", "x-2"]
+
+
+@pytest.mark.slow  # a real match (2 turns)
+def test_a_match_of_a_folders_bot_and_its_lone_program_names_both(tmp_path: Path) -> None:
+    folder = tmp_path / "bots" / "x"
+    program = lone(folder)  # bots/x/bot: a generic name, so the folder's
+    (folder / "bot.yaml").write_text("command: [./bot]\n", encoding="utf-8")
+    out = tmp_path / "out"
+    argv = ["match", str(program), str(folder), "--map", "m1", "--turns", "2", "--out", str(out)]
+    assert main([*argv, "--quiet"]) == 0
+    assert teams(out) == ["x (bot)", "x"]

@@ -1,4 +1,4 @@
-"""Messages that point at the real cause when a bot cannot be used (issue 12 item 4)."""
+"""Messages that point at the real cause when a bot cannot be used."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Damaged files and odd inputs of the judge's own: a clear message, nothing lost (issue 33).
+"""Damaged files and odd inputs of the judge's own: a clear message, nothing lost.
 
 Every file the judge reads is an input.  The cases are generated, not listed by
 hand: every reader is given every odd kind of file (a FIFO, a folder, a device,

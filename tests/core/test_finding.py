@@ -1,4 +1,4 @@
-"""Bundled bots and maps from any folder, --bots-dir/--maps-dir, "did you mean" (issue 12 item 3).
+"""Bundled bots and maps from any folder, --bots-dir/--maps-dir, "did you mean".
 
 The last test builds the package the way ``pip install .`` does (setup.py's
 build step) in a temporary folder and runs the built judge from yet another

@@ -27,6 +27,8 @@ LAYERS: list[tuple[str, ...]] = [
         "judge.pentanomial",
         "judge.inputfiles",
         "judge.sqlitefiles",
+        "judge.owner",
+        "judge.yamlfile",
     ),
     ("judge.settings", "judge.grid", "judge.seeds"),
     ("judge.bundled",),  # where the bundled bots and maps are
@@ -34,11 +36,12 @@ LAYERS: list[tuple[str, ...]] = [
     ("judge.rules",),  # pure: no I/O
     ("judge.protocol", "judge.records", "judge.voidwhy"),
     ("judge.sandbox",),  # knows nothing of the game (see below)
-    ("judge.programs", "judge.bots"),
+    ("judge.programs", "judge.sources", "judge.bots", "judge.isolation"),
     ("judge.referee",),
     ("judge.scheduler", "judge.cluster", "judge.match", "judge.checkbot"),
     ("judge.evaluate", "judge.evalbook"),
     ("judge.tournament", "judge.league"),
+    ("judge.arena",),  # the arena: accounts, uploads, checks, tasks (above the league)
     ("judge.views",),  # presentation
     ("judge.web",),  # the pages served (judge serve, judge play)
     ("judge.commands", "judge.cli", "judge.__main__"),

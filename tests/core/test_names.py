@@ -1,4 +1,4 @@
-"""Team names shown as written, folders under a safe derived form (issue 12 item 2)."""
+"""Team names shown as written, folders under a safe derived form."""
 
 from __future__ import annotations
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from judge.maps import map_from_text, parse_map_text, validate_text
@@ -214,3 +216,39 @@ def test_move_status_void_flags() -> None:
 def test_r10_only_the_first_line_is_decoded() -> None:
     parsed = parse_move_out(b"1 2\n\xff\xfe garbage")
     assert parsed.target == (1, 2) and parsed.status is None
+
+
+def test_a_map_inp_reads_back_as_the_game_it_shows() -> None:
+    """The position editor's text: render -> read -> render is the same text, both seats."""
+    from judge.checkbot.situations import battery
+    from judge.protocol import read_map_inp, render_map_inp
+
+    for sit in battery():
+        if sit.follow_up is not None:
+            continue
+        for seat in (0, 1):
+            text = render_map_inp(sit.game, seat)
+            if seat == 1 and not sit.game.placed:
+                continue
+            back = read_map_inp(text)
+            assert render_map_inp(back, 0) == text, (sit.key, seat)
+            assert back.placed == sit.game.placed
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("", "3 lines of numbers"),
+        ("2 2 3\n1 1 2 2\n0 0\n0 0\n", "the sea must be 2 rows of 2 cells"),
+        ("2 2 3\n1 1\n0 0\n0 0\n0 0\n", "line 2 (i1 j1 i2 j2) must be 4 integers"),
+        ("2 2 3\n1 1 9 9\n0 0\n0 0\n0 0\n", "line 2: boats at (1, 1) and (9, 9)"),
+        ("2 2 3\n1 1 2 2\n0 7\n0 0\n0 0\n", "B is 0 or 1"),
+        ("2 2 3\n1 1 2 2\n0 0\n0 X\n0 0\n", "'X' is not a cell"),
+        ("2 2 0\n0 0 0 0\n0 0\n0 0\n0 0\n", "cannot be played"),
+    ],
+)
+def test_a_map_inp_no_judge_would_write_is_refused_saying_why(text: str, says: str) -> None:
+    from judge.protocol import read_map_inp
+
+    with pytest.raises(ValueError, match=re.escape(says)):
+        read_map_inp(text)

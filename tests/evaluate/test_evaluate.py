@@ -356,7 +356,7 @@ def test_eval_table_output_and_bad_options(capsys: pytest.CaptureFixture[str]) -
 
 
 def test_elo_is_shown_whole_with_its_interval_and_no_symmetric_plus_minus() -> None:
-    """Issue 37: "-436.3 +- 467.9 (95%: -1199.8 to -263.9)" read as a symmetric interval."""
+    """ "-436.3 +- 467.9 (95%: -1199.8 to -263.9)" read as a symmetric interval: it is not one."""
     from judge.views.evalreport import elo_text
 
     assert elo_text(-436.3, -1199.8, -263.9) == "\u2212436 (95 %: \u22121200 to \u2212264)"

@@ -233,7 +233,7 @@ def test_league_bot_names_do_not_depend_on_the_current_folder(
 
 
 def test_league_names_may_be_vietnamese_but_need_distinct_folders(tmp_path: Path) -> None:
-    """Issue 12: bot names as written; their folder forms (judge.names) must differ."""
+    """Bot names as written; their folder forms (judge.names) must differ."""
     from judge.league.run import pair_folder
 
     f = tmp_path / "league.yaml"

@@ -1,4 +1,4 @@
-"""The league rates seat-swapped pairs, not rounds (issue 33, item 5).
+"""The league rates seat-swapped pairs, not rounds.
 
 A pair (one map, the seats swapped) is one game for the ratings, as it is the
 unit of ``judge eval``: its result is A's score over its two rounds, so the

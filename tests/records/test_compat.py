@@ -49,10 +49,11 @@ def _replay_fake_round(out: Path) -> RoundResult:
     )
 
 
-#: Fields added to the files since 0.1.0 (issue 12): why each move was void (turn records),
+#: Fields added to the files since 0.1.0: why each move was void (turn records),
 #: moves asked for and why they were void (a seat's stats: the objects with "runs");
-#: (issue 16) how long each run was kept waiting for a CPU (turn records).
-ADDED_TO_TURNS = {"why", "wait_ms"}
+#: how long each run was kept waiting for a CPU (turn records); the STATE.OUT a void
+#: move's run started with (turn records).
+ADDED_TO_TURNS = {"why", "wait_ms", "state_in"}
 ADDED_TO_STATS = {"moves", "why_void"}
 
 

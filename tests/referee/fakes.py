@@ -31,6 +31,8 @@ class FakeSeat:
             starting()
         text = inputs["MAP.INP"].decode()
         self.calls.append(text)
+        if "STATE.OUT" in inputs:  # given as a file, as check-bot --from gives it
+            self.state = inputs["STATE.OUT"]
         move, state, verdict = self.bot(text, self.state)
         self.state = state
         result = RunResult(
@@ -44,10 +46,19 @@ class FakeSeat:
             b"",
             "fake",
         )
-        return TurnRun(result, {"MAP.INP": None, "MOVE.OUT": move}, ())
+        outs = {"MAP.INP": None, "MOVE.OUT": move}
+        if "STATE.OUT" in outputs:  # asked, as the real seat: the file it keeps
+            outs["STATE.OUT"] = state
+        return TurnRun(result, outs, ())
 
     def close(self) -> None:
         pass
+
+    def __enter__(self) -> FakeSeat:
+        return self
+
+    def __exit__(self, *a: object) -> None:
+        self.close()
 
     def reset(self) -> None:
         self.state = None

@@ -1,7 +1,7 @@
 """What a replay says happened, turn by turn, without its timings: for comparing rounds.
 
 Two plays of the same round (same seed, same bots) must give equal traces,
-whatever the machine was doing (issue 32): verdicts, the raw first line of
+whatever the machine was doing: verdicts, the raw first line of
 each MOVE.OUT, what became of each move, every placement attempt, positions,
 gold, shields and sinkings.
 """

@@ -1,4 +1,4 @@
-"""A run the machine kept waiting for a CPU is retried, never held against the bot (issue 16).
+"""A run the machine kept waiting for a CPU is retried, never held against the bot.
 
 The referee runs a ``kept_waiting`` IE again after a pause (a burst of load
 elsewhere passes), up to BUSY_RETRIES times, and notes each retry in the
@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 import judge.referee as referee
+import judge.sandbox.pair as sandbox_pair
 from judge.bots import BotSpec
 from judge.maps import load_map
 from judge.referee import RoundAborted, RoundConfig, play_round
@@ -77,7 +78,7 @@ def _verdicts(out: Path) -> list[str]:
 def test_kept_waiting_is_retried_and_logged(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(referee, "BUSY_PAUSE_S", 0.0)
+    monkeypatch.setattr(sandbox_pair, "BUSY_PAUSE_S", 0.0)
     sb = _FlakySandbox(fails=referee.BUSY_RETRIES, kept_waiting=True)
     play_round(_cfg(), [spec("a"), spec("b")], ["a", "b"], sb, tmp_path)  # type: ignore[arg-type]
     assert set(_verdicts(tmp_path)) == {"OK"}
@@ -88,7 +89,7 @@ def test_kept_waiting_is_retried_and_logged(
 def test_kept_waiting_too_often_abandons_the_round(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(referee, "BUSY_PAUSE_S", 0.0)
+    monkeypatch.setattr(sandbox_pair, "BUSY_PAUSE_S", 0.0)
     sb = _FlakySandbox(fails=referee.BUSY_RETRIES + 1, kept_waiting=True)
     with pytest.raises(RoundAborted, match="kept waiting"):
         play_round(_cfg(), [spec("a"), spec("b")], ["a", "b"], sb, tmp_path)  # type: ignore[arg-type]

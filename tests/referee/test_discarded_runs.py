@@ -1,4 +1,4 @@
-"""A round with runs the judge discarded (IE) is the round without them (issue 32).
+"""A round with runs the judge discarded (IE) is the round without them.
 
 Both bots count their runs in STATE.OUT and choose every move from the count,
 so a discarded run that left its STATE.OUT behind would change every later
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-import judge.referee as referee
+import judge.sandbox.pair as sandbox_pair
 import judge.sandbox.seat as seat_module
 from judge.bots import BotSpec
 from judge.maps import load_map
@@ -55,7 +55,7 @@ def test_discarded_runs_leave_the_round_unchanged(
             return result
 
         monkeypatch.setattr(seat_module, "decide", decide)
-        monkeypatch.setattr(referee, "BUSY_PAUSE_S", 0.0)
+        monkeypatch.setattr(sandbox_pair, "BUSY_PAUSE_S", 0.0)
         retried = _play(tmp_path / "retried", sb)
     logs = "".join(p.read_text() for p in (tmp_path / "retried").rglob("stderr.log"))
     assert logs.count("run again") >= 4  # the IEs happened and were run again

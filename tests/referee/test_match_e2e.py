@@ -211,7 +211,7 @@ def test_r10_failed_runs(tmp_path: Path) -> None:
         ("OK", "moved"),
         ("OK", "moved"),
     ]
-    # Issue 12: why each move was void, kept in the replay for the views and the summary.
+    # Why each move was void, kept in the replay for the views and the summary.
     assert [t["why"][0] for t in turns[2:]] == [
         "no_move_out",
         "crashed",

@@ -1,4 +1,4 @@
-"""Both seats' runs of a turn overlap, seat 1's judge work after seat 0's (issue 35).
+"""Both seats' runs of a turn overlap, seat 1's judge work after seat 0's.
 
 The referee starts seat 1's run once seat 0's run says its program is starting
 (``Seat.run_turn``'s ``starting``): the two seats' work before their programs is

@@ -1,4 +1,4 @@
-"""``judge match`` says why a bot is losing (issue 12 item 1), through the real sandbox."""
+"""``judge match`` says why a bot is losing, through the real sandbox."""
 
 from __future__ import annotations
 
@@ -49,11 +49,18 @@ def test_a_bot_printing_its_move_is_told_so(tmp_path: Path, capsys: Any) -> None
 
 
 def test_the_check_bot_hint_is_a_command_that_works_as_printed(tmp_path: Path, capsys: Any) -> None:
-    """A team folder named with spaces and diacritics is quoted for the shell."""
+    """A team folder named with spaces and diacritics is quoted for the shell; the command
+    runs the bot again on the match's failed turns (--from the match's folder)."""
     out = summary_of(tmp_path, ["1 1", "!stdout 1 2"], capsys, name="Rồng Biển")
-    found = re.search(r"situation by situation, run: (judge check-bot '[^']*')", out)
+    found = re.search(r"turn by turn: (judge check-bot '[^']*' --from \S+)", out)
     assert found is not None, out
-    assert shlex.split(found[1]) == ["judge", "check-bot", str(tmp_path / "bots" / "Rồng Biển")]
+    assert shlex.split(found[1]) == [
+        "judge",
+        "check-bot",
+        str(tmp_path / "bots" / "Rồng Biển"),
+        "--from",
+        str(tmp_path / "out"),
+    ]
 
 
 def test_zero_based_coordinates_are_named(tmp_path: Path, capsys: Any) -> None:

@@ -27,8 +27,8 @@ bundled Python bot's module constants, as ``REF_PARAMS`` does the reference's.
 
 An opponent ``brain:PATH`` is another version of the reference's brain.py, in
 process.  Against an earlier reference (``git show a6da7f1:bots/reference/
-brain.py > /tmp/a6.py``: as far as the history shows, the version the issue's
-rival was measured against) a change shows whether it makes the bot stronger
+brain.py > /tmp/a6.py``: as far as the history shows, the version a stronger
+planning rival was measured against) a change shows whether it makes the bot stronger
 against a planner; the bundled bots are weaker than that rival.
 """
 

@@ -785,7 +785,7 @@ TREASURE_TIE = [
 def test_a_treasure_reached_together_is_the_leaders() -> None:
     """Two boats entering the centre together both sink, which ends the round as it
     stands: the boat behind keeps off, so in the plan a tie at the treasure is worth it
-    whole to the leader and little to the trailer (issue 34: a planning rival took the
+    whole to the leader and little to the trailer (without it, a planning rival took the
     treasure from the reference in rounds the reference led at half time).  Once the
     treasure is there, the tactics play a tie next to the centre move by move."""
     for gold, ahead in ((56, True), (40, False)):

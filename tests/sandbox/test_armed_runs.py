@@ -1,4 +1,4 @@
-"""A seat's next run, armed after each run (judge.sandbox.zygote.Armed, issue 35).
+"""A seat's next run, armed after each run (judge.sandbox.zygote.Armed).
 
 The armed run's helper has joined the groups and forked; its child has done its
 whole set-up but the core and waits for the go.  These tests pin what must not
@@ -33,23 +33,33 @@ def _turn(seat: Seat, *argv: str, limits: Limits | None = None) -> TurnRun:
 
 
 def _counts(seat: Seat) -> tuple[int, int]:
-    z = seat._zygote
+    z = seat.launcher.zygote
     assert z is not None
     return z.armed_used, z.armed_called_off
+
+
+def _exe(p: psutil.Process) -> str | None:
+    try:
+        return str(p.exe())
+    except (psutil.NoSuchProcess, psutil.AccessDenied):
+        return None
 
 
 def _armed_helpers(seat: Seat, want: int = 1) -> list[psutil.Process]:
     """The judge's children that are run helpers (not the zygote itself), once there are
     ``want`` of them each with its child (the zygote makes them as it gets to the request:
     a moment after the run)."""
-    z = seat._zygote
+    z = seat.launcher.zygote
     assert z is not None
+    helper = psutil.Process(z.pid).exe()  # run helpers are the zygote's program, forked
     deadline = time.monotonic() + 5
     while True:
+        # Only the helper's processes: another test of this process may have left a child
+        # of its own (Dask's multiprocessing resource tracker lives as long as the process).
         found = [
             p
             for p in psutil.Process().children()
-            if p.pid != z.pid and p.status() != psutil.STATUS_ZOMBIE
+            if p.pid != z.pid and p.status() != psutil.STATUS_ZOMBIE and _exe(p) == helper
         ]
         if len(found) == want and all(len(p.children()) == 1 for p in found):
             return found

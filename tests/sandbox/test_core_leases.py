@@ -1,4 +1,4 @@
-"""One core budget for the whole machine (issue 32, item 2).
+"""One core budget for the whole machine.
 
 Two sandboxes (two judges, two cluster workers) on one machine lease each
 core for a run through a lock file, so they never put two programs on one

@@ -1,4 +1,4 @@
-"""The core budget and the CPU-wait meters, piece by piece (issue 16, items 1 and 2).
+"""The core budget and the CPU-wait meters, piece by piece.
 
 Pure parts (plans, quotas, the budget's queue, the verdict rules) run on
 made-up inputs; the meters read real processes of this machine.
@@ -36,6 +36,7 @@ from judge.sandbox.cpuwait import (
     children,
     wait_grace_s,
 )
+from judge.sandbox.record import HelperRecord
 from judge.sandbox.supervise import RawRun, Tail, _extension
 from judge.sandbox.verdicts import decide
 
@@ -309,7 +310,7 @@ class _Meter:
 
 
 def _raw(**kw: object) -> RawRun:
-    raw = RawRun({"end": "1", "main_status": "0"}, 0, 2.0, 1.0, Tail(10), Tail(10))
+    raw = RawRun(HelperRecord.of({"end": "1", "main_status": "0"}), 0, 2.0, 1.0, Tail(10), Tail(10))
     for k, v in kw.items():
         setattr(raw, k, v)
     return raw
@@ -340,7 +341,7 @@ def test_a_run_that_finished_only_in_its_extension_is_the_judges_failure() -> No
 
 def test_a_run_over_its_own_limit_is_still_tle_with_the_wait_said() -> None:
     raw = _raw(wall_s=2.7, wait_s=0.7, extended=True, timed_out=True)
-    raw.record = {"end": "1", "main_status": "9"}
+    raw.record = HelperRecord.of({"end": "1", "main_status": "9"})
     r = decide(raw, Limits(time_s=2.0), None, memory_by_cgroup=True)
     assert r.verdict is Verdict.TLE and not r.kept_waiting
     assert "not counting 0.700 s it was kept waiting" in r.message
@@ -348,7 +349,7 @@ def test_a_run_over_its_own_limit_is_still_tle_with_the_wait_said() -> None:
 
 def test_a_starved_run_is_ie_not_tle() -> None:
     raw = _raw(wall_s=6.5, wait_s=5.0, timed_out=True, starved=True)
-    raw.record = {"end": "1", "main_status": "9"}
+    raw.record = HelperRecord.of({"end": "1", "main_status": "9"})
     r = decide(raw, Limits(time_s=2.0), None, memory_by_cgroup=True)
     assert r.verdict is Verdict.IE and r.kept_waiting
     assert "too busy" in r.message
@@ -356,7 +357,7 @@ def test_a_starved_run_is_ie_not_tle() -> None:
 
 def test_a_crash_in_the_extension_is_still_the_programs() -> None:
     raw = _raw(wall_s=2.3, wait_s=0.5, extended=True)
-    raw.record = {"end": "1", "main_status": str(3 << 8)}
+    raw.record = HelperRecord.of({"end": "1", "main_status": str(3 << 8)})
     r = decide(raw, Limits(time_s=2.0), None, memory_by_cgroup=True)
     assert r.verdict is Verdict.RE
 

@@ -1,4 +1,4 @@
-"""A reused group's counter files are opened once and read again at offset 0 (issue 35).
+"""A reused group's counter files are opened once and read again at offset 0.
 
 :class:`~judge.sandbox.cgroups.CounterFiles` must give what a fresh open would:
 the file's text now, every time; the whole text of a file longer than its chunk;

@@ -1,4 +1,4 @@
-"""A seat's work folder and /tmp are a tmpfs of its own, as root (judge.sandbox.memfs, issue 35).
+"""A seat's work folder and /tmp are a tmpfs of its own, as root (judge.sandbox.memfs).
 
 Making and removing files on this machine's disk cost more the more files anything had
 just removed, so a judged turn cost up to twice a bare spawn after a test suite; in

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -18,6 +19,7 @@ from judge.sandbox import Isolation, Limits, ProgramUnreachable, Sandbox, Sandbo
 from judge.sandbox.cgroups import read_mounts, read_own_cgroups
 from judge.sandbox.helper import find_helper
 from judge.sandbox.probe import P_UID
+from judge.sandbox.record import HelperRecord
 from judge.sandbox.supervise import RawRun, Tail
 from judge.sandbox.uids import UidPool, UidsExhausted
 from judge.sandbox.verdicts import decide, fmt_bytes
@@ -102,13 +104,15 @@ def _raw(status: int | None = 0, **kw: object) -> RawRun:
     rec = (
         None
         if status is None
-        else {
-            "main_status": str(status),
-            "start_ns": "0",
-            "main_end_ns": str(10**8),
-            "main_before_kill": "1",
-            "end": "1",
-        }
+        else HelperRecord.of(
+            {
+                "main_status": str(status),
+                "start_ns": "0",
+                "main_end_ns": str(10**8),
+                "main_before_kill": "1",
+                "end": "1",
+            }
+        )
     )
     raw = RawRun(rec, 0, 0.4, 0.3, Tail(8), Tail(8))  # within test_verdict_precedence's 0.5 s
     for k, v in kw.items():
@@ -147,7 +151,7 @@ def test_verdict_precedence() -> None:
     assert "exited after 0.100 s" in lingering.message
     killed_main = _raw(killed, timed_out=True)
     assert killed_main.record is not None
-    killed_main.record["main_before_kill"] = "0"
+    killed_main.record = dataclasses.replace(killed_main.record, main_before_kill=False)
     assert "still running" not in decide(killed_main, lim, None, True).message
 
 
@@ -336,7 +340,7 @@ def test_default_root_is_passable_whatever_the_umask(tmp_path: Path, monkeypatch
 
 
 def test_a_seats_reused_cgroups_count_each_run_alone(sandbox: Sandbox) -> None:
-    """Issue 35: a seat's cgroups are reused between runs, and a run counts only its
+    """A seat's cgroups are reused between runs, and a run counts only its
     own OOM kill, refused forks and memory: an OK run after an MLE and a fork storm
     in the same seat is OK, with a peak of its own size."""
     with sandbox.seat("reuse", FIXTURES, **{"keep": "STATE.OUT", "keep_bytes": 2**20}) as seat:

@@ -1,4 +1,4 @@
-"""A verdict never depends on how busy the machine is (issue 16, items 1, 2 and 4).
+"""A verdict never depends on how busy the machine is.
 
 * every run is pinned to one core of the sandbox's budget, and no more runs
   hold a core at once than the budget has;

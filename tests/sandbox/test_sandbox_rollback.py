@@ -1,6 +1,6 @@
 """A run the judge discards (IE) leaves no trace: the retry starts as the discarded run did.
 
-Issue 32: a run judged IE is run again by the referee, so whatever the discarded
+A run judged IE is run again by the referee, so whatever the discarded
 run wrote to the keep file (STATE.OUT) must be gone, or the run that counts sees
 a history that never happened.  The IE is forced after a real run: the program
 really ran and really wrote its keep file, then the verdict was made IE.

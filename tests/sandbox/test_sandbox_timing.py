@@ -1,4 +1,4 @@
-"""Timing accuracy with the contest's 2 s limit (issue 3, item 6).
+"""Timing accuracy with the contest's 2 s limit.
 
 A program sleeping 1.5 s gets OK; one sleeping 2.3 s gets TLE and is gone by
 2.1 s after its start.  Both run at once in two seats (as in a match), so the
@@ -42,7 +42,7 @@ def test_sleep_1_5_ok_and_sleep_2_3_tle_gone_by_2_1(sandbox: Sandbox) -> None:
     assert left == []
     run, returned_after, left = long_
     assert run.result.verdict is Verdict.TLE, run.result.message
-    # A start-up kept waiting for a CPU by a busy machine is given back (issue 16).
+    # A start-up kept waiting for a CPU by a busy machine is given back.
     given_back = run.result.wait_s or 0.0
     assert 2.0 <= run.result.wall_s <= 2.1 + given_back, run.result.wall_s
     assert returned_after <= 2.1 + given_back + 0.05, returned_after  # cleanup included

@@ -1,4 +1,4 @@
-"""A run's ``starting`` call (Seat.run_turn, issue 35): once, with the inputs written and
+"""A run's ``starting`` call (Seat.run_turn): once, with the inputs written and
 nothing of the program run yet, or as the call ends when it never got that far.
 
 The referee lets seat 1's Python work wait for seat 0's ``starting`` instead of

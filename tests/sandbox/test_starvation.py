@@ -1,4 +1,4 @@
-"""The machine's starvation of ordinary processes is given back like waiting (issue 32).
+"""The machine's starvation of ordinary processes is given back like waiting.
 
 Real-time load on every core starves every ordinary process, kernel threads
 included; a program that needs one of them, or a lock one of them holds,
@@ -239,7 +239,7 @@ def test_a_silent_canary_counts_only_if_it_has_not_run_through_the_wait_and_is_r
         runs = canary._silent_runs(now - 0.1)
         assert runs == {0: 7} and canary._silent_runs(now - 0.4) == {}
         monkeypatch.setattr(starvation, "_task_runs", lambda tid, n=runs_now: n)
-        monkeypatch.setattr(starvation, "_thread_state", lambda tid, st=state: st)
+        monkeypatch.setattr(starvation, "thread_state", lambda tid, st=state: st)
         canary._count_silent(now - 0.1, runs)
         starved = canary.starved_s(now - 1.0)
         if counted:

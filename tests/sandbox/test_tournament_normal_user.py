@@ -1,4 +1,4 @@
-"""``judge tournament`` run by a normal user (issue 12 items 6, 2 and 3).
+"""``judge tournament`` run by a normal user.
 
 As in test_sandbox_normal_user, the judge (with its dependencies, and the
 bundled bots and maps under ``judge/shipped/`` as a wheel holds them) is copied

@@ -22,6 +22,7 @@ from sandbox_support import FIXTURES, KEEP_STATE
 
 from judge.sandbox import Limits, Sandbox, Seat, TurnRun, Verdict
 from judge.sandbox.helper import Helper
+from judge.sandbox.launcher import OneShotLauncher
 
 pytestmark = pytest.mark.slow  # real programs: not in the fast subset
 
@@ -48,7 +49,7 @@ def _gone(pid: int, timeout: float = 5.0) -> bool:
 
 
 def _zygote_pid(seat: Seat) -> int | None:
-    z = seat._zygote
+    z = seat.launcher.zygote
     return None if z is None else z.pid
 
 
@@ -61,7 +62,7 @@ def test_the_helper_lives_as_long_as_the_seat(zygote_sandbox: Sandbox) -> None:
             assert run.result.verdict is Verdict.OK, run.result.message
             pids.add(_zygote_pid(seat))
         assert len(pids) == 1 and None not in pids
-        assert seat._zygote is not None and seat._zygote.starts == 1
+        assert seat.launcher.zygote is not None and seat.launcher.zygote.starts == 1
         zygote = psutil.Process(pids.pop())
         # the judge's child; the runs' processes were the judge's, not its own
         assert zygote.children() == [] and zygote.ppid() == os.getpid()
@@ -112,11 +113,13 @@ def test_a_program_started_through_the_zygote_gets_what_a_one_shot_helper_gives(
         # Asking it for a run (or arming one) must not preempt the judge's thread.
         assert os.sched_getscheduler(zygote_pid) == os.SCHED_BATCH
         armed = _turn(seat, "state.py")
-        zygote, seat._zygote = seat._zygote, None  # this seat's next run: one-shot
+        launcher = seat.launcher  # this seat's next run: one-shot
+        seat.launcher = OneShotLauncher(sb.machine.helper)
+        zygote = launcher.zygote
         try:
             one_shot = _turn(seat, "state.py")
         finally:
-            seat._zygote = zygote
+            seat.launcher = launcher
         assert zygote is not None and zygote.armed_used == 1  # the second run was armed
         for run in (through, armed, one_shot):
             assert run.result.verdict is Verdict.OK, run.result.message
@@ -149,7 +152,7 @@ with Sandbox(Path(sys.argv[2])) as sb, sb.seat("a", Path(sys.argv[1])) as seat:
         )
         state = json.loads(run.outputs["MOVE.OUT"] or b"{}")
         runs.append([state.get("policy"), state.get("helper_policy")])
-    z = seat._zygote
+    z = seat.launcher.zygote
     print(json.dumps({"runs": runs, "zygote": None if z is None else os.sched_getscheduler(z.pid),
                       "armed": None if z is None else z.armed_used}))
 """
@@ -237,7 +240,7 @@ def test_a_zygote_that_cannot_start_runs_leaves_them_to_one_shot_helpers(
     zygote_sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     with zygote_sandbox as sb, sb.seat("a", FIXTURES, **KEEP_STATE) as seat:
-        z = seat._zygote
+        z = seat.launcher.zygote
         assert z is not None
         # a "zygote" whose clone is refused every time (an old kernel, say)
         monkeypatch.setattr(z, "_helper", Helper("c", (sys.executable, "-c", REFUSING), "test"))
@@ -272,7 +275,7 @@ def test_no_helper_outlives_a_judge_that_dies(tmp_path: Path) -> None:
         seat = sb.seat("a", FIXTURES, **KEEP_STATE)
         argv = [str(seat.program_dir / "ok.py")]
         seat.run_turn(argv, {{"MAP.INP": b"m"}}, ["MOVE.OUT"], Limits(time_s=10))
-        z = seat._zygote
+        z = seat.launcher.zygote
         print(z.pid if z is not None else -1, flush=True)
         loop = [str(seat.program_dir / "loop.py")]
         threading.Thread(
@@ -309,5 +312,5 @@ def test_no_helper_outlives_a_judge_that_dies(tmp_path: Path) -> None:
 def test_the_python_helper_runs_one_shot() -> None:
     with Sandbox(helper="python") as sb:
         with sb.seat("a", FIXTURES, **KEEP_STATE) as seat:
-            assert seat._zygote is None
+            assert seat.launcher.zygote is None
             assert _turn(seat).result.verdict is Verdict.OK

@@ -266,7 +266,7 @@ def test_the_tournament_and_eval_take_any_executor(tmp_path: Path) -> None:
 def test_an_internal_error_keeps_its_traceback_and_the_message_points_at_it(
     tmp_path: Path,
 ) -> None:
-    """Issue 33: an unexpected exception in a round is written whole (traceback, where it
+    """An unexpected exception in a round is written whole (traceback, where it
     was played) into the round's folder; the one-line message names the file."""
 
     def crashes(map_inp: str, state: bytes | None) -> tuple[bytes | None, bytes | None, str]:

@@ -19,6 +19,7 @@ import yaml
 from judge.tournament.config import TournamentConfig, load_config
 from judge.tournament.ledger import LEDGER_FILE, Ledger
 from judge.tournament.play import Runner, RunReport
+from judge.tournament.resume import ResumeChoices
 from judge.views.tournament import write_index
 from tests.referee.fakes import FakeBot, FakeSandbox
 
@@ -76,7 +77,7 @@ runpy.run_path(os.path.join(here, "random_bot.py"), run_name="__main__")
 
 
 def make_burner(folder: Path, cpu_s: float) -> Path:
-    """A bot folder whose program needs ``cpu_s`` seconds of CPU every turn (issue 16)."""
+    """A bot folder whose program needs ``cpu_s`` seconds of CPU every turn."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "bot.py").write_text(BURNER)
     shutil.copy(BOTS / "random" / "bot.py", folder / "random_bot.py")
@@ -175,15 +176,16 @@ def run_fake(
     resume: bool = False,
     bots: dict[str, FakeBot] | None = None,
     hook: Callable[[Runner], None] | None = None,
+    choices: ResumeChoices | None = None,
 ) -> RunReport:
     """Play the tournament on the fake sandbox (deterministic fake bots)."""
     bots = bots if bots is not None else fake_bots(cfg.team_names)
     runner = Runner(cfg, out, jobs, lambda: FakeSandbox(bots))
     if hook is not None:
         hook(runner)
-    report = runner.run(resume=resume)
+    report = runner.run(resume=resume, choices=choices)
     if report.complete:  # as `judge tournament` does once the standings are out
-        write_index(out, runner.schedule, report.standings)
+        write_index(out, runner.schedule, report.standings, title=cfg.title)
     return report
 
 

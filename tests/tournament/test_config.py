@@ -121,7 +121,7 @@ def test_unknown_organiser_map_key(tmp_path: Path) -> None:
 
 
 def test_a_misspelt_key_is_reported_first_with_did_you_mean(tmp_path: Path) -> None:
-    """Issue 12: the typo comes before the problems it causes (here: maps/ not found)."""
+    """The typo comes before the problems it causes (here: maps/ not found)."""
     data = config_dict(3)
     data["maps_dri"] = data.pop("maps_dir")
     data["seed"] = -1
@@ -212,7 +212,7 @@ def test_names_that_cannot_be_names(tmp_path: Path, name: str) -> None:
 
 
 def test_unicode_names_are_kept_as_written(tmp_path: Path) -> None:
-    """Issue 12: Vietnamese names, spaces, slashes and rich markup are names like any other."""
+    """Vietnamese names, spaces, slashes and rich markup are names like any other."""
     data = config_dict(3)
     written = ["Rồng Biển", "Đội Hải Âu", "[bold]x[/] / ../A-vs-B"]
     for team, name in zip(data["teams"], written, strict=True):
@@ -381,3 +381,21 @@ def test_the_command_refuses_a_bad_jobs_argument(
     path = write_config(tmp_path, config_dict(2))
     assert main(["tournament", str(path), "--out", str(tmp_path / "t"), "--jobs", "0"]) == 2
     assert "--jobs" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ the title
+def test_a_title_is_kept_as_written_and_is_not_in_the_fingerprint(tmp_path: Path) -> None:
+    title = "  Chung kết Kho Báu Đại Dương 2026: lớp 10A  "
+    cfg = load_config(write_config(tmp_path, config_dict(2, title=title)))
+    assert cfg.title == title.strip()
+    plain = load_config(write_config(tmp_path / "plain", config_dict(2)))
+    assert plain.title == "" and plain.config_hash() == cfg.config_hash()  # a resume may rename
+
+
+@pytest.mark.parametrize(
+    ("title", "words"),
+    [(12, "is not text"), ("   ", "empty"), ("x" * 81, "at most 80"), ("a\u0007b", "U+0007")],
+)
+def test_a_title_that_cannot_be_shown_is_refused(tmp_path: Path, title: Any, words: str) -> None:
+    msg = refused(tmp_path, config_dict(2, title=title))
+    assert "title:" in msg and words in msg

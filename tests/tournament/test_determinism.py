@@ -1,4 +1,4 @@
-"""The same tournament, the same rounds, whatever the machine is doing (issue 32).
+"""The same tournament, the same rounds, whatever the machine is doing.
 
 benchmarks/determinism.py in small: two teams of CPU-heavy bots (a Windows
 .exe through wine and a Python bot, both choosing every move from how many

@@ -1,8 +1,8 @@
-"""Issue 16 end to end: bots that use most of their time limit get OK at any --jobs.
+"""End to end: bots that use most of their time limit get OK at any --jobs.
 
 Two teams (three rounds: more than the default --jobs, one round per core, so rounds
-queue) whose programs need 60 % of the limit in CPU every turn (0.3 s of 0.5 s): before
-issue 16 the default --jobs ran four busy programs on two cores and most runs were TLE.
+queue) whose programs need 60 % of the limit in CPU every turn (0.3 s of 0.5 s): when
+the default --jobs ran four busy programs on two cores, most runs were TLE.
 Now every run holds a core of its own, so every recorded run is OK with --jobs 4 (more
 rounds in flight than cores; the default, one round per core, is the easier case and
 was a test of its own that repeated this one).  The contest's own scale

@@ -1,4 +1,4 @@
-"""An official tournament is isolated, or says so loudly and records it (issue 12 item 6).
+"""An official tournament is isolated, or says so loudly and records it.
 
 Also what standings.json records for an audit (item 7): seed, date, the judge's
 version, the configuration's hash and each team's program hash.  These run on
@@ -66,7 +66,9 @@ def test_unsandboxed_runs_and_is_recorded(tmp_path: Path) -> None:
     data = json.loads((out / "standings.json").read_text(encoding="utf-8"))
     assert data["unsandboxed"] is True
     assert data["protections_off"] == ["no network", "separate uid per seat"]
-    assert data["runs"] == [run.to_json()]
+    (entry,) = data["runs"]  # the ledger's run, with the rounds it played
+    assert {k: v for k, v in entry.items() if k != "rounds"} == run.to_json()
+    assert len(entry["rounds"]) == report.total == 9
     assert [row["team"] for row in data["standings"]] == [row.team for row in report.standings]
 
 
@@ -88,3 +90,32 @@ def test_standings_json_holds_what_an_audit_needs(tmp_path: Path) -> None:
     # The same bot in two teams has one hash; another bot another.
     by_bot = {e["bot"]: e["sha256"] for e in data["programs"].values()}
     assert len(set(by_bot.values())) == len(by_bot)
+
+
+@pytest.mark.parametrize("root", [False, True])
+def test_the_refusal_says_what_is_really_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, root: bool
+) -> None:
+    """A normal user is told to run the judge as root; a judge that already runs as root is
+    told what the machine lacks (running as root again would change nothing)."""
+    monkeypatch.setattr("judge.isolation.is_root", lambda: root)
+    cfg = make_config(tmp_path / "cfg", 3)
+    with pytest.raises(TournamentError) as info:
+        runner(cfg, tmp_path / "t", unsandboxed=False).run(resume=False)
+    msg = str(info.value)
+    assert "this machine cannot fully isolate the bots: 2 of 3 sandbox protections" in msg
+    assert "--unsandboxed" in msg and "judge sandbox-info" in msg
+    if root:
+        assert "run the judge as root" not in msg and "already runs as root" in msg
+        assert "separate uid per seat: not root" in msg and "no network: no namespaces" in msg
+    else:
+        assert "run the judge as root on Linux" in msg
+
+
+def test_off_is_computed_alike_from_the_sandbox_and_from_its_record() -> None:
+    from judge import isolation
+
+    assert isolation.protections_off(OFF) == ["separate uid per seat", "no network"]
+    assert isolation.protections_off(OFF.as_dict()) == isolation.protections_off(OFF)
+    assert isolation.off_with_reasons(OFF.as_dict()) == isolation.off_with_reasons(OFF)
+    assert isolation.protections_off({"x": {"on": True}, "y": "damaged"}) == ["y"]

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -10,6 +12,8 @@ import pytest
 
 from judge.tournament.ledger import SCHEMA_VERSION, Ledger, LedgerError, LedgerRound
 from tests.records_support import a_result
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def a_round(match: str = "A-vs-B", idx: int = 1, winner: int | None = 1) -> LedgerRound:
@@ -105,3 +109,30 @@ def test_open_refuses_other_schemas_and_non_ledgers(tmp_path: Path) -> None:
     junk.write_bytes(b"not a database at all" * 100)
     with pytest.raises(LedgerError, match="not a ledger"):
         Ledger.open(junk)
+
+
+def test_which_run_played_a_round_is_kept_and_a_ledger_without_it_still_reads(
+    tmp_path: Path,
+) -> None:
+    """round_runs came later: a ledger of 0.1.0 (or any judge before it) has no such table;
+    it is read as it is and gets the table when it is next resumed."""
+    from judge.records import LedgerRun
+
+    run = LedgerRun("", "v", False, False, (), {"A": "h"}, 1)
+    path = tmp_path / "ledger.sqlite"
+    shutil.copy(ROOT / "tests/fixtures/v0.1.0/tournament/ledger.sqlite", path)
+    with Ledger.open(path) as old:
+        done = old.done()
+        assert old.round_runs() == {} and done
+    with Ledger.open(path, read_only=True) as reader:
+        assert reader.round_runs() == {}
+    with Ledger.open(path) as ledger:
+        assert ledger.record_run(run) == 1
+        gone = sorted(done)[0]
+        assert ledger.record_run(run, discard=[gone]) == 2  # taken out in the same transaction
+        assert ledger.done() == done - {gone}
+        ledger.record(dataclasses.replace(ledger.rounds()[0], match=gone[0], round=gone[1]))
+        assert ledger.round_runs() == {gone: 2}
+    with Ledger.open(path) as again:
+        assert [r.programs for r in again.runs()] == [{"A": "h"}, {"A": "h"}]
+        assert again.round_runs() == {gone: 2} and again.done() == done

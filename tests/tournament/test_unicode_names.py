@@ -1,4 +1,4 @@
-"""Vietnamese team names through a whole tournament (issue 12 item 2).
+"""Vietnamese team names through a whole tournament.
 
 Names are shown as written everywhere a person reads them (standings.json,
 standings.csv, index.html, replays, the terminal); folders use the names'

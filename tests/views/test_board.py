@@ -151,7 +151,7 @@ def test_void_moves_and_failed_runs_are_shown(eventful: list[dict[str, Any]]) ->
     assert "TLE 2001 ms void: the program ran out of time (TLE)" in side
     assert "time limit 2 s exceeded" in side
     assert "OK 3.2 ms '9 9 9' void: MOVE.OUT's first line is not two integers" in side
-    # Issue 12: words, never the replay's internal codes.
+    # Words, never the replay's internal codes.
     assert "run_failed" not in out and "not_two_integers" not in out
     # A replay that recorded why (a newer judge) is shown with that reason.
     rec.update(verdicts=["OK", "OK"], move_status=["no_move_out", "moved"])

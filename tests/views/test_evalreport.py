@@ -7,6 +7,7 @@ worked out here; names that look like rich markup must come out as written.
 
 from __future__ import annotations
 
+import dataclasses
 import io
 from typing import Any
 
@@ -81,9 +82,15 @@ def test_no_complete_pair_is_said_in_words() -> None:
     [
         (
             ["win"] * 24,
-            "SPRT: H1 accepted: [bold]mine[/bold] is better than Cá Mập by at least 100",
+            "SPRT: H1 accepted: [bold]mine[/bold] is stronger than Cá Mập: its results fit a "
+            "gain of 100 Elo (H1) far better than no gain (H0) (",
         ),
-        (["loss"] * 24, "SPRT: H0 accepted: [bold]mine[/bold] is not better than Cá Mập by 100"),
+        (
+            ["loss"] * 24,
+            "SPRT: H0 accepted: no evidence that [bold]mine[/bold] is 100 Elo better than Cá "
+            "Mập: its results fit no gain (H0) far better than a gain of 100 Elo (H1); it may "
+            "still be better, by less (",
+        ),
     ],
 )
 def test_the_verdict_names_the_hypothesis_and_the_llr(results: list[str], verdict: str) -> None:
@@ -91,6 +98,30 @@ def test_the_verdict_names_the_hypothesis_and_the_llr(results: list[str], verdic
     line = sprt_line(s, [A, B])
     assert line is not None and line.startswith(verdict)
     assert s.sprt is not None and f"LLR {s.sprt.llr:.2f}, bounds -2.94 and 2.94" in line
+
+
+def test_a_non_regression_tests_verdict_says_weaker_or_not() -> None:
+    """--sprt -100 0: H1 is "not weaker", H0 "looks weaker" (never "0 Elo better")."""
+    line = sprt_line(_summary(["win"] * 24, Sprt(-100, 0)), [A, B])
+    assert line is not None and line.startswith(
+        "SPRT: H1 accepted: [bold]mine[/bold] is not weaker than Cá Mập: its results fit no "
+        "gain (H1) far better than a loss of 100 Elo (H0)"
+    )
+    line = sprt_line(_summary(["loss"] * 24, Sprt(-100, 0)), [A, B])
+    assert line is not None and line.startswith(
+        "SPRT: H0 accepted: [bold]mine[/bold] looks weaker than Cá Mập: its results fit a loss "
+        "of 100 Elo (H0) far better than no gain (H1) ("
+    )
+
+
+def test_a_mirrored_pair_is_explained_in_words() -> None:
+    from judge.views.evalreport import pair_lines
+
+    s = _summary(["win", "loss"] * 3)
+    assert s.pairs is not None
+    s = dataclasses.replace(s, pairs=dataclasses.replace(s.pairs, mirrored=2))
+    (line,) = [x for x in pair_lines(s) if "mirrored" in x]
+    assert "one game seen from both sides, not two" in line and "counts it twice" in line
 
 
 def test_an_undecided_test_says_whether_the_cap_or_a_stop_ended_it() -> None:

@@ -238,7 +238,7 @@ def test_scales_to_a_projector_and_a_small_window(browser: Any, html_match: Path
 def test_void_moves_are_said_in_words(
     page: Any, eventful: list[dict[str, Any]], tmp_path: Path
 ) -> None:
-    """Issue 12: the page says why a move was void, as log.txt and the board do."""
+    """The page says why a move was void, as log.txt and the board do."""
     from ._replays import write_match
 
     rec = next(r for r in eventful[1:] if r["turn"] == 5)

@@ -1,4 +1,4 @@
-"""Output polish (issue 12 item 7): the final board's legend, tables whole when piped,
+"""Output polish: the final board's legend, tables whole when piped,
 human column names in index.html, a speed for --watch."""
 
 from __future__ import annotations

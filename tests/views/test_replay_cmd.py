@@ -122,7 +122,7 @@ def test_step_forward_back_jump_and_quit(
 def test_step_starts_at_turn_1_unless_told(
     match_dir: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 12: stepping starts at the beginning of the round, not at its last turn."""
+    """Stepping starts at the beginning of the round, not at its last turn."""
     monkeypatch.setattr("sys.stdin", io.StringIO("\nq\n"))
     code, out, _ = run(capsys, str(match_dir), "--step")
     assert code == 0

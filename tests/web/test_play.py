@@ -1,4 +1,4 @@
-"""``judge play``: a person in one seat against a bot (issue 36).
+"""``judge play``: a person in one seat against a bot.
 
 A scripted person plays whole rounds against the bundled ``greedy`` in real
 headless Chromium (clicking cells, and with the arrow keys) and in the terminal

@@ -1,4 +1,4 @@
-"""``judge serve``: a folder of results on the web, live while a tournament is played (issue 36).
+"""``judge serve``: a folder of results on the web, live while a tournament is played.
 
 The app is driven in-process with Starlette's test client for what the server
 answers (the index, the state of a tournament, refusals), and in real headless
@@ -168,7 +168,13 @@ def test_the_pages_follow_a_tournament_being_played(tmp_path: Path, browser: Any
         )
         assert shown == [[r["team"], r["points"]] for r in saved]
         assert len(seen_points) >= 3, seen_points  # it changed while the rounds were played
-        assert len({r for r in seen_rounds if r}) >= 2, seen_rounds  # it moved on by itself
+        # the projector moves on to the next round by itself (at its pace, once the first
+        # round's end has been held on the board: maybe after the play is over)
+        projector.wait_for_function(
+            "() => +document.getElementById('stage').dataset.index >= 2", timeout=30_000
+        )
+        seen_rounds.add(projector.get_attribute("#stage", "data-round") or "")
+        assert len({r for r in seen_rounds if r}) >= 2, seen_rounds
         # a team named like markup is shown as text: no <img> was made from it
         assert page.locator("img").count() == 0 and projector.locator("img").count() == 0
         assert EVIL in page.inner_text("#standings")
@@ -179,7 +185,10 @@ def test_the_pages_follow_a_tournament_being_played(tmp_path: Path, browser: Any
 
 
 @pytest.mark.slow
-def test_judge_serve_stops_cleanly_on_ctrl_c(finished: Path) -> None:
+@pytest.mark.parametrize("watched", [False, True], ids=["alone", "watched"])
+def test_judge_serve_stops_cleanly_on_ctrl_c(finished: Path, watched: bool) -> None:
+    """Ctrl-C stops the server at once, also while a page follows a tournament (the
+    projector always does): its stream ends, the server does not wait for it."""
     port = _free_port()
     proc = subprocess.Popen(
         [sys.executable, "-m", "judge", "serve", str(finished), "--port", str(port)],
@@ -196,11 +205,24 @@ def test_judge_serve_stops_cleanly_on_ctrl_c(finished: Path) -> None:
             except OSError:
                 assert proc.poll() is None and time.monotonic() < deadline, proc.stderr.read()
                 time.sleep(0.1)
+        viewer = socket.create_connection(("127.0.0.1", port), timeout=10) if watched else None
+        if viewer is not None:
+            viewer.sendall(
+                b"GET /api/tournament?p=final HTTP/1.1\r\nHost: here\r\n"
+                b"Accept: text/event-stream\r\n\r\n"
+            )
+            got = b""
+            while b"data: " not in got:  # following: the first state comes
+                chunk = viewer.recv(65536)
+                assert chunk, got
+                got += chunk
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=10)
     finally:
         if proc.poll() is None:
             proc.kill()
+        if watched and viewer is not None:
+            viewer.close()
     assert proc.returncode == 0, err
     assert b"Traceback" not in err
     assert f"127.0.0.1:{port}".encode() in out

@@ -1,6 +1,7 @@
-"""The next run's wineserver is armed while a run goes on (issue 35).
+"""The next run's wineserver is armed while a run goes on.
 
-After each .exe run the seat's server is made afresh (issue 32).  The new
+After each .exe run the seat's server is made afresh, so that a program keeps
+nothing of wine's state between runs.  The new
 server's helper is started one run ahead: it joins its groups and readies the
 server's process, which waits, still root and without a single instruction of
 wine run, for its go at the refresh after the next run.  Checked here: the
@@ -55,8 +56,8 @@ def _one_run(seat: Any) -> tuple[list[str], Any]:
     assert seat.program_dir is not None
     argv = [str(seat.program_dir / "hostile.exe"), "ok"]
     assert seat.run_turn(argv, {}, ["MOVE.OUT"], Limits()).result.verdict is Verdict.OK
-    assert seat._wine is not None  # made at the seat's first .exe run
-    return argv, seat._wine
+    assert seat.companion.wine is not None  # made at the seat's first .exe run
+    return argv, seat.companion.wine
 
 
 def test_each_refresh_starts_the_server_armed_a_run_before(
@@ -69,7 +70,7 @@ def test_each_refresh_starts_the_server_armed_a_run_before(
         for _ in range(3):
             run = seat.run_turn(argv, {}, ["MOVE.OUT"], Limits())
             assert run.result.verdict is Verdict.OK, run.result.message
-            wine = seat._wine  # made at the seat's first .exe run
+            wine = seat.companion.wine  # made at the seat's first .exe run
             assert wine is not None
             assert wine._next is not None
             armed = wine._next.result()  # armed on a thread of its own
@@ -117,7 +118,7 @@ def test_the_server_lent_ahead_survives_its_groups_being_made_afresh(
     first (their removal kills what is inside)."""
     with wine_sandbox.seat("lent", exes.hostile) as seat:
         argv, wine = _one_run(seat)
-        if seat._cg is None or seat._cg.pressure_only_dir is None:
+        if seat.groups.kept is None or seat.groups.kept.pressure_only_dir is None:
             pytest.skip("no separate pressure group on this machine (cgroup v2)")
         assert wine.lent  # lent ahead, at the refresh
         server = wine._server

@@ -1,4 +1,4 @@
-"""A Windows program carries nothing from run to run but its keep file (issue 32).
+"""A Windows program carries nothing from run to run but its keep file.
 
 * Whatever it leaves in wine (registry values, global atoms) is gone by its next
   run: each run starts on a fresh wineserver loaded with the template's registry.
@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-import judge.referee as referee
+import judge.sandbox.pair as sandbox_pair
 import judge.sandbox.seat as seat_module
 from judge.bots import BotSpec
 from judge.maps import load_map
@@ -71,7 +71,7 @@ def test_a_round_with_discarded_exe_runs_is_the_round_without_them(
         return result
 
     monkeypatch.setattr(seat_module, "decide", decide)
-    monkeypatch.setattr(referee, "BUSY_PAUSE_S", 0.0)
+    monkeypatch.setattr(sandbox_pair, "BUSY_PAUSE_S", 0.0)
     retried = _round(tmp_path / "retried", wine_sandbox, exes)
     logs = "".join(p.read_text() for p in (tmp_path / "retried").rglob("stderr.log"))
     assert logs.count("run again") >= 4

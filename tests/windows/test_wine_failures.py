@@ -1,4 +1,4 @@
-"""Wine's own failures are the judge's, never the program's (issue 32, item 4).
+"""Wine's own failures are the judge's, never the program's.
 
 A run wine fails (its server gone, a prefix it cannot use: anything before
 wine has loaded the program's own file) is IE, and the referee runs it again.
@@ -66,12 +66,12 @@ def test_a_second_wine_failure_when_wine_was_not_made_afresh_stays_ie(
         assert seat.program_dir is not None
         exe = str(seat.program_dir / "hostile.exe")
         first = seat.run_turn([exe, "killall"], {}, ["MOVE.OUT"], Limits())
-        assert seat._wine is not None  # made at the first Windows run
+        assert seat.companion.wine is not None  # made at the first Windows run
 
         def no_wine(*args: Any, **kwargs: Any) -> None:
             raise SandboxError("no wine today")
 
-        monkeypatch.setattr(seat._wine, "refresh", no_wine)
+        monkeypatch.setattr(seat.companion.wine, "refresh", no_wine)
         second = seat.run_turn([exe, "killall"], {}, ["MOVE.OUT"], Limits())
         monkeypatch.undo()
         again = seat.run_turn([exe, "ok"], {}, ["MOVE.OUT"], Limits())

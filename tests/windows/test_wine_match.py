@@ -22,7 +22,7 @@ import judge.bots
 from judge.bots import BotError, resolve_bot
 from judge.cli import main
 from judge.sandbox import Limits, ProgramUnreachable, Sandbox
-from judge.sandbox.wine import _WINE_LINE
+from judge.sandbox.wine.words import WINE_LINE
 from tests.core.test_properties import RefRound
 from tests.tournament._helpers import config_dict, read_standings, write_config
 
@@ -103,7 +103,7 @@ def test_exe_plays_exactly_as_the_same_source_built_natively(
     assert w_result["points"] == n_result["points"]
     for log in windows.glob("round-*/*/stderr.log"):
         for line in log.read_bytes().splitlines():
-            assert not _WINE_LINE.match(line), (log, line)
+            assert not WINE_LINE.match(line), (log, line)
 
 
 def test_the_cpp_kits_exe_is_built_by_its_bot_yaml_and_plays(exes: Exes, tmp_path: Path) -> None:
@@ -192,7 +192,7 @@ def test_sandbox_info_says_how_exes_run(exes: Exes, capsys: pytest.CaptureFixtur
 
 
 def test_two_teams_bot_exe_play_under_their_folders_names(exes: Exes, tmp_path: Path) -> None:
-    """Issue 37: two teams hand in a bot.exe each; the standings name the teams, not 'bot'
+    """Two teams hand in a bot.exe each; the standings name the teams, not 'bot'
     and 'bot-2'."""
     for team in ("Rồng Biển", "Cá Mập"):
         (tmp_path / team).mkdir()

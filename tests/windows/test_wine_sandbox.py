@@ -23,7 +23,7 @@ import pytest
 
 import judge
 from judge.sandbox import Limits, Sandbox, TurnRun, Verdict
-from judge.sandbox.wine import _WINE_LINE
+from judge.sandbox.wine.words import WINE_LINE
 from tests.nobody import leftovers, run_as_nobody
 
 from .conftest import Exes
@@ -61,7 +61,7 @@ class Case:
     words: tuple[str, ...] = ()  # in the verdict's message
     time_s: float = 10.0
     program: str = "hostile"  # or "dynamic": the C++ kit built without -static
-    #: not in the message (an exit code that only repeats the Windows status: issue 37)
+    #: not in the message (an exit code that only repeats the Windows status)
     not_words: tuple[str, ...] = ()
 
 
@@ -88,7 +88,8 @@ class Outcome:
     run: TurnRun
     during: list[int]  # pids of the seat's uid right after the run
     server: int | None  # pid of the seat's wineserver before the run
-    fresh: list[int]  # the seat's wineserver after the run (a new one: issue 32)
+    #: the seat's wineserver after the run (a new one: nothing of wine's state carries over)
+    fresh: list[int]
     after_close: list[int]
     uid: int | None
 
@@ -131,7 +132,7 @@ def test_hostile_exe_gets_its_verdict_and_leaves_only_its_wineserver(
         assert w not in r.message, r.message
     # wine's diagnostics are not the program's: never in its stderr
     for line in r.stderr_tail.splitlines():
-        assert not _WINE_LINE.match(line), r.stderr_tail
+        assert not WINE_LINE.match(line), r.stderr_tail
     if IS_ROOT:
         # Nothing left but the seat's wineserver, and that one started after the run.
         assert out.during == out.fresh, "the run left a process behind"

@@ -1,7 +1,7 @@
 """The template prefix's registry, trimmed of what a console program never reads.
 
 Every run's fresh wineserver parses the whole registry before it takes the
-program (issue 32, issue 35): the COM interface, class and type-library keys
+program: the COM interface, class and type-library keys
 are 60 % of wine's system.reg and are left out of the template.
 """
 

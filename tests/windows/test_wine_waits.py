@@ -1,4 +1,4 @@
-"""Every wait that is not the program's is counted, for .exe seats too (issue 32, item 3).
+"""Every wait that is not the program's is counted, for .exe seats too.
 
 A Windows program that asks its wineserver for much (hostile.exe ``server``:
 create and close an event, thousands of times) sleeps while the server works.

@@ -16,11 +16,11 @@ import pytest
 from judge.sandbox.wine import (
     PRUNE_AFTER_S,
     WineInstall,
-    _prune,
     crash_words,
     refusal,
     windows_target,
 )
+from judge.sandbox.wine.template import prune
 from judge.sandbox.winexe import ExeKind, inspect_bytes, is_windows_name
 
 WINE64 = WineInstall("/usr/lib/wine/wine64", None, "/usr/lib/wine/wineserver64", "wine-8.0")
@@ -176,7 +176,7 @@ def test_template_cache_prunes_dead_builds_and_other_wine_versions(tmp_path: Pat
     now = time.time()
     os.utime(tmp_path / "0123456789abcdef", (now, now - PRUNE_AFTER_S - 60))
     os.utime(tmp_path / "fedcba9876543210", (now, now - 60))
-    _prune(str(tmp_path), now=now)
+    prune(str(tmp_path), now=now)
     assert sorted(p.name for p in tmp_path.iterdir()) == [
         live,
         ".lock",
