@@ -56,6 +56,7 @@ RACE_GAP = 16       # ... and the gap is at most this (3: no race on 17 of 21 ma
                     # more: 3 won, 4 drawn, 14 lost against hunter, 6/2/13 with it)
 RAM_PULL = 0.04     # when ahead: the pull towards the opponent (in chance)
 RAM_LATE = 20       # ... in the last this many turns
+INSIST = 2          # placement: re-asks at which we name our first cell again
 CLOSE = 4           # boats this close: two turns searched (the second max-min; 3 won 8
                     # of 21 games against hunter, 4 won 10)
 
@@ -396,6 +397,8 @@ def place(sea, k, tried):
         scored.append((s - 0.3 * min(dcen[z], 10), -z, z))
     scored.sort(reverse=True)
     order = [z for _, _, z in scored] or [0]
+    if tried and len(tried) <= INSIST:
+        return tried[0]
     fresh = [z for z in order if z not in tried]
     return (fresh or order)[0]
 
