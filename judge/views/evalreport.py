@@ -142,14 +142,15 @@ def pair_lines(summary: EvalSummary) -> list[str]:
     if pr.mirrored:
         lines.append(
             f"mirrored pairs: {pr.mirrored} of {pr.pairs} (one game played twice: with the seats "
-            "swapped, both bots made the very same moves; the pair figures above count it once, "
-            "a per-round interval (Wilson) counts it twice and is too narrow)"
+            "swapped, both bots made the very same moves, so such a pair is one game seen from "
+            "both sides, not two; the pair figures above count it once, a per-round interval "
+            "(Wilson) counts it twice and is too narrow)"
         )
     else:
         lines.append(f"mirrored pairs: none of {pr.pairs}")
     lines.append(
         f"distinct games: {w + d + lo} ({w} won, {d} drawn, {lo} lost by {a})"
-        + (", a mirrored pair counted once" if pr.mirrored else "")
+        + (", such a pair counted once" if pr.mirrored else "")
     )
     return lines
 
