@@ -50,8 +50,10 @@ rounds are not, so the report counts pairs by score (the pentanomial: LL, LD,
 WL+DD, WD, WW) and gives BOT_A's score, its Elo difference with a 95%
 interval from the variance of the pair scores, and the likelihood of
 superiority (LOS).  A pair whose two rounds are the same game mirrored (both
-bots made the same moves in both seat orders) is flagged: it is one game seen
-from both sides, which the pair figures count once.
+bots made the same moves in both seat orders, as deterministic bots do on a
+symmetric map) is one game played twice, seen from both sides, which the pair
+figures count once: the report says how many pairs were ("mirrored pairs"),
+and the distinct games won, drawn and lost, such a pair counted once.
 
 --sprt ELO0 ELO1 runs a sequential test (the generalised SPRT on the
 pentanomial model, as fishtest computes it) of H0 "BOT_A is ELO0 Elo better"

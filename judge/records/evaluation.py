@@ -407,6 +407,28 @@ class EvalSummary:
             return self.pairs.pairs + self.pairs.incomplete
         return len({r.map for r in self.rounds})
 
+    def distinct_games(self) -> tuple[int, int, int]:
+        """BOT_A's games won, drawn and lost, a pair that was one game played twice
+        (the same moves in both seat orders) counted once.
+
+        Deterministic bots on a symmetric map replay one game in both seat orders, so
+        a book of N maps may hold N games, not 2N: the rounds overstate the sample.  A
+        pair not known to be mirrored (a file of 0.1.0, an unreadable replay) counts
+        both its rounds.
+        """
+        mirrored = {p.pair for p in self.pairs.lines if p.mirrored} if self.pairs else set()
+        counts = {"win": 0, "draw": 0, "loss": 0}
+        seen: set[int] = set()
+        for r in self.rounds:
+            if r.outcome is None:
+                continue
+            if r.pair is not None and r.pair in mirrored:
+                if r.pair in seen:
+                    continue
+                seen.add(r.pair)
+            counts[r.outcome] += 1
+        return counts["win"], counts["draw"], counts["loss"]
+
     def to_json(self) -> Json:
         d: Json = {
             "bots": {"a": self.bots[0].to_json(), "b": self.bots[1].to_json()},

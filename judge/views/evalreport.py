@@ -138,13 +138,20 @@ def pair_lines(summary: EvalSummary) -> list[str]:
         f"{a} scores {100 * pr.score:.1f}%: Elo {elo_text(e.elo, e.low, e.high)}, "
         f"from the pair variance, LOS {100 * e.los:.1f}%",
     ]
+    w, d, lo = summary.distinct_games()
     if pr.mirrored:
         lines.append(
-            f"{pr.mirrored} of {pr.pairs} pairs are the same game mirrored: with the seats "
+            f"mirrored pairs: {pr.mirrored} of {pr.pairs} (one game played twice: with the seats "
             "swapped, both bots made the very same moves, so such a pair is one game seen from "
             "both sides, not two; the pair figures above count it once, a per-round interval "
-            "(Wilson) counts it twice and is too narrow"
+            "(Wilson) counts it twice and is too narrow)"
         )
+    else:
+        lines.append(f"mirrored pairs: none of {pr.pairs}")
+    lines.append(
+        f"distinct games: {w + d + lo} ({w} won, {d} drawn, {lo} lost by {a})"
+        + (", such a pair counted once" if pr.mirrored else "")
+    )
     return lines
 
 

@@ -1,7 +1,9 @@
-"""The sparring bots (bots/hunter, bots/collector, bots/rammer, bots/planner): protocol and style.
+"""The sparring bots (bots/hunter, collector, rammer, planner, duel, stepper, racer): protocol, style.
 
 They exist so that the reference bot is not tuned against one opponent: a
-search bot, a cautious collector, an aggressive rammer and a route planner.  Each is checked
+search bot, a cautious collector, an aggressive rammer, a route planner, a tree
+search of the simultaneous game (duel), a planner of every first step (stepper)
+and a treasure racer and rammer (racer).  Each is checked
 the way the judge runs it (a process per turn for placement and speed) and in
 whole in-process rounds (every move legal, never a suicide), and each shows
 its style in a situation built for it.
@@ -10,6 +12,7 @@ its style in a situation built for it.
 from __future__ import annotations
 
 import ast
+import json
 import os
 import random
 import resource
@@ -20,6 +23,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from judge.cli import main
 from judge.mapstyles import generate_styled
 from judge.protocol import parse_move_out, render_map_inp
 from judge.rules import Game
@@ -31,7 +35,7 @@ sys.path.insert(0, str(ROOT / "tests" / "reference_bot"))
 
 import harness  # noqa: E402
 
-SPARRING = ["hunter", "collector", "rammer", "planner"]
+SPARRING = ["hunter", "collector", "rammer", "planner", "duel", "stepper", "racer"]
 PYTHON = "/usr/bin/python3" if os.path.exists("/usr/bin/python3") else sys.executable
 ENV = {"PATH": "/usr/local/bin:/usr/bin:/bin"}
 
@@ -89,6 +93,15 @@ def test_bot_yaml_and_python_3_8(name: str) -> None:
     }
     assert modules <= set(sys.stdlib_module_names), modules  # standard library only
     assert not modules & {"subprocess", "socket"}
+
+
+@pytest.mark.parametrize("name", ["duel", "stepper", "racer"])
+def test_check_bot_passes(name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """judge check-bot's whole battery (placement, a re-ask, reefs, a wreck, the
+    treasure, the last turn, the largest map) through the real sandbox."""
+    code = main(["check-bot", str(ROOT / "bots" / name), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert code == 0 and report["passed"] is True and report["errors"] == 0, report
 
 
 @pytest.mark.parametrize("name", SPARRING)
@@ -263,3 +276,65 @@ def test_planner_races_for_the_treasure(tmp_path: Path) -> None:
     text = map_inp(rows, 10, (3, 4), (4, 1), 40)
     cell, _ = run_bot("planner", tmp_path, text)
     assert cell == (4, 4), cell
+
+
+def test_duel_rams_ahead_and_dodges_behind(tmp_path: Path) -> None:
+    # The hunter's two situations, for the tree search: last turn, ahead 25 to 22, a 5
+    # between the boats: it goes there (it gets the 5, or both sink with it ahead).
+    rows = ["0 0 0 0 0", "0 0 5 0 0", "S 0 0 0 S", "0 0 0 0 0", "0 0 0 0 0"]
+    ahead = with_rest(rows, 47)
+    state_after_placement("duel", tmp_path, ahead, 20)
+    cell, _ = run_bot("duel", tmp_path, map_inp(ahead, 1, (2, 4), (2, 2), 25))
+    assert cell == (2, 3), cell
+    # Behind 22 to 25 with turns to go: it keeps out of the opponent's reach.
+    tmp2 = tmp_path / "b"
+    tmp2.mkdir()
+    state_after_placement("duel", tmp2, ahead, 20)
+    cell, _ = run_bot("duel", tmp2, map_inp(ahead, 8, (2, 4), (2, 2), 22))
+    assert cell not in ((2, 3), (1, 2), (3, 2), (2, 1), (2, 2)), cell
+
+
+def test_stepper_takes_the_gold_it_reaches_first_and_keeps_clear_behind(tmp_path: Path) -> None:
+    # A 2 next to it, far from the opponent (by the rest of the gold, in the far corner):
+    # it steps onto the 2.
+    rows = with_rest(OPEN, 30)
+    state_after_placement("stepper", tmp_path, rows, 40)
+    cell, _ = run_bot("stepper", tmp_path, map_inp(rows, 30, (2, 3), (6, 6), 15))
+    assert cell == (2, 2), cell
+    # Behind 22 to 25, the opponent next to it: it keeps out of the opponent's reach.
+    rows = ["0 0 0 0 0", "0 0 5 0 0", "S 0 0 0 S", "0 0 0 0 0", "0 0 0 0 0"]
+    behind = with_rest(rows, 47)
+    tmp2 = tmp_path / "b"
+    tmp2.mkdir()
+    state_after_placement("stepper", tmp2, behind, 20)
+    cell, _ = run_bot("stepper", tmp2, map_inp(behind, 8, (2, 4), (2, 2), 22))
+    assert cell not in ((2, 3), (1, 2), (3, 2), (2, 1), (2, 2)), cell
+
+
+def test_racer_rams_ahead_on_the_last_turn(tmp_path: Path) -> None:
+    # Last turn, ahead 25 to 22, a 5 between the boats: it goes there whatever the
+    # opponent does (it gets the 5, or both sink with it ahead).
+    rows = ["0 0 0 0 0", "0 0 5 0 0", "S 0 0 0 S", "0 0 0 0 0", "0 0 0 0 0"]
+    ahead = with_rest(rows, 47)
+    state_after_placement("racer", tmp_path, ahead, 20)
+    cell, _ = run_bot("racer", tmp_path, map_inp(ahead, 1, (2, 4), (2, 2), 25))
+    assert cell == (2, 3), cell
+
+
+def test_racer_heads_for_the_centre_before_half_time(tmp_path: Path) -> None:
+    # K = 20, 12 turns left: the check comes after the second move.  Level 48 to 48,
+    # the racer two steps west of the centre, the opponent three steps east of it; a
+    # 2 two steps south of the racer would keep it from the centre when the treasure
+    # appears (the other 2 is by the opponent).  It steps towards the centre.
+    rows = [
+        "0 0 0 0 0 0 2",
+        "0 0 0 0 0 0 0",
+        "0 0 0 0 0 0 0",
+        "S 0 0 0 0 0 S",
+        "0 0 0 0 0 0 0",
+        "0 2 0 0 0 0 0",
+        "0 0 0 0 0 0 0",
+    ]
+    state_after_placement("racer", tmp_path, rows, 20)
+    cell, _ = run_bot("racer", tmp_path, map_inp(rows, 12, (4, 2), (3, 7), 48))
+    assert cell == (4, 3), cell

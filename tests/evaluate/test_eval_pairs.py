@@ -29,6 +29,7 @@ from judge.evaluate import (
 )
 from judge.pentanomial import Pentanomial, Sprt, SprtVerdict, estimate
 from judge.sandbox import Limits
+from judge.views.evalreport import pair_lines
 from tests.evaluate.weakbots import BOTS, mixed_bot
 from tests.records_support import a_result
 from tests.referee.fakes import FakeSandbox, spec
@@ -139,6 +140,33 @@ def test_each_round_names_its_pair_even_when_a_book_plays_one_map_twice(tmp_path
 
 
 # ------------------------------------------------------------- mirrored pairs
+
+
+def test_a_mirrored_pair_is_one_distinct_game_and_the_report_says_so() -> None:
+    """Pairs 1 and 2 replay one game in both seat orders (equal traces); pair 3 does not."""
+    specs = _specs(3)
+    outs = [
+        _outcome(specs[0], "win", "g1"),
+        _outcome(specs[1], "win", "g1"),
+        _outcome(specs[2], "draw", "g2"),
+        _outcome(specs[3], "draw", "g2"),
+        _outcome(specs[4], "win", "g3"),
+        _outcome(specs[5], "loss", "g4"),
+    ]
+    plans = [o.spec.plan for o in outs[::2]]
+    s = summarize(outs, ["a", "b"], ["a", "b"], 0, plans, [(5, 5)], [6], Limits(), 1, None)
+    assert s.pairs is not None and s.pairs.mirrored == 2
+    assert (s.result.wins, s.result.draws, s.result.losses) == (3, 2, 1)
+    assert s.distinct_games() == (2, 1, 1)
+    text = "\n".join(pair_lines(s))
+    assert "mirrored pairs: 2 of 3 (one game played twice" in text
+    assert "distinct games: 4 (2 won, 1 drawn, 1 lost by a)" in text
+    # No pair mirrored: every round is a game of its own, and the report says none was.
+    outs = [_outcome(specs[0], "win", "g0"), _outcome(specs[1], "win", "g1")]
+    s = summarize(outs, ["a", "b"], ["a", "b"], 0, plans[:1], [(5, 5)], [6], Limits(), 1, None)
+    assert s.distinct_games() == (2, 0, 0)
+    text = "\n".join(pair_lines(s))
+    assert "mirrored pairs: none of 1\ndistinct games: 2 (2 won, 0 drawn, 0 lost by a)" in text
 
 
 def _to_zero(which: int):  # type: ignore[no-untyped-def]

@@ -21,6 +21,10 @@ Command line (prints a table)::
 ``--max-area 63`` keeps only small maps (the short races, where the bot is
 weakest against hunter); ``--seats 1`` plays each map once.
 
+``--bot NAME`` plays another bot in the reference's place (a sparring partner,
+say, against planner or hunter); ``BOT_PARAMS="duel:WORK=200000"`` overrides a
+bundled Python bot's module constants, as ``REF_PARAMS`` does the reference's.
+
 An opponent ``brain:PATH`` is another version of the reference's brain.py, in
 process.  Against an earlier reference (``git show a6da7f1:bots/reference/
 brain.py > /tmp/a6.py``: as far as the history shows, the version a stronger
@@ -114,7 +118,13 @@ class ScriptBot:
             extra = os.environ.get("EXTRA_BOTS")  # experiments: bots outside the project
             if extra and not path.exists():
                 path = Path(extra) / name / "bot.py"
-            ScriptBot._mods[name] = load_module(f"bot_{name}", path)
+            mod = ScriptBot._mods[name] = load_module(f"bot_{name}", path)
+            # Experiments: BOT_PARAMS="duel:WORK=200000,duel:EXPLORE=0.4" overrides a bot's
+            # module constants, as REF_PARAMS does the reference's.
+            for item in os.environ.get("BOT_PARAMS", "").split(","):
+                if item.startswith(name + ":") and "=" in item:
+                    k, v = item[len(name) + 1 :].split("=", 1)
+                    setattr(mod, k.strip(), type(getattr(mod, k.strip()))(float(v)))
         self.mod = ScriptBot._mods[name]
         self.dir = tempfile.mkdtemp(prefix=f"refh-{name}-")
         # Removed when the bot is collected or at exit, whether or not close() is called:
@@ -135,12 +145,12 @@ class ScriptBot:
                     os.unlink(f)
             with open("MAP.INP", "w") as fh:
                 fh.write(map_text)
-            t0 = time.perf_counter()
+            t0 = time.process_time()  # CPU time, as RefBot's
             try:
                 self.mod.main()
             except Exception:
                 pass
-            self.times.append(time.perf_counter() - t0)
+            self.times.append(time.process_time() - t0)
             try:
                 with open("MOVE.OUT", "rb") as fh:
                     return fh.read()
@@ -309,19 +319,21 @@ def build_map(spec: MapSpec) -> GameMap:
     return load_map(what)
 
 
-def run_case(args: tuple[str, MapSpec, int]) -> dict[str, Any]:
-    """(opponent, map, seat of the reference bot) -> result row."""
-    opp, spec, seat = args
+def run_case(args: tuple[str, MapSpec, int] | tuple[str, MapSpec, int, str]) -> dict[str, Any]:
+    """(opponent, map, seat of the bot under test[, that bot: default the reference]) ->
+    result row (its "ref" fields are the bot under test's)."""
+    opp, spec, seat = args[:3]
     gm = build_map(spec)
-    ref = RefBot()
+    ref = make_bot(args[3]) if len(args) > 3 else RefBot()
     other = make_bot(opp)
     bots = [ref, other] if seat == 0 else [other, ref]
     g = play(gm, bots, spec[5])
     out = g.outcome()
     assert out is not None
     res = "draw" if out.winner is None else ("win" if out.winner == seat else "loss")
-    if isinstance(other, ScriptBot):
-        other.close()
+    for b in (ref, other):
+        if isinstance(b, ScriptBot):
+            b.close()
     return {
         "opp": opp,
         "map": spec,
@@ -375,20 +387,21 @@ def cases(
     source: str = "classic",
     seats: int = 2,
     max_area: int = 0,
-) -> list[tuple[str, MapSpec, int]]:
+    bot: str = "reference",
+) -> list[tuple[str, MapSpec, int, str]]:
     """Every map twice (the reference in seat 0, then 1) against every opponent.
 
     ``seats=1`` plays each map once, seats alternating: deterministic bots on a
     symmetric map play the same game in both seat orders, so tuning runs can
     spend the time on more maps instead.  ``max_area``: only maps of at most
-    that many cells (0: any).
+    that many cells (0: any).  ``bot``: the bot under test (default the reference).
     """
     out = []
     specs = small_specs(source, maps, seed, max_area) if max_area else map_specs(source, maps, seed)
     for i, spec in enumerate(specs):
         for opp in opponents:
             for seat in (0, 1) if seats == 2 else (i % 2,):
-                out.append((opp, spec, seat))
+                out.append((opp, spec, seat, bot))
     return out
 
 
@@ -450,6 +463,9 @@ def main() -> None:
     )
     ap.add_argument("--rounds", type=int, default=100, help="maps (each played in both seats)")
     ap.add_argument("--opponents", default="greedy,random")
+    ap.add_argument(
+        "--bot", default="reference", help="the bot under test (a sparring bot's name too)"
+    )
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--by", default="opp", help="group the table by: opp, label, rows, k")
@@ -458,7 +474,7 @@ def main() -> None:
     ap.add_argument("--json", default="", help="also write every round to this file")
     ap.add_argument("--max-area", type=int, default=0, help="only maps of at most this many cells")
     a = ap.parse_args()
-    todo = cases(a.opponents.split(","), a.rounds, a.seed, a.maps, a.seats, a.max_area)
+    todo = cases(a.opponents.split(","), a.rounds, a.seed, a.maps, a.seats, a.max_area, a.bot)
     t0 = time.time()
     if a.jobs > 1:
         import multiprocessing as mp

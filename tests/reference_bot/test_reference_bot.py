@@ -567,7 +567,7 @@ def test_harness_small_maps_are_small_and_drawn_in_order(source: str) -> None:
     positions = [full.index(s) for s in specs]
     assert positions == sorted(positions)
     assert harness.cases(["greedy"], 6, 3, source, seats=1, max_area=63) == [
-        ("greedy", s, i % 2) for i, s in enumerate(specs)
+        ("greedy", s, i % 2, "reference") for i, s in enumerate(specs)
     ]
 
 
