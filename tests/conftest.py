@@ -103,7 +103,6 @@ _GROUPS = (
     ("tests/sandbox/test_sandbox_hostile.py", "hostile"),  # every hostile program, run once
     ("tests/tournament/test_tournament_e2e.py", "e2e"),  # the 3-team tournament
     ("tests/views/test_index_pages_browser.py", "index-pages"),  # a league, a tournament
-    ("tests/web/test_projector_browser.py", "projector"),  # a final with slow bots, played once
     ("tests/bots/test_starter_kits.py", "kits"),  # the C++ and Pascal kits built
 )
 
@@ -112,17 +111,7 @@ _GROUPS = (
 #: that no process is left with one at the end while the others wait to run the
 #: ``alone`` tests; then the cluster tests that start a cluster of their own (a minute or
 #: more each when busy); the single tests last, which even out the processes' ends.
-_FIRST = (
-    "heavy",
-    "cluster",
-    "wine",
-    "browser",
-    "projector",
-    "e2e",
-    "index-pages",
-    "hostile",
-    "kits",
-)
+_FIRST = ("heavy", "cluster", "wine", "browser", "e2e", "index-pages", "hostile", "kits")
 _LONG = "tests/cluster/test_cluster.py"
 #: The ``alone`` tests in one group, handed out last: one after the other, when the other
 #: processes have little or nothing left, instead of each making them stop, mid-way, until

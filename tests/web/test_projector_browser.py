@@ -238,12 +238,14 @@ def test_the_projector_trails_the_play_and_tells_only_what_it_showed(
             if rows:
                 told = (_points(out, order, counted), _points(out, order, max(0, counted - 1)))
                 assert rows in told, (counted, rows)
-        # each round took at least its turns at the pace (never faster than the room can follow)
+        # each round took at least its turns at the pace (never faster than the room can follow;
+        # the play itself is ten times faster).  A turn is timed when a poll first sees it, so
+        # a poll held up by a busy machine sees the first turn late: one turn is allowed for it
         for rnd, seen in turns_seen.items():
             turns = [t for t in seen if t >= 1]
             if rnd and len(turns) >= 6:
                 span = seen[max(turns)] - seen[min(turns)]
-                assert span >= 0.8 * (max(turns) - min(turns)) / pace, (rnd, span)
+                assert span >= 0.8 * (max(turns) - min(turns) - 1) / pace, (rnd, span)
         saved = json.loads((out / "standings.json").read_text(encoding="utf-8"))["standings"]
         page.wait_for_function(
             "() => document.getElementById('shown-note').textContent.startsWith('final')"
