@@ -23,7 +23,9 @@ from judge.sandbox import Limits, Sandbox, Verdict
 from judge.sandbox.cpuwait import children
 from tests.windows.conftest import Exes
 
-pytestmark = pytest.mark.slow
+# Alone: each test looks at one run's wine directly, with no retry, and on a machine loaded
+# by the tests beside it wine's start can fail (an IE, which the referee runs again)
+pytestmark = [pytest.mark.slow, pytest.mark.alone]
 
 
 def _comm(pid: int) -> str:
