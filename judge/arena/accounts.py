@@ -215,12 +215,8 @@ class Accounts:
         attempt, wait = self._count_attempt(account.name, address, limits, now)
         if wait is not None:
             return Login(None, max(1.0, wait))
-        row = self.store.row("SELECT password_hash FROM accounts WHERE id = ?", (account.id,))
-        if row is None:
-            return Login(None)
-        try:
-            self.hasher.verify(str(row[0]), current)
-        except (VerificationError, InvalidHashError):
+        verified = self._verified(account.name, current)
+        if verified is None or verified.id != account.id:
             return Login(None)
         self._forget_attempt(attempt)
         new_hash = self.hasher.hash(new)
