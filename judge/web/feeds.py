@@ -13,7 +13,9 @@ Two kinds of source:
 
 * a *snapshot* (``snapshot = True``): each message is the whole new state
   (a tournament's standings); a viewer who comes late, or falls behind, gets
-  the newest one only;
+  the newest one only, and a viewer who comes gets its first one from a read
+  begun after it came (a page loaded after a form's write must not be sent
+  the state from before the write, and be drawn back to it);
 * a *log*: each message adds to the ones before (a round's turns); a viewer
   who comes late gets them all, in order.
 
@@ -28,6 +30,7 @@ here knows what is followed: the arena's pages use the same hub.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
 from collections.abc import AsyncGenerator, Callable, Hashable
@@ -109,6 +112,9 @@ class Feed:
         #: the stamp of a log that came to its end by itself (None: not to be kept)
         self.final: Hashable | None = None
         self.viewers = 0
+        #: reads begun and reads done: a viewer of a snapshot waits for one begun after it came
+        self.polls_begun = 0
+        self.polls_done = 0
         self._news = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
@@ -123,6 +129,9 @@ class Feed:
             self.base += len(self.log) - 1
             del self.log[:-1]
         self.ended = self.ended or last
+        self._tell()
+
+    def _tell(self) -> None:
         news, self._news = self._news, asyncio.Event()
         news.set()  # every viewer waiting on this wakes once
 
@@ -132,11 +141,15 @@ class Feed:
                 if self.stopping.is_set():
                     self._publish([], last=True)
                     return
+                self.polls_begun += 1
                 poll = await asyncio.to_thread(self.source.poll)
+                self.polls_done += 1
                 if poll.last and not self.source.snapshot:
                     self.final = await asyncio.to_thread(_stamp, self.source)
                 if poll.messages or poll.last:
                     self._publish(poll.messages, poll.last)
+                else:
+                    self._tell()  # a viewer waiting for a fresh read has it
                 if not self.ended:
                     await asyncio.sleep(self.interval)
         except asyncio.CancelledError:
@@ -159,7 +172,11 @@ class Feed:
 
     async def stream(self, idle_close_s: float = IDLE_CLOSE_S) -> AsyncGenerator[bytes, None]:
         """The events for one viewer: what there is so far, then each one as it comes."""
-        at = self.base if not self.source.snapshot else max(self.base, self.end - 1)
+        if self.source.snapshot:
+            await self._fresh_read()
+            at = max(self.base, self.end - 1)
+        else:
+            at = self.base
         idle = 0.0
         while True:
             at = max(at, self.base)  # a snapshot's older states are gone: the newest will do
@@ -178,6 +195,15 @@ class Feed:
                 idle += wait
                 if idle < idle_close_s:
                     yield b": still here\n\n"
+
+    async def _fresh_read(self) -> None:
+        """Until a read begun after now is done (or the feed ended): a state published before
+        a viewer came may be older than what that viewer's page already shows."""
+        need = self.polls_begun + 1
+        while self.polls_done < need and not (self.ended or self.stopping.is_set()):
+            news = self._news
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(news.wait(), timeout=KEEPALIVE_S)
 
 
 class Hub:

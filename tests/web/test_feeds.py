@@ -289,3 +289,34 @@ def test_a_finished_round_is_read_once_for_viewers_who_come_one_after_another(
     assert all(s == turns for s in seen)
     assert again == [1, 2]
     assert len(sources) == 2, len(sources)  # once for the twenty viewers, once for the new one
+
+
+def test_a_viewer_who_comes_after_a_change_is_never_sent_the_state_before_it() -> None:
+    """A form's redirect: the team's page is loaded after the write, drawn from the new state,
+    while the feed's last message, read before the write, is still the old one: the new
+    viewer's first message comes from a read begun after it came."""
+    state = {"map": None}
+
+    async def first_of(stream: AsyncGenerator[bytes, None], n: int) -> list[Any]:
+        out: list[Any] = []
+        async with contextlib.aclosing(stream):
+            async for message in stream:
+                if message.startswith(b"data: "):
+                    out.append(json.loads(message[6:]))
+                    if len(out) == n:
+                        break
+        return out
+
+    async def main() -> tuple[list[Any], list[Any]]:
+        hub = Hub(threading.Event(), interval=0.5)
+        follow = lambda: hub.follow(("team", 1), lambda: Snapshot(lambda: dict(state)))  # noqa: E731
+        early = asyncio.create_task(first_of(follow(), 2))
+        while not hub.feeds or not hub.feeds[("team", 1)].log:
+            await asyncio.sleep(0.01)  # the early viewer's page has the state before the write
+        state["map"] = "m2"  # the write, then at once the redirected page's viewer
+        late = await asyncio.wait_for(first_of(follow(), 1), 5)
+        return late, await asyncio.wait_for(early, 5)
+
+    late, early = asyncio.run(main())
+    assert late == [{"map": "m2"}]
+    assert early == [{"map": None}, {"map": "m2"}]
