@@ -21,6 +21,7 @@ from judge.sandbox.wine import (
     windows_target,
 )
 from judge.sandbox.wine.template import prune
+from judge.sandbox.wine.words import failure
 from judge.sandbox.winexe import ExeKind, inspect_bytes, is_windows_name
 
 WINE64 = WineInstall("/usr/lib/wine/wine64", None, "/usr/lib/wine/wineserver64", "wine-8.0")
@@ -183,3 +184,19 @@ def test_template_cache_prunes_dead_builds_and_other_wine_versions(tmp_path: Pat
         "fedcba9876543210",
         "notes",
     ]
+
+
+def test_a_wine_that_gave_up_says_what_it_left_the_exit_code_and_its_servers_words() -> None:
+    """The judge's failure is told as wine left it: a wine that found no server starts one,
+    and exits 1 without a word of its own when that one would not start."""
+    loaded = (
+        b'0024:trace:loaddll:build_module Loaded L"Z:\\\\w\\\\bot.exe" at 0000000140000000: native'
+    )
+    assert failure(loaded + b"\n", b"", died_in_run=False, exit_code=0) is None
+    silent = failure(b"", b"", died_in_run=False, exit_code=1) or ""
+    assert silent.endswith("(wine said nothing, exit code 1)"), silent
+    server = failure(b"wineserver: could not create the lock\n", b"", False, 1) or ""
+    assert "wine said: wineserver: could not create the lock" in server, server
+    other = failure(b"\npreloader: Warning: failed to reserve range\n", b"", False, 1) or ""
+    assert "exit code 1; its stderr began: preloader: Warning: failed to reserve range" in other
+    assert "the seat's wineserver stopped" in (failure(loaded, b"", True, 0) or "")

@@ -244,7 +244,7 @@ class WineCompanion(Companion):
             # Only a run that ended by itself is looked at: a time-out, a broken memory
             # or file cap stand as they are, and an IE (kept waiting) is retried as one.
             return result
-        why = self.wine.failure(raw.stderr.head, raw.stderr.data)
+        why = self.wine.failure(raw.stderr.head, raw.stderr.data, result.exit_code)
         if why is None:
             return result
         # Counted over the seat's round, not reset by a good run: a program cannot

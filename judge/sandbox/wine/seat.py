@@ -414,10 +414,12 @@ class WineSeat:
             self._needs_reset = True
         return added
 
-    def failure(self, stderr_head: bytes, stderr_tail: bytes) -> str | None:
+    def failure(
+        self, stderr_head: bytes, stderr_tail: bytes, exit_code: int | None = None
+    ) -> str | None:
         """Why the last run is wine's failure rather than the program's, in wine's own
         words; None when the program's run stands (:func:`~.words.failure`)."""
-        return failure(stderr_head, stderr_tail, self.died_in_run)
+        return failure(stderr_head, stderr_tail, self.died_in_run, exit_code)
 
     def stop(self) -> None:
         """Stop the server, and discard the armed one (a restart makes both afresh)."""

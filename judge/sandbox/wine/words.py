@@ -26,8 +26,9 @@ _MISSING_DLL = re.compile(rb":err:module:import_dll Library (?P<dll>\S+) \(which
 #: Wine's line for a module of the program's own (the .exe first; wine's own are "builtin").
 _LOADED_NATIVE = re.compile(rb":trace:loaddll:\w+ Loaded .*: native\r?$", re.M)
 
-#: Wine's own words when it gives up before or around a program's start (not a crash).
-_WINE_FAILURE = re.compile(rb"^(wine client error|wine: (?!Unhandled|Call from)).*")
+#: Wine's own words when it gives up before or around a program's start (not a crash); a
+#: wine that found no server starts one of its own, whose words are "wineserver: ...".
+_WINE_FAILURE = re.compile(rb"^(wine client error|wineserver: |wine: (?!Unhandled|Call from)).*")
 
 #: Wine's words for an unhandled exception -> (code, name in words).
 _WINE_WORDS: tuple[tuple[str, int, str], ...] = (
@@ -61,7 +62,9 @@ EXCEPTION_NAMES = {
 }
 
 
-def failure(stderr_head: bytes, stderr_tail: bytes, died_in_run: bool) -> str | None:
+def failure(
+    stderr_head: bytes, stderr_tail: bytes, died_in_run: bool, exit_code: int | None = None
+) -> str | None:
     """Why the last run is wine's failure rather than the program's, in wine's own
     words; None when the program's run stands (the judge's failure is never held
     against the program).
@@ -71,7 +74,10 @@ def failure(stderr_head: bytes, stderr_tail: bytes, died_in_run: bool) -> str | 
     own file: wine's system files are "builtin"): wine (its loader, the server, the
     prefix) gave up before any of the program's code ran.  That line is written
     before the program runs, so no program can make a run of its own look like
-    wine's failure by its output.
+    wine's failure by its output; and what such a run wrote is wine's alone, so when
+    none of it is in wine's usual words its first line and the exit code are told: a
+    wine that exits at once with status 1 and says nothing is one whose own server
+    would not start.
     """
     said = [
         m.group(0).decode("utf-8", "replace").strip()
@@ -84,7 +90,18 @@ def failure(stderr_head: bytes, stderr_tail: bytes, died_in_run: bool) -> str | 
         return f"the seat's wineserver stopped during the run{words}"
     if _LOADED_NATIVE.search(stderr_head):
         return None
-    return f"wine stopped before it had loaded the program{words or ' (wine said nothing)'}"
+    return (
+        f"wine stopped before it had loaded the program{words or _silence(stderr_head, exit_code)}"
+    )
+
+
+def _silence(stderr_head: bytes, exit_code: int | None) -> str:
+    """What a wine that gave up in none of its usual words left: its first line, its code."""
+    code = f", exit code {exit_code}" if exit_code is not None else ""
+    first = next((ln.strip() for ln in stderr_head.splitlines() if ln.strip()), b"")
+    if not first:
+        return f" (wine said nothing{code})"
+    return f" (wine said nothing in its usual words{code}; its stderr began: {first.decode('utf-8', 'replace')[:200]})"
 
 
 def explain(result: RunResult) -> RunResult:
