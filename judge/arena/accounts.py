@@ -277,16 +277,21 @@ class Accounts:
 def _held_back(
     conn: sqlite3.Connection, name: str, address: str, limits: RateLimits, now: float
 ) -> float | None:
-    """Seconds until this team or address may try again (None: it may now)."""
+    """Seconds until this address may try this team again (None: it may now).
+
+    A team is held back for everyone only by failures from many addresses: counted for
+    one team alone, anybody who knows a team's name could keep it out of its own
+    account by guessing wrong a few times."""
     since = now - limits.login_window_s
     waits = []
-    for column, value, most in (
-        ("team_key", name_key(name), limits.login_failures_per_team),
-        ("address", address, limits.login_failures_per_address),
+    for where, values, most in (
+        ("team_key = ? AND address = ?", (name_key(name), address), limits.login_failures_per_team),
+        ("team_key = ?", (name_key(name),), limits.login_failures_per_team_everywhere),
+        ("address = ?", (address,), limits.login_failures_per_address),
     ):
         rows = conn.execute(
-            f"SELECT at FROM login_failures WHERE {column} = ? AND at > ? ORDER BY at DESC",
-            (value, since),
+            f"SELECT at FROM login_failures WHERE {where} AND at > ? ORDER BY at DESC",
+            (*values, since),
         ).fetchall()
         if len(rows) >= most:
             # free again once the oldest failure that counts leaves the window

@@ -65,7 +65,12 @@ class Uploads:
 @dataclass(frozen=True)
 class RateLimits:
     uploads_per_hour: int = 10
+    #: wrong passwords for one team from one address: that address waits for that team
     login_failures_per_team: int = 5
+    #: ... for one team from all addresses together: every login of the team waits (a
+    #: guesser spread over many machines); more than one address's limit below, so that
+    #: no single machine can lock a team out of its own account
+    login_failures_per_team_everywhere: int = 100
     login_failures_per_address: int = 20
     login_window_s: int = 900
 
@@ -111,6 +116,7 @@ RANGES: dict[tuple[str, str], Range] = {
     ("uploads", "build_timeout_s"): Range(1, 3600, integer=True),
     ("rate_limits", "uploads_per_hour"): Range(1, 10_000, integer=True),
     ("rate_limits", "login_failures_per_team"): Range(1, 10_000, integer=True),
+    ("rate_limits", "login_failures_per_team_everywhere"): Range(1, 100_000, integer=True),
     ("rate_limits", "login_failures_per_address"): Range(1, 100_000, integer=True),
     ("rate_limits", "login_window_s"): Range(1, 86_400, integer=True),
 }
@@ -150,8 +156,9 @@ uploads:                # caps on what a team uploads
 
 rate_limits:
   uploads_per_hour: 10          # uploads of one team in any hour
-  login_failures_per_team: 5    # wrong passwords for one team ...
-  login_failures_per_address: 20  # ... or from one address ...
+  login_failures_per_team: 5    # wrong passwords for one team from one address ...
+  login_failures_per_team_everywhere: 100  # ... or for one team from all addresses ...
+  login_failures_per_address: 20  # ... or from one address for any team ...
   login_window_s: 900           # ... within this many seconds: then logins wait (HTTP 429)
 
 # Uploads close at this moment (ISO 8601 with its time zone), e.g.

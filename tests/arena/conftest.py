@@ -107,10 +107,16 @@ class Served:
     def _wake(self) -> None:
         self.woken += 1
 
-    def client(self) -> Any:
+    def client(self, address: str = "testclient") -> Any:
+        """A browser at ``address`` (what the server sees as the request's client)."""
         from starlette.testclient import TestClient
 
-        return TestClient(self.site.app(), base_url="http://arena.test", follow_redirects=False)
+        return TestClient(
+            self.site.app(),
+            base_url="http://arena.test",
+            follow_redirects=False,
+            client=(address, 50000),
+        )
 
     def login(self, team: str, password: str | None = None) -> Any:
         c = self.client()

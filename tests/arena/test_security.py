@@ -120,6 +120,39 @@ def test_logins_are_held_back_per_team_then_per_address(tmp_path: Path) -> None:
         s.close()
 
 
+def test_a_rival_guessing_a_teams_name_cannot_lock_the_team_out(tmp_path: Path) -> None:
+    """Wrong passwords from one machine hold that machine back, not the team: the team
+    logs in from its own; only guesses from many machines hold the team back everywhere."""
+    made = make(
+        tmp_path,
+        settings={
+            "rate_limits.login_failures_per_team": 3,
+            "rate_limits.login_failures_per_team_everywhere": 7,
+            "rate_limits.login_failures_per_address": 5,
+        },
+    )
+    s = Served(made)
+    try:
+
+        def attempt(address: str, password: str) -> int:
+            c = s.client(address)
+            csrf = csrf_of(c.get("/login").text)
+            return int(
+                c.post(
+                    "/login", data={"team": TEAM, "password": password, "csrf": csrf}
+                ).status_code
+            )
+
+        assert [attempt("10.0.0.66", "guess") for _ in range(4)] == [401, 401, 401, 429]
+        assert attempt("10.0.0.66", made.password(TEAM)) == 429  # the rival's machine waits
+        assert attempt("10.0.0.7", made.password(TEAM)) == 303  # the team's own does not
+        # guesses from ever new machines: the team is held back everywhere at the team's count
+        assert [attempt(f"10.0.1.{i}", "guess") for i in range(4)] == [401] * 4
+        assert attempt("10.0.0.7", made.password(TEAM)) == 429
+    finally:
+        s.close()
+
+
 def test_a_password_change_ends_every_session_of_the_team(served: Served, made: Made) -> None:
     laptop, phone = served.login(TEAM), served.login(TEAM)
     bystander = served.login(OTHER)
