@@ -26,6 +26,7 @@ from rich.table import Table
 from rich.text import Text
 
 from judge import voidwhy
+from judge.bundled import MAPS, bundled_dir
 from judge.names import folder_name
 from judge.records import RoundResult
 from judge.records.standings import StandingRow
@@ -54,11 +55,25 @@ def standings_table(rows: Sequence[StandingRow], title: str = "standings") -> Ta
     return table
 
 
+def map_shown(label: str) -> str:
+    """A round's map as the terminal names it: a bundled map by its name among the bundled
+    ones (a configuration outside the project records it by its whole path), any other as
+    the results record it (relative to the configuration)."""
+    bundled = bundled_dir(MAPS)
+    path = Path(label)
+    if bundled is not None and path.is_absolute():
+        try:
+            return f"{MAPS}/{path.resolve().relative_to(bundled.resolve()).as_posix()}"
+        except (OSError, ValueError):
+            pass
+    return label
+
+
 def round_line(slot: RoundSlot, rr: RoundResult) -> str:
     """One recorded round in words (``rr`` in seat order)."""
     who = "draw" if rr.winner is None else f"{slot.seats[rr.winner]} wins"
     return (
-        f"{slot.match} round {slot.index} ({rr.map_label}): {who}, gold "
+        f"{slot.match} round {slot.index} ({map_shown(rr.map_label)}): {who}, gold "
         f"{slot.seats[0]} {rr.gold[0]} - {rr.gold[1]} {slot.seats[1]}, points "
         f"{rr.points[0]}-{rr.points[1]}"
     )

@@ -114,3 +114,15 @@ def test_a_resume_says_what_it_replays_first(tmp_path: Path) -> None:
     assert Runner(cfg, out, 2, lambda: FakeSandbox(bots), events=quiet).run(resume=True).complete
     assert "played again: Alpha-vs-Gamma round 3" in screen.getvalue()
     assert "tournament:" not in screen.getvalue()
+
+
+def test_a_round_on_a_bundled_map_names_it_so_not_by_the_judges_whole_path(
+    tmp_path: Path,
+) -> None:
+    """A configuration outside the project records the bundled maps by their whole path;
+    the round lines name them among the bundled maps."""
+    shown = _play(tmp_path, fake_bots(["Alpha", "Beta", "Gamma", "Delta"]))
+    rounds = [line for line in shown.splitlines() if " round 1 (" in line]
+    assert rounds, shown
+    assert all("(maps/m" in line for line in rounds), rounds
+    assert not any(str(Path(__file__).resolve().parents[2]) in line for line in rounds), rounds
