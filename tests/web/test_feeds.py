@@ -15,7 +15,7 @@ import json
 import shutil
 import socket
 import threading
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from pathlib import Path
 from typing import Any
 
@@ -114,16 +114,29 @@ class Counting:
         return Poll([self.value])
 
 
-async def _take(stream: AsyncGenerator[bytes, None], last: int) -> list[int]:
-    """The messages up to ``last``; then the viewer leaves (as a closed connection does)."""
-    out: list[int] = []
+async def _messages(
+    stream: AsyncGenerator[bytes, None], enough: Callable[[list[Any]], bool]
+) -> list[Any]:
+    """A viewer's messages until it has ``enough``; then it leaves (as a closed connection
+    does)."""
+    out: list[Any] = []
     async with contextlib.aclosing(stream):
         async for message in stream:
             if message.startswith(b"data: "):
                 out.append(json.loads(message[6:]))
-                if out[-1] == last:
+                if enough(out):
                     break
     return out
+
+
+async def _take(stream: AsyncGenerator[bytes, None], last: int) -> list[int]:
+    """The messages up to ``last``."""
+    return await _messages(stream, lambda out: out[-1] == last)
+
+
+async def _first_messages(stream: AsyncGenerator[bytes, None], n: int) -> list[Any]:
+    """A viewer's first ``n`` messages."""
+    return await _messages(stream, lambda out: len(out) == n)
 
 
 async def _tick(src: Counting) -> None:
@@ -229,15 +242,7 @@ def test_a_snapshot_of_a_read_state_is_sent_when_it_changes_and_read_once_for_al
         hub = Hub(threading.Event(), interval=0.01)
 
         async def first(n: int) -> list[Any]:
-            out: list[Any] = []
-            stream = hub.follow(("team", 7), lambda: Snapshot(read))
-            async with contextlib.aclosing(stream):
-                async for message in stream:
-                    if message.startswith(b"data: "):
-                        out.append(json.loads(message[6:]))
-                        if len(out) == n:
-                            break
-            return out
+            return await _first_messages(hub.follow(("team", 7), lambda: Snapshot(read)), n)
 
         viewers = [asyncio.create_task(first(2)) for _ in range(20)]
         await asyncio.sleep(0.1)  # ten polls of an unchanged state
@@ -296,16 +301,7 @@ def test_a_viewer_who_comes_after_a_change_is_never_sent_the_state_before_it() -
     while the feed's last message, read before the write, is still the old one: the new
     viewer's first message comes from a read begun after it came."""
     state = {"map": None}
-
-    async def first_of(stream: AsyncGenerator[bytes, None], n: int) -> list[Any]:
-        out: list[Any] = []
-        async with contextlib.aclosing(stream):
-            async for message in stream:
-                if message.startswith(b"data: "):
-                    out.append(json.loads(message[6:]))
-                    if len(out) == n:
-                        break
-        return out
+    first_of = _first_messages
 
     async def main() -> tuple[list[Any], list[Any]]:
         hub = Hub(threading.Event(), interval=0.5)
