@@ -466,18 +466,10 @@ class Seat:
         meters = supervise.Meters.of(
             cg, started.proc.pid, ready.services, base, self._canary, limits.time_s
         )
-        supervise.watch(
-            m.helper,
-            started,
-            raw,
-            asked,
-            limits.time_s,
-            limits.memory_bytes,
-            cg,
-            m.poll_interval_s,
-            self._owner(),
-            meters,
+        bounds = supervise.Bounds(
+            limits.time_s, limits.memory_bytes, cg, m.poll_interval_s, self._owner()
         )
+        supervise.watch(m.helper, started, raw, asked, bounds, meters)
         waits_from = time.monotonic()
         supervise.read_waits(raw, meters, cg)
         program = (raw.record.wall_s if raw.record is not None else None) or 0.0

@@ -44,7 +44,7 @@ from judge.sandbox.record import HelperRecord, RawRun, Tail
 from judge.sandbox.starvation import Canary, StarvationMeter
 from judge.sandbox.zygote import ZygoteRun
 
-__all__ = ["KILL_GRACE_S", "Meters", "Services", "Spawn", "run", "sweep_uid", "watch"]
+__all__ = ["KILL_GRACE_S", "Bounds", "Meters", "Services", "Spawn", "run", "sweep_uid", "watch"]
 
 READ_CHUNK = 1 << 20
 #: How long the helper may take to kill and reap everything after being told to.
@@ -139,6 +139,19 @@ def _read_available(fd: int, sink: Tail | bytearray | None, limit: int = 1 << 30
     return False
 
 
+@dataclass(frozen=True)
+class Bounds:
+    """What a run is watched against: its time limit (None: none), its memory, the group
+    that counts it (None: its tree is polled every ``poll_s``), and the uid and gid whose
+    every process is swept when its helper does not end when told to."""
+
+    time_s: float | None
+    memory_bytes: int
+    cg: RunCgroup | None
+    poll_s: float
+    kill_uid: tuple[int, int] | None = None
+
+
 def run(
     helper: Helper,
     spawn: Spawn,
@@ -158,7 +171,7 @@ def run(
     asked = time.monotonic()
     started = start_one_shot(helper, spawn, cg, raw)
     if started is not None:
-        watch(helper, started, raw, asked, time_s, memory_bytes, cg, poll_s, kill_uid)
+        watch(helper, started, raw, asked, Bounds(time_s, memory_bytes, cg, poll_s, kill_uid))
     return raw
 
 
@@ -219,11 +232,7 @@ def watch(
     started: Started,
     raw: RawRun,
     asked: float,
-    time_s: float | None,
-    memory_bytes: int,
-    cg: RunCgroup | None,
-    poll_s: float,
-    kill_uid: tuple[int, int] | None,
+    bounds: Bounds,
     meters: Meters | None = None,
 ) -> None:
     """Step "program": watch the run until its helper, and so every process of the run, is
@@ -232,10 +241,8 @@ def watch(
     meter = meters.wait if meters is not None else None
     if meter is not None:
         raw.wait_source = meter.source
-    watching = _Watch(
-        started.proc, started.status_r, raw, cg, asked, time_s, memory_bytes, poll_s, meter
-    )
-    status_buf = watching.until_gone(helper, kill_uid)
+    watching = _Watch(started.proc, started.status_r, raw, asked, bounds, meter)
+    status_buf = watching.until_gone(helper, bounds.kill_uid)
     _read_record(raw, status_buf, watching)
     if meters is not None:
         meters.clock_started(watching.prog_start)
@@ -253,19 +260,17 @@ class _Watch:
         proc: OneShotProcess | ZygoteRun,
         status_r: int,
         raw: RawRun,
-        cg: RunCgroup | None,
         start: float,
-        time_s: float | None,
-        memory_bytes: int,
-        poll_s: float,
+        bounds: Bounds,
         meter: WaitMeter | None,
     ) -> None:
+        cg = bounds.cg
         self.proc, self.status_r, self.raw, self.cg = proc, status_r, raw, cg
         self.start, self.time_s, self.memory_bytes, self.poll_s = (
             start,
-            time_s,
-            memory_bytes,
-            poll_s,
+            bounds.time_s,
+            bounds.memory_bytes,
+            bounds.poll_s,
         )
         self.meter = meter
         self.watcher = TreeWatcher(proc.pid) if (cg is None or not cg.memory) else None
