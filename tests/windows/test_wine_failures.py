@@ -147,3 +147,37 @@ def test_a_program_named_in_any_letters_is_not_taken_for_a_wine_failure(
         run = seat.run_turn([str(seat.program_dir / name), "ok"], {}, ["MOVE.OUT"], Limits())
     assert run.result.verdict is Verdict.OK, run.result.message
     assert run.outputs["MOVE.OUT"] == b"1 1\r\n"
+
+
+def test_the_judges_test_program_failing_once_at_a_seats_start_is_run_again(
+    wine_sandbox: Sandbox, exes: Exes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Wine's loader now and then exits with status 1 without a word before loading
+    anything: one failed start of the judge's own test program is not "wine cannot run a
+    program here"; the same failure twice is, and says so."""
+    from judge.sandbox.wine.companion import WineCompanion
+
+    real = WineCompanion._probe
+    calls: list[int] = []
+
+    def once(self: WineCompanion) -> str | None:
+        calls.append(1)
+        return "status 256: " if len(calls) == 1 else real(self)
+
+    monkeypatch.setattr(WineCompanion, "_probe", once)
+    with wine_sandbox.seat("probe-once", exes.hostile) as seat:
+        assert seat.program_dir is not None
+        run = seat.run_turn(
+            [str(seat.program_dir / "hostile.exe"), "ok"], {}, ["MOVE.OUT"], Limits()
+        )
+    assert run.result.verdict is Verdict.OK, run.result.message
+    assert len(calls) == 2
+
+    monkeypatch.setattr(WineCompanion, "_probe", lambda self: "status 256: ")
+    with wine_sandbox.seat("probe-never", exes.hostile) as seat:
+        assert seat.program_dir is not None
+        run = seat.run_turn(
+            [str(seat.program_dir / "hostile.exe"), "ok"], {}, ["MOVE.OUT"], Limits()
+        )
+    assert run.result.verdict is Verdict.IE
+    assert "wine cannot run a program here: status 256:  (the same twice)" in run.result.message

@@ -23,6 +23,7 @@ import pytest
 
 import judge
 from judge.sandbox import Limits, Sandbox, TurnRun, Verdict
+from judge.sandbox.pair import run_retrying
 from judge.sandbox.wine.words import WINE_LINE
 from tests.nobody import leftovers, run_as_nobody
 
@@ -103,7 +104,9 @@ def play(sb: Sandbox, exes: Exes, case: Case) -> Outcome:
         seat.check(argv)
         servers = [p.pid for p in procs_of(seat.uid)]
         limits = Limits(time_s=case.time_s, memory_bytes=256 * 2**20)
-        run = seat.run_turn(argv, {"MAP.INP": b"5 5 10\n"}, ["MOVE.OUT"], limits)
+        # as the referee runs a turn: a run wine failed before loading the program (an IE,
+        # now and then at wine's start on a busy machine) is run again
+        run = run_retrying(seat, argv, {"MAP.INP": b"5 5 10\n"}, ["MOVE.OUT"], limits)
         during = [p.pid for p in procs_of(seat.uid)]
         fresh = seat.wine_server_pids()
         uid = seat.uid
