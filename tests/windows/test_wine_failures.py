@@ -181,3 +181,39 @@ def test_the_judges_test_program_failing_once_at_a_seats_start_is_run_again(
         )
     assert run.result.verdict is Verdict.IE
     assert "wine cannot run a program here: status 256:  (the same twice)" in run.result.message
+
+
+def test_wine_giving_up_at_a_start_counts_against_the_program_only_twice_in_a_row(
+    wine_sandbox: Sandbox, exes: Exes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """None of the program's code ran when wine gave up before loading it, and wine's loader
+    does so on its own now and then: two such failures far apart in a round are both IE (run
+    again); twice in a row, while wine runs the judge's own test program, RE."""
+    with wine_sandbox.seat("gave-up", exes.hostile) as seat:
+        assert seat.program_dir is not None
+        argv = [str(seat.program_dir / "hostile.exe"), "ok"]
+        assert seat.run_turn(argv, {}, ["MOVE.OUT"], Limits()).result.verdict is Verdict.OK
+        wine = seat.companion.wine
+        assert wine is not None
+        real = wine.failure
+        gives_up = {1, 3, 4}  # of the runs below: one alone, then two in a row
+
+        def failure(head: bytes, tail: bytes, code: int | None = None) -> str | None:
+            if len(verdicts) in gives_up:
+                return "wine stopped before it had loaded the program (wine said nothing)"
+            return real(head, tail, code)
+
+        monkeypatch.setattr(wine, "failure", failure)
+        verdicts: list[tuple[Verdict, str]] = []
+        for _ in range(6):
+            r = seat.run_turn(argv, {}, ["MOVE.OUT"], Limits()).result
+            verdicts.append((r.verdict, r.message))
+    assert [v for v, _ in verdicts] == [
+        Verdict.OK,
+        Verdict.IE,  # once: wine's, run again
+        Verdict.OK,
+        Verdict.IE,  # a second time in the round, not in a row: wine's still
+        Verdict.RE,  # twice in a row, the judge's test program runs: the program's
+        Verdict.OK,
+    ], verdicts
+    assert "twice in a row" in verdicts[4][1] and "test program" in verdicts[4][1]

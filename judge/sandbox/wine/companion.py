@@ -85,8 +85,11 @@ class WineCompanion(Companion):
             view=view,
         )
         self._host = host
-        #: runs of the seat's round that wine failed (see judge)
+        #: runs of the seat's round whose wineserver stopped during them (see judge)
         self._failures = 0
+        #: the seat's last run was wine's failure before it loaded the program, its server
+        #: alive (see judge)
+        self._failed_at_start = False
         #: the server is in the current run's pressure group (see join)
         self._lent = False
 
@@ -241,27 +244,44 @@ class WineCompanion(Companion):
     def judge(self, command: Command, raw: RawRun, result: RunResult, ctx: RunContext) -> RunResult:
         """Wine's words out of the program's stderr (:func:`~.words.explain`), and a run
         wine failed (not the program: :meth:`WineSeat.failure`) is IE, so the referee runs
-        it again.  From the second time in the seat's round on, the judge first runs its
-        own test program: if wine runs that, wine works here and the failure is this
-        program's doing (it stopped its wineserver, say): RE, naming what wine said; if
-        not, wine is broken here: IE again, and the round stops."""
+        it again.  Once more, and the judge first runs its own test program: if wine runs
+        that, wine works here and the failure is this program's doing: RE, naming what
+        wine said; if not, wine is broken here: IE again, and the round stops.
+
+        Once more means: a server that stopped during a run for the second time in the
+        seat's round (a program that stops its wineserver cannot throw away one unwanted
+        run a turn), and wine giving up before it loaded the program twice in a row.  None
+        of the program's code ran then, and wine's loader fails so on its own now and then
+        (exit status 1, not a word): counted over the round, two such failures of chance
+        hours apart would be held against the program; twice in a row, on wine made afresh
+        after the first, they are the program's (wine cannot load it)."""
         if not command.windows:
             return result
         result = explain(result)
         if result.verdict not in (Verdict.OK, Verdict.RE):
             # Only a run that ended by itself is looked at: a time-out, a broken memory
             # or file cap stand as they are, and an IE (kept waiting) is retried as one.
+            self._failed_at_start = False
             return result
         why = self.wine.failure(raw.stderr.head, raw.stderr.data, result.exit_code)
         if why is None:
+            self._failed_at_start = False
             return result
-        # Counted over the seat's round, not reset by a good run: a program cannot
-        # throw away one unwanted run a turn by stopping its wineserver.
-        self._failures += 1
-        if self._failures == 1:
+        if self.wine.died_in_run:
+            self._failures += 1
+            again, when = self._failures > 1, "for the second time this round"
+        else:
+            again, when = self._failed_at_start, "twice in a row"
+            self._failed_at_start = True
+        if not again:
             return _judged(
                 result, Verdict.IE, f"judge internal error: wine failed, not the program: {why}"
             )
+        return self._failed_again(result, why, when, ctx)
+
+    def _failed_again(self, result: RunResult, why: str, when: str, ctx: RunContext) -> RunResult:
+        """Wine failed this program once more: RE if wine runs the judge's own test
+        program here, else IE (the round stops)."""
         if not self.wine.alive:
             # Not made afresh after the run (why is in the run's notes): the test
             # program would run on a server wine started by itself, nobody's to stop,
@@ -286,8 +306,8 @@ class WineCompanion(Companion):
         return _judged(
             result,
             Verdict.RE,
-            f"{why}, for the second time this round, while wine runs the judge's own "
-            "test program here: counted as the program's failure",
+            f"{why}, {when}, while wine runs the judge's own test program here: counted "
+            "as the program's failure",
         )
 
     def tmp_spare(self) -> frozenset[str]:
