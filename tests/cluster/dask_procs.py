@@ -19,6 +19,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from distributed import Client
 
@@ -123,10 +124,17 @@ class DaskProcs:
         return proc
 
     def names(self) -> dict[str, str]:
-        """Worker name -> address, as the scheduler knows them now."""
+        """Worker name -> address, as the scheduler knows them now (asked now: the client's
+        own copy of the scheduler's information is brought up to date only every few
+        seconds, so a worker that just joined may not be in it yet)."""
         assert self.client is not None
-        info = self.client.scheduler_info(n_workers=-1)["workers"]
-        return {str(w["name"]): addr for addr, w in info.items()}
+
+        def worker_names(dask_scheduler: Any) -> dict[str, str]:
+            # defined here, so that it travels by value: the scheduler need not import tests
+            return {str(ws.name): addr for addr, ws in dask_scheduler.workers.items()}
+
+        found: dict[str, str] = self.client.run_on_scheduler(worker_names)
+        return found
 
     def _installation(self) -> Path:
         """The judge and the modules a worker imports, copied where uid 65534 can read them."""
