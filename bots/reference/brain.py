@@ -888,16 +888,27 @@ class Planner(object):
             buckets[t] = None
             if len(bucket) > 1:
                 bucket.sort(key=itemgetter(0), reverse=True)  # stable, as -score was
-            kept = []
-            seen = set()
-            for node in bucket:
-                key = (node[2], node[4], node[3])
-                if key in seen:
-                    continue
-                seen.add(key)
-                kept.append(node)
-                if len(kept) >= width:
-                    break
+            if t == t0:
+                kept = bucket  # the root alone: children arrive later
+            else:
+                # A child waits in its bucket as (score, parent, key, ev, den, treasure
+                # value); only the best `width` distinct ones become nodes (most never do).
+                kept = []
+                seen = set()
+                for nscore, par, k, ev, den, ntv in bucket:
+                    c = kcell[k]
+                    nmask = par[4] | (1 << k)
+                    nsh = par[3] or k in kshield
+                    key = (c, nmask, nsh)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    fk = par[10]
+                    kept.append((nscore, t, c, nsh, nmask, par[5] + ev, par[6] + den,
+                                 par[7] + den if ka[k] <= t_half else par[7], ntv, par,
+                                 k if fk < 0 else fk))
+                    if len(kept) >= width:
+                        break
             sit.work += len(kept)
             for node in kept:
                 score, _, cell, sh, mask, gain, stolen, stolen_h, tv, _, fk = node
@@ -966,15 +977,11 @@ class Planner(object):
                             cands.append((0.0, k, t + d, 0.0, 0.0))
                 hb = fs - score if crossing else 0.0  # the half-time bonus, if crossing
                 for _, k, t2, ev, den in cands:
-                    g = gpow[t2]
-                    nsth = stolen_h + den if ka[k] <= t_half else stolen_h
-                    ntv = t_cross if (crossing and t2 > t_half) else tv
-                    nscore = score + (ev + (trho if k == centre_key else rho) * den) * g
+                    nscore = score + (ev + (trho if k == centre_key else rho) * den) * gpow[t2]
                     if crossing and t2 > t_half:
-                        nscore += hb
-                    buckets[t2].append((nscore, t2, kcell[k],
-                                        sh or k in kshield, mask | (1 << k), gain + ev,
-                                        stolen + den, nsth, ntv, node, k if fk < 0 else fk))
+                        buckets[t2].append((nscore + hb, node, k, ev, den, t_cross))
+                    else:
+                        buckets[t2].append((nscore, node, k, ev, den, tv))
         return best, firsts
 
     def keys(self, node):
