@@ -142,6 +142,9 @@ PLACE_WORK = 9000     # the best route so far), and at placement: the same input
                      # move on any machine, under any load.  WORK is above what the largest
                      # move measured needs (about 11400): it does not change play; placement's
                      # search reaches PLACE_WORK on the largest maps, and stops there
+FIRST_WORK = 10 ** 9    # nodes the first search (from the boat, to the end) may expand a turn,
+OPT_WORK = 10 ** 9      # ... and those from each first move together (their beams narrowed to fit,
+WIDTH_MIN = 12        # ... not below this): so the largest maps keep the turn's time
 BUDGET = 0.80         # seconds of planning per turn: a safety net on a machine far slower than
                      # this one; below it the work caps decide
 LAM_LEAD = 0.5       # tactics: weight of the worst case when the opponent leads (it may ram),
@@ -611,6 +614,9 @@ class Planner(object):
         # (ev, den) by gold key and arrival move, filled in by the searches.
         self.evcache = [[None] * (H + 2) for _ in range(self.ngold)]
         self.deadline = sit.deadline
+        self.filled = []
+        # retime()'s value of each key but the treasure by arrival move (None: not yet).
+        self.rcache = [[None] * (H + 2) for _ in range(len(kcell))]
 
     def order(self, cell, sh):
         """Gold keys by distance from cell: [(d, k)], nearest first."""
@@ -805,13 +811,18 @@ class Planner(object):
         H, t_half = self.H, self.t_half
         kcell, kval, ka = self.kcell, self.kval, self.ka
         centre_key, kshield, gpow = self.centre_key, self.kshield, self.gpow
+        future_treasure = self.future_treasure
         score, t, cell, sh, mask, gain, stolen, stolen_h, tv = root[:9]
         pcache = self.paths.cache  # Paths.dist's, read here directly: retime runs hot
-        best = None
+        rcache = self.rcache
+        # Where the route may stop: what final() says of it.  Worked out only when
+        # the route has moved on (a skipped stop leaves it as it was, and no better).
+        crossing = future_treasure and t <= t_half
+        bonus, t_cross = self.half(gain, stolen_h) if crossing else (0.0, 0)
+        fs = score + bonus if crossing else score
+        best_score = fs
+        best_state = (gain, stolen)
         for k in seq:
-            fs, fd, fe, t_cross = self.final(score, t, gain, stolen, stolen_h)
-            if best is None or fs > best.score:
-                best = Plan(fs, fd, None, fe)
             if (mask >> k) & 1:
                 continue
             c = kcell[k]
@@ -821,7 +832,6 @@ class Planner(object):
             d = dl[c]
             if d >= INF:
                 continue
-            crossing = self.future_treasure and t <= t_half
             if k == centre_key:
                 if d == 0:
                     d = 2
@@ -834,14 +844,31 @@ class Planner(object):
                     continue
                 t2 = t + d
                 v = kval[k]
-            if t2 > H or self.gone(k, t2):
+            if t2 > H:
                 continue
+            if k == centre_key:
+                if self.gone(k, t2):
+                    continue
+                e = self.value(k, t2, v, self.leads(gain, stolen_h, crossing, t2)) \
+                    if v > 0 else True
+            else:
+                # A gold cell or a shield at move t2: gone (False), its value, or
+                # True (a shield) depends on nothing else; worked out once a turn.
+                row = rcache[k]
+                e = row[t2]
+                if e is None:
+                    if self.gone(k, t2):
+                        e = False
+                    else:
+                        e = self.value(k, t2, v) if v > 0 else True
+                    row[t2] = e
+                if e is False:
+                    continue
             if crossing and t2 > t_half:
-                score += self.half(gain, stolen_h)[0]
+                score += bonus
                 tv = t_cross
             if v > 0:
-                ev, den = self.value(k, t2, v, self.leads(gain, stolen_h, crossing, t2)
-                                     if k == centre_key else None)
+                ev, den = e
                 g = gpow[t2]
                 score += (ev + (self.trho if k == centre_key else self.rho) * den) * g
                 gain += ev
@@ -852,13 +879,28 @@ class Planner(object):
             if k in kshield:
                 sh = True
             cell, t = c, t2
-        fs, fd, fe, _ = self.final(score, t, gain, stolen, stolen_h)
-        if best is None or fs > best.score:
-            best = Plan(fs, fd, None, fe)
-        return best
+            crossing = future_treasure and t <= t_half
+            if crossing:
+                bonus, t_cross = self.half(gain, stolen_h)
+                fs = score + bonus
+            else:
+                t_cross = 0
+                fs = score
+            if fs > best_score:
+                best_score = fs
+                best_state = (gain, stolen)
+        gain, stolen = best_state
+        o = self.opp_total - self.rho * stolen
+        if o > self.left - gain:
+            o = self.left - gain
+        return Plan(best_score, self.my_gold + gain - self.opp_gold - o, None, False)
 
-    def search(self, root, width, branch=BRANCH, ahead=None):
-        """Beam search from ``root``: (best Plan, {first stop key: best Plan})."""
+    def search(self, root, width, branch=BRANCH, ahead=None, cap=None):
+        """Beam search from ``root``: (best Plan, {first stop key: best Plan}).
+
+        ``cap``: the nodes this search may expand (then it stops with the best
+        route so far, planned less far ahead).  ``self.filled`` is left with the
+        arrival moves of the buckets it expanded."""
         H, t_half = self.H, self.t_half
         kcell, ka = self.kcell, self.ka
         specials, centre_key, kshield = self.specials, self.centre_key, self.kshield
@@ -878,13 +920,16 @@ class Planner(object):
         best = None
         firsts = {}
         deadline = self.deadline
+        stop = sit.work_cap if cap is None else min(sit.work_cap, sit.work + cap)
+        filled = self.filled = []
         for t in range(t0, H + 1):
             bucket = buckets[t]
             if not bucket:
                 continue
-            if best is not None and (sit.work >= sit.work_cap or (
+            if best is not None and (sit.work >= stop or (
                     deadline is not None and perf_counter() > deadline)):
                 break  # out of work (or time): the best route found so far
+            filled.append(t)
             buckets[t] = None
             if len(bucket) > 1:
                 bucket.sort(key=itemgetter(0), reverse=True)  # stable, as -score was
@@ -1133,7 +1178,9 @@ def choose_move(sit):
         sit.vnext = [p[2][1] if len(p[2]) > 1 else oppc for p in preds]
         opp = (preds[best_i][0], gain_by, preds[best_i][2], [p[0] for p in preds], w)
     planner = Planner(sit, H, t_half, my_gold, opp_gold, opp, sh)
-    top, firsts = planner.search(planner.root(me, 0, sh), WIDTH1)
+    top, firsts = planner.search(planner.root(me, 0, sh), WIDTH1, BRANCH, None, FIRST_WORK)
+    # Buckets the routes from each first move will fill, as the first search filled them.
+    filled = sum(1 for t in planner.filled if t <= PLAN_H + 1)
     predicted = opp[2][1] if len(opp[2]) > 1 else oppc
 
     # Candidate first moves: stay, or an enterable neighbour (never a wreck,
@@ -1163,8 +1210,13 @@ def choose_move(sit):
     pool = []
     for plan in sorted(firsts.values(), key=lambda p: -p.score)[:POOL]:
         pool.append(planner.keys(plan.node))
+    # Their beams narrowed to fit OPT_WORK nodes in all: on a large map with many turns
+    # left they would take most of the turn's time.
+    width = WIDTH
+    if len(roots) * WIDTH * filled > OPT_WORK:
+        width = max(WIDTH_MIN, OPT_WORK // (len(roots) * filled))
     for pl, root in zip(planners, roots):
-        plan = pl.search(root, WIDTH, BRANCH, PLAN_H)[0]
+        plan = pl.search(root, width, BRANCH, PLAN_H)[0]
         pool.append(pl.keys(plan.node))
     values = []
     for pl, root in zip(planners, roots):
