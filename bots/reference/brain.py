@@ -790,6 +790,13 @@ class Planner(object):
         # end at half time: sparing those measured no better.)
         return bonus - TREASURE_LEFT * self.trho * tval, tval
 
+    def diff(self, gain, stolen):
+        """final()'s diff: our lead at the end on a route with this gain."""
+        o = self.opp_total - self.rho * stolen
+        if o > self.left - gain:
+            o = self.left - gain
+        return self.my_gold + gain - self.opp_gold - o
+
     def final(self, score, t, gain, stolen, stolen_h):
         """(score, diff, False, treasure value) of a route stopping at move t."""
         if self.future_treasure and t <= self.t_half:
@@ -797,10 +804,7 @@ class Planner(object):
             score += bonus
         else:
             t_cross = 0
-        o = self.opp_total - self.rho * stolen
-        if o > self.left - gain:
-            o = self.left - gain
-        return score, self.my_gold + gain - self.opp_gold - o, False, t_cross
+        return score, self.diff(gain, stolen), False, t_cross
 
     def retime(self, root, seq):
         """The best Plan (node None) of following the key sequence ``seq`` from ``root``.
@@ -889,11 +893,7 @@ class Planner(object):
             if fs > best_score:
                 best_score = fs
                 best_state = (gain, stolen)
-        gain, stolen = best_state
-        o = self.opp_total - self.rho * stolen
-        if o > self.left - gain:
-            o = self.left - gain
-        return Plan(best_score, self.my_gold + gain - self.opp_gold - o, None, False)
+        return Plan(best_score, self.diff(*best_state), None, False)
 
     def search(self, root, width, branch=BRANCH, ahead=None, cap=None):
         """Beam search from ``root``: (best Plan, {first stop key: best Plan}).
@@ -958,14 +958,19 @@ class Planner(object):
             for node in kept:
                 score, _, cell, sh, mask, gain, stolen, stolen_h, tv, _, fk = node
                 # The route may stop here: how does the round end?
+                # (final() written out: its diff only for a route kept as a best.)
                 crossing = future_treasure and t <= t_half
-                fs, fd, half_end, t_cross = self.final(score, t, gain, stolen, stolen_h)
+                if crossing:
+                    bonus, t_cross = self.half(gain, stolen_h)
+                    fs = score + bonus
+                else:
+                    fs, t_cross = score, 0
                 if best is None or fs > best.score:
-                    best = Plan(fs, fd, node, half_end)
+                    best = Plan(fs, self.diff(gain, stolen), node, False)
                 if fk >= 0:
                     b = firsts.get(fk)
                     if b is None or fs > b.score:
-                        firsts[fk] = Plan(fs, fd, node, half_end)
+                        firsts[fk] = Plan(fs, self.diff(gain, stolen), node, False)
                 # Children: the best `branch` gold cells by expected value per turn.
                 heap = []
                 full = False
