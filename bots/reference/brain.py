@@ -5,7 +5,10 @@ MAP.INP (and the STATE.OUT of the previous turn, or None) and returns what to
 write to MOVE.OUT and STATE.OUT.  No files, no randomness: the same inputs
 give the same move, on any machine and under any load: the route searches
 stop after a fixed amount of work (WORK route nodes a move, PLACE_WORK at
-placement) with the best route found so far.  The clock is read only as a
+placement) with the best route found so far; on a large map with many moves
+left the search from the boat stops at FIRST_WORK nodes and those from each
+first move share OPT_WORK (their beams narrowed), so that the turn's time stays
+well inside what students' machines allow.  The clock is read only as a
 safety net for a machine far slower than ours (BUDGET seconds from the start
 of the run); a planning deadline of its own made the same round play out
 differently from one run to the next whenever the machine was busy.
@@ -142,8 +145,8 @@ PLACE_WORK = 9000     # the best route so far), and at placement: the same input
                      # move on any machine, under any load.  WORK is above what the largest
                      # move measured needs (about 11400): it does not change play; placement's
                      # search reaches PLACE_WORK on the largest maps, and stops there
-FIRST_WORK = 10 ** 9    # nodes the first search (from the boat, to the end) may expand a turn,
-OPT_WORK = 10 ** 9      # ... and those from each first move together (their beams narrowed to fit,
+FIRST_WORK = 2400      # nodes the first search (from the boat, to the end) may expand a turn,
+OPT_WORK = 2800        # ... and those from each first move together (their beams narrowed to fit,
 WIDTH_MIN = 12        # ... not below this): so the largest maps keep the turn's time
 BUDGET = 0.80         # seconds of planning per turn: a safety net on a machine far slower than
                      # this one; below it the work caps decide
