@@ -5,9 +5,10 @@ MAP.INP (and the STATE.OUT of the previous turn, or None) and returns what to
 write to MOVE.OUT and STATE.OUT.  No files, no randomness: the same inputs
 give the same move, on any machine and under any load: the route searches
 stop after a fixed amount of work (WORK route nodes a move, PLACE_WORK at
-placement) with the best route found so far; on a large map with many moves
-left the search from the boat stops at FIRST_WORK nodes and those from each
-first move share OPT_WORK (their beams narrowed), so that the turn's time stays
+placement) with the best route found so far; on a large map (more than
+BUDGET_AREA cells) with many moves left the search from the boat stops at
+FIRST_WORK nodes and those from each first move share OPT_WORK (their beams
+narrowed), so that the turn's time stays
 well inside what students' machines allow.  The clock is read only as a
 safety net for a machine far slower than ours (BUDGET seconds from the start
 of the run); a planning deadline of its own made the same round play out
@@ -148,6 +149,8 @@ PLACE_WORK = 9000     # the best route so far), and at placement: the same input
 FIRST_WORK = 2400      # nodes the first search (from the boat, to the end) may expand a turn,
 OPT_WORK = 2800        # ... and those from each first move together (their beams narrowed to fit,
 WIDTH_MIN = 12        # ... not below this): so the largest maps keep the turn's time
+BUDGET_AREA = 63      # ... on maps of more cells than this only: on the small maps (as TERR_AREA)
+                     # a long K binds them too, where the turn is quick without them
 BUDGET = 0.80         # seconds of planning per turn: a safety net on a machine far slower than
                      # this one; below it the work caps decide
 LAM_LEAD = 0.5       # tactics: weight of the worst case when the opponent leads (it may ram),
@@ -1186,7 +1189,9 @@ def choose_move(sit):
         sit.vnext = [p[2][1] if len(p[2]) > 1 else oppc for p in preds]
         opp = (preds[best_i][0], gain_by, preds[best_i][2], [p[0] for p in preds], w)
     planner = Planner(sit, H, t_half, my_gold, opp_gold, opp, sh)
-    top, firsts = planner.search(planner.root(me, 0, sh), WIDTH1, BRANCH, None, FIRST_WORK)
+    large = sea.rows * sea.cols > BUDGET_AREA
+    first_cap = FIRST_WORK if large else None
+    top, firsts = planner.search(planner.root(me, 0, sh), WIDTH1, BRANCH, None, first_cap)
     # Buckets the routes from each first move will fill, as the first search filled them.
     filled = sum(1 for t in planner.filled if t <= PLAN_H + 1)
     predicted = opp[2][1] if len(opp[2]) > 1 else oppc
@@ -1221,7 +1226,7 @@ def choose_move(sit):
     # Their beams narrowed to fit OPT_WORK nodes in all: on a large map with many turns
     # left they would take most of the turn's time.
     width = WIDTH
-    if len(roots) * WIDTH * filled > OPT_WORK:
+    if large and len(roots) * WIDTH * filled > OPT_WORK:
         width = max(WIDTH_MIN, OPT_WORK // (len(roots) * filled))
     for pl, root in zip(planners, roots):
         plan = pl.search(root, width, BRANCH, PLAN_H)[0]

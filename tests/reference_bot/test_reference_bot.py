@@ -460,6 +460,24 @@ def test_a_long_round_on_a_large_map_fits_the_node_budgets(
     check_legal(text, move.encode())
 
 
+def test_a_small_map_plays_without_the_node_budgets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a map of at most BUDGET_AREA cells a long K is quick without the budgets, and
+    they cost games there: the same turn expands the same nodes with them or without."""
+    game = Game(generate_map(7, 9, 100, seed=42))
+    assert 7 * 9 <= brain.BUDGET_AREA
+    state = brain.decide(render_map_inp(game, 0), None)[1]
+    game.place(((1, 1), (7, 9)) if game.valid_start((1, 1)) else tuple(game.start_cells()[:2]))
+    text = render_map_inp(game, 0)
+    monkeypatch.setattr(brain, "FIRST_WORK", 50)
+    monkeypatch.setattr(brain, "OPT_WORK", 50)
+    (move, _), work = decide_counting(monkeypatch, text, state)
+    assert work > 100, work  # neither budget held it back
+    monkeypatch.setattr(brain, "FIRST_WORK", 10**9)
+    monkeypatch.setattr(brain, "OPT_WORK", 10**9)
+    (unbounded_move, _), unbounded = decide_counting(monkeypatch, text, state)
+    assert (unbounded_move, unbounded) == (move, work)
+
+
 def test_a_tiny_planning_budget_still_gives_a_legal_move() -> None:
     """The budget is a safety net: out of time, the beam stops with what it has."""
     game = Game(generate_map(15, 15, 100, seed=42))
