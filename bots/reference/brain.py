@@ -5,7 +5,11 @@ MAP.INP (and the STATE.OUT of the previous turn, or None) and returns what to
 write to MOVE.OUT and STATE.OUT.  No files, no randomness: the same inputs
 give the same move, on any machine and under any load: the route searches
 stop after a fixed amount of work (WORK route nodes a move, PLACE_WORK at
-placement) with the best route found so far.  The clock is read only as a
+placement) with the best route found so far; on a large map (more than
+BUDGET_AREA cells) with many moves left the search from the boat stops at
+FIRST_WORK nodes and those from each first move share OPT_WORK (their beams
+narrowed), so that the turn's time stays
+well inside what students' machines allow.  The clock is read only as a
 safety net for a machine far slower than ours (BUDGET seconds from the start
 of the run); a planning deadline of its own made the same round play out
 differently from one run to the next whenever the machine was busy.
@@ -142,6 +146,11 @@ PLACE_WORK = 9000     # the best route so far), and at placement: the same input
                      # move on any machine, under any load.  WORK is above what the largest
                      # move measured needs (about 11400): it does not change play; placement's
                      # search reaches PLACE_WORK on the largest maps, and stops there
+FIRST_WORK = 2400      # nodes the first search (from the boat, to the end) may expand a turn,
+OPT_WORK = 2800        # ... and those from each first move together (their beams narrowed to fit,
+WIDTH_MIN = 12        # ... not below this): so the largest maps keep the turn's time
+BUDGET_AREA = 63      # ... on maps of more cells than this only: on the small maps (as TERR_AREA)
+                     # a long K binds them too, where the turn is quick without them
 BUDGET = 0.80         # seconds of planning per turn: a safety net on a machine far slower than
                      # this one; below it the work caps decide
 LAM_LEAD = 0.5       # tactics: weight of the worst case when the opponent leads (it may ram),
@@ -611,6 +620,9 @@ class Planner(object):
         # (ev, den) by gold key and arrival move, filled in by the searches.
         self.evcache = [[None] * (H + 2) for _ in range(self.ngold)]
         self.deadline = sit.deadline
+        self.filled = []
+        # retime()'s value of each key but the treasure by arrival move (None: not yet).
+        self.rcache = [[None] * (H + 2) for _ in range(len(kcell))]
 
     def order(self, cell, sh):
         """Gold keys by distance from cell: [(d, k)], nearest first."""
@@ -784,6 +796,13 @@ class Planner(object):
         # end at half time: sparing those measured no better.)
         return bonus - TREASURE_LEFT * self.trho * tval, tval
 
+    def diff(self, gain, stolen):
+        """final()'s diff: our lead at the end on a route with this gain."""
+        o = self.opp_total - self.rho * stolen
+        if o > self.left - gain:
+            o = self.left - gain
+        return self.my_gold + gain - self.opp_gold - o
+
     def final(self, score, t, gain, stolen, stolen_h):
         """(score, diff, False, treasure value) of a route stopping at move t."""
         if self.future_treasure and t <= self.t_half:
@@ -791,10 +810,7 @@ class Planner(object):
             score += bonus
         else:
             t_cross = 0
-        o = self.opp_total - self.rho * stolen
-        if o > self.left - gain:
-            o = self.left - gain
-        return score, self.my_gold + gain - self.opp_gold - o, False, t_cross
+        return score, self.diff(gain, stolen), False, t_cross
 
     def retime(self, root, seq):
         """The best Plan (node None) of following the key sequence ``seq`` from ``root``.
@@ -805,13 +821,18 @@ class Planner(object):
         H, t_half = self.H, self.t_half
         kcell, kval, ka = self.kcell, self.kval, self.ka
         centre_key, kshield, gpow = self.centre_key, self.kshield, self.gpow
+        future_treasure = self.future_treasure
         score, t, cell, sh, mask, gain, stolen, stolen_h, tv = root[:9]
         pcache = self.paths.cache  # Paths.dist's, read here directly: retime runs hot
-        best = None
+        rcache = self.rcache
+        # Where the route may stop: what final() says of it.  Worked out only when
+        # the route has moved on (a skipped stop leaves it as it was, and no better).
+        crossing = future_treasure and t <= t_half
+        bonus, t_cross = self.half(gain, stolen_h) if crossing else (0.0, 0)
+        fs = score + bonus if crossing else score
+        best_score = fs
+        best_state = (gain, stolen)
         for k in seq:
-            fs, fd, fe, t_cross = self.final(score, t, gain, stolen, stolen_h)
-            if best is None or fs > best.score:
-                best = Plan(fs, fd, None, fe)
             if (mask >> k) & 1:
                 continue
             c = kcell[k]
@@ -821,7 +842,6 @@ class Planner(object):
             d = dl[c]
             if d >= INF:
                 continue
-            crossing = self.future_treasure and t <= t_half
             if k == centre_key:
                 if d == 0:
                     d = 2
@@ -834,14 +854,31 @@ class Planner(object):
                     continue
                 t2 = t + d
                 v = kval[k]
-            if t2 > H or self.gone(k, t2):
+            if t2 > H:
                 continue
+            if k == centre_key:
+                if self.gone(k, t2):
+                    continue
+                e = self.value(k, t2, v, self.leads(gain, stolen_h, crossing, t2)) \
+                    if v > 0 else True
+            else:
+                # A gold cell or a shield at move t2: gone (False), its value, or
+                # True (a shield) depends on nothing else; worked out once a turn.
+                row = rcache[k]
+                e = row[t2]
+                if e is None:
+                    if self.gone(k, t2):
+                        e = False
+                    else:
+                        e = self.value(k, t2, v) if v > 0 else True
+                    row[t2] = e
+                if e is False:
+                    continue
             if crossing and t2 > t_half:
-                score += self.half(gain, stolen_h)[0]
+                score += bonus
                 tv = t_cross
             if v > 0:
-                ev, den = self.value(k, t2, v, self.leads(gain, stolen_h, crossing, t2)
-                                     if k == centre_key else None)
+                ev, den = e
                 g = gpow[t2]
                 score += (ev + (self.trho if k == centre_key else self.rho) * den) * g
                 gain += ev
@@ -852,13 +889,24 @@ class Planner(object):
             if k in kshield:
                 sh = True
             cell, t = c, t2
-        fs, fd, fe, _ = self.final(score, t, gain, stolen, stolen_h)
-        if best is None or fs > best.score:
-            best = Plan(fs, fd, None, fe)
-        return best
+            crossing = future_treasure and t <= t_half
+            if crossing:
+                bonus, t_cross = self.half(gain, stolen_h)
+                fs = score + bonus
+            else:
+                t_cross = 0
+                fs = score
+            if fs > best_score:
+                best_score = fs
+                best_state = (gain, stolen)
+        return Plan(best_score, self.diff(*best_state), None, False)
 
-    def search(self, root, width, branch=BRANCH, ahead=None):
-        """Beam search from ``root``: (best Plan, {first stop key: best Plan})."""
+    def search(self, root, width, branch=BRANCH, ahead=None, cap=None):
+        """Beam search from ``root``: (best Plan, {first stop key: best Plan}).
+
+        ``cap``: the nodes this search may expand (then it stops with the best
+        route so far, planned less far ahead).  ``self.filled`` is left with the
+        arrival moves of the buckets it expanded."""
         H, t_half = self.H, self.t_half
         kcell, ka = self.kcell, self.ka
         specials, centre_key, kshield = self.specials, self.centre_key, self.kshield
@@ -878,38 +926,57 @@ class Planner(object):
         best = None
         firsts = {}
         deadline = self.deadline
+        stop = sit.work_cap if cap is None else min(sit.work_cap, sit.work + cap)
+        filled = self.filled = []
         for t in range(t0, H + 1):
             bucket = buckets[t]
             if not bucket:
                 continue
-            if best is not None and (sit.work >= sit.work_cap or (
+            if best is not None and (sit.work >= stop or (
                     deadline is not None and perf_counter() > deadline)):
                 break  # out of work (or time): the best route found so far
+            filled.append(t)
             buckets[t] = None
             if len(bucket) > 1:
                 bucket.sort(key=itemgetter(0), reverse=True)  # stable, as -score was
-            kept = []
-            seen = set()
-            for node in bucket:
-                key = (node[2], node[4], node[3])
-                if key in seen:
-                    continue
-                seen.add(key)
-                kept.append(node)
-                if len(kept) >= width:
-                    break
+            if t == t0:
+                kept = bucket  # the root alone: children arrive later
+            else:
+                # A child waits in its bucket as (score, parent, key, ev, den, treasure
+                # value); only the best `width` distinct ones become nodes (most never do).
+                kept = []
+                seen = set()
+                for nscore, par, k, ev, den, ntv in bucket:
+                    c = kcell[k]
+                    nmask = par[4] | (1 << k)
+                    nsh = par[3] or k in kshield
+                    key = (c, nmask, nsh)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    fk = par[10]
+                    kept.append((nscore, t, c, nsh, nmask, par[5] + ev, par[6] + den,
+                                 par[7] + den if ka[k] <= t_half else par[7], ntv, par,
+                                 k if fk < 0 else fk))
+                    if len(kept) >= width:
+                        break
             sit.work += len(kept)
             for node in kept:
                 score, _, cell, sh, mask, gain, stolen, stolen_h, tv, _, fk = node
                 # The route may stop here: how does the round end?
+                # (final() written out: its diff only for a route kept as a best.)
                 crossing = future_treasure and t <= t_half
-                fs, fd, half_end, t_cross = self.final(score, t, gain, stolen, stolen_h)
+                if crossing:
+                    bonus, t_cross = self.half(gain, stolen_h)
+                    fs = score + bonus
+                else:
+                    fs, t_cross = score, 0
                 if best is None or fs > best.score:
-                    best = Plan(fs, fd, node, half_end)
+                    best = Plan(fs, self.diff(gain, stolen), node, False)
                 if fk >= 0:
                     b = firsts.get(fk)
                     if b is None or fs > b.score:
-                        firsts[fk] = Plan(fs, fd, node, half_end)
+                        firsts[fk] = Plan(fs, self.diff(gain, stolen), node, False)
                 # Children: the best `branch` gold cells by expected value per turn.
                 heap = []
                 full = False
@@ -966,15 +1033,11 @@ class Planner(object):
                             cands.append((0.0, k, t + d, 0.0, 0.0))
                 hb = fs - score if crossing else 0.0  # the half-time bonus, if crossing
                 for _, k, t2, ev, den in cands:
-                    g = gpow[t2]
-                    nsth = stolen_h + den if ka[k] <= t_half else stolen_h
-                    ntv = t_cross if (crossing and t2 > t_half) else tv
-                    nscore = score + (ev + (trho if k == centre_key else rho) * den) * g
+                    nscore = score + (ev + (trho if k == centre_key else rho) * den) * gpow[t2]
                     if crossing and t2 > t_half:
-                        nscore += hb
-                    buckets[t2].append((nscore, t2, kcell[k],
-                                        sh or k in kshield, mask | (1 << k), gain + ev,
-                                        stolen + den, nsth, ntv, node, k if fk < 0 else fk))
+                        buckets[t2].append((nscore + hb, node, k, ev, den, t_cross))
+                    else:
+                        buckets[t2].append((nscore, node, k, ev, den, tv))
         return best, firsts
 
     def keys(self, node):
@@ -1126,7 +1189,11 @@ def choose_move(sit):
         sit.vnext = [p[2][1] if len(p[2]) > 1 else oppc for p in preds]
         opp = (preds[best_i][0], gain_by, preds[best_i][2], [p[0] for p in preds], w)
     planner = Planner(sit, H, t_half, my_gold, opp_gold, opp, sh)
-    top, firsts = planner.search(planner.root(me, 0, sh), WIDTH1)
+    large = sea.rows * sea.cols > BUDGET_AREA
+    first_cap = FIRST_WORK if large else None
+    top, firsts = planner.search(planner.root(me, 0, sh), WIDTH1, BRANCH, None, first_cap)
+    # Buckets the routes from each first move will fill, as the first search filled them.
+    filled = sum(1 for t in planner.filled if t <= PLAN_H + 1)
     predicted = opp[2][1] if len(opp[2]) > 1 else oppc
 
     # Candidate first moves: stay, or an enterable neighbour (never a wreck,
@@ -1156,8 +1223,13 @@ def choose_move(sit):
     pool = []
     for plan in sorted(firsts.values(), key=lambda p: -p.score)[:POOL]:
         pool.append(planner.keys(plan.node))
+    # Their beams narrowed to fit OPT_WORK nodes in all: on a large map with many turns
+    # left they would take most of the turn's time.
+    width = WIDTH
+    if large and len(roots) * WIDTH * filled > OPT_WORK:
+        width = max(WIDTH_MIN, OPT_WORK // (len(roots) * filled))
     for pl, root in zip(planners, roots):
-        plan = pl.search(root, WIDTH, BRANCH, PLAN_H)[0]
+        plan = pl.search(root, width, BRANCH, PLAN_H)[0]
         pool.append(pl.keys(plan.node))
     values = []
     for pl, root in zip(planners, roots):

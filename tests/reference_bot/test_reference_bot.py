@@ -435,6 +435,49 @@ def test_the_work_cap_bounds_the_searches(monkeypatch: pytest.MonkeyPatch) -> No
     check_legal(text, move.encode())
 
 
+def large_opening() -> tuple[str, str]:
+    """(MAP.INP, STATE.OUT) of the first move on a 15 x 15 map with K = 100: the
+    size the turn-time target is set on, and its costliest turns."""
+    game = Game(generate_map(15, 15, 100, seed=42))
+    state = brain.decide(render_map_inp(game, 0), None)[1]
+    game.place(((1, 1), (15, 15)) if game.valid_start((1, 1)) else tuple(game.start_cells()[:2]))
+    return render_map_inp(game, 0), state
+
+
+def test_a_long_round_on_a_large_map_fits_the_node_budgets(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """With 100 moves to plan on a 15 x 15 map, the first search stops at FIRST_WORK
+    nodes (give or take a bucket) and the searches from each first move narrow their
+    beams to OPT_WORK in all; without the budgets the same turn expands a third more."""
+    text, state = large_opening()
+    (move, _), work = decide_counting(monkeypatch, text, state)
+    assert work <= brain.FIRST_WORK + brain.WIDTH1 + brain.OPT_WORK, work
+    monkeypatch.setattr(brain, "FIRST_WORK", 10**9)
+    monkeypatch.setattr(brain, "OPT_WORK", 10**9)
+    _, unbounded = decide_counting(monkeypatch, text, state)
+    assert unbounded > 1.3 * work, (unbounded, work)
+    check_legal(text, move.encode())
+
+
+def test_a_small_map_plays_without_the_node_budgets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """On a map of at most BUDGET_AREA cells a long K is quick without the budgets, and
+    they cost games there: the same turn expands the same nodes with them or without."""
+    game = Game(generate_map(7, 9, 100, seed=42))
+    assert 7 * 9 <= brain.BUDGET_AREA
+    state = brain.decide(render_map_inp(game, 0), None)[1]
+    game.place(((1, 1), (7, 9)) if game.valid_start((1, 1)) else tuple(game.start_cells()[:2]))
+    text = render_map_inp(game, 0)
+    monkeypatch.setattr(brain, "FIRST_WORK", 50)
+    monkeypatch.setattr(brain, "OPT_WORK", 50)
+    (move, _), work = decide_counting(monkeypatch, text, state)
+    assert work > 100, work  # neither budget held it back
+    monkeypatch.setattr(brain, "FIRST_WORK", 10**9)
+    monkeypatch.setattr(brain, "OPT_WORK", 10**9)
+    (unbounded_move, _), unbounded = decide_counting(monkeypatch, text, state)
+    assert (unbounded_move, unbounded) == (move, work)
+
+
 def test_a_tiny_planning_budget_still_gives_a_legal_move() -> None:
     """The budget is a safety net: out of time, the beam stops with what it has."""
     game = Game(generate_map(15, 15, 100, seed=42))
