@@ -116,6 +116,9 @@ class Feed:
         self.polls_begun = 0
         self.polls_done = 0
         self._news = asyncio.Event()
+        #: set after each read (and at the end), for a viewer waiting for a fresh read only:
+        #: a read that found nothing new wakes no other viewer (their keepalives, idle close)
+        self._read_done = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -129,11 +132,14 @@ class Feed:
             self.base += len(self.log) - 1
             del self.log[:-1]
         self.ended = self.ended or last
-        self._tell()
-
-    def _tell(self) -> None:
         news, self._news = self._news, asyncio.Event()
         news.set()  # every viewer waiting on this wakes once
+        if last:
+            self._tell_read()
+
+    def _tell_read(self) -> None:
+        done, self._read_done = self._read_done, asyncio.Event()
+        done.set()
 
     async def _read(self) -> None:
         try:
@@ -148,8 +154,7 @@ class Feed:
                     self.final = await asyncio.to_thread(_stamp, self.source)
                 if poll.messages or poll.last:
                     self._publish(poll.messages, poll.last)
-                else:
-                    self._tell()  # a viewer waiting for a fresh read has it
+                self._tell_read()
                 if not self.ended:
                     await asyncio.sleep(self.interval)
         except asyncio.CancelledError:
@@ -201,9 +206,9 @@ class Feed:
         a viewer came may be older than what that viewer's page already shows."""
         need = self.polls_begun + 1
         while self.polls_done < need and not (self.ended or self.stopping.is_set()):
-            news = self._news
+            done = self._read_done
             with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(news.wait(), timeout=KEEPALIVE_S)
+                await asyncio.wait_for(done.wait(), timeout=KEEPALIVE_S)
 
 
 class Hub:

@@ -316,3 +316,26 @@ def test_a_viewer_who_comes_after_a_change_is_never_sent_the_state_before_it() -
     late, early = asyncio.run(main())
     assert late == [{"map": "m2"}]
     assert early == [{"map": None}, {"map": "m2"}]
+
+
+def test_a_viewer_of_an_unchanged_state_gets_keepalives_and_is_closed_when_idle(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Reads that find nothing new wake no viewer: its stream sends a comment line after
+    KEEPALIVE_S without news, and ends after its idle time, however often the state is read."""
+    import judge.web.feeds as feeds
+
+    monkeypatch.setattr(feeds, "KEEPALIVE_S", 0.05)
+
+    async def main() -> list[bytes]:
+        hub = Hub(threading.Event(), interval=0.005)
+        got: list[bytes] = []
+        stream = hub.follow(("team", 2), lambda: Snapshot(lambda: {"map": "m1"}), 0.3)
+        async with contextlib.aclosing(stream):
+            async for message in stream:
+                got.append(message)
+        return got
+
+    got = asyncio.run(asyncio.wait_for(main(), 5))
+    assert got[0].startswith(b"data: ") and len([m for m in got if m.startswith(b"data")]) == 1
+    assert b": still here\n\n" in got[1:], got
