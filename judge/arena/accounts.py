@@ -212,13 +212,9 @@ class Accounts:
         A wrong ``current`` counts as a wrong password at a login does (one held back is
         held back here too): a session left open on a shared machine is no way to guess
         the team's password faster than the login page allows."""
-        attempt, wait = self._count_attempt(account.name, address, limits, now)
-        if wait is not None:
-            return Login(None, max(1.0, wait))
-        verified = self._verified(account.name, current)
-        if verified is None or verified.id != account.id:
-            return Login(None)
-        self._forget_attempt(attempt)
+        checked = self.login(account.name, current, address, limits, now)
+        if checked.account is None or checked.account.id != account.id:
+            return Login(None, checked.retry_after_s)
         new_hash = self.hasher.hash(new)
 
         def write(conn: sqlite3.Connection) -> None:
