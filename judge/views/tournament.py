@@ -59,9 +59,11 @@ def map_shown(label: str) -> str:
     """A round's map as the terminal names it: a bundled map by its name among the bundled
     ones (a configuration outside the project records it by its whole path), any other as
     the results record it (relative to the configuration)."""
-    bundled = bundled_dir(MAPS)
     path = Path(label)
-    if bundled is not None and path.is_absolute():
+    if not path.is_absolute():
+        return label  # a configuration's own map: no need to look for the bundled folder
+    bundled = bundled_dir(MAPS)
+    if bundled is not None:
         try:
             return f"{MAPS}/{path.resolve().relative_to(bundled.resolve()).as_posix()}"
         except (OSError, ValueError):

@@ -124,9 +124,9 @@ class WineCompanion(Companion):
         wine.start(helper, self._server_spawn(None), self._server_cgroup)
         why = self._probe()
         if why is not None:
-            # Once more before saying wine cannot: now and then (about once in a thousand
-            # starts on a busy machine) wine's loader exits with status 1 without a word
-            # before it has loaded anything, and runs the same program a moment later.
+            # Once more before saying wine cannot: now and then wine's loader exits with
+            # status 1 without a word before it has loaded anything, and runs the same
+            # program a moment later.
             again = self._probe()
             if again is not None:
                 told = "the same twice" if again == why else f"then {again}"
