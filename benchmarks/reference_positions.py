@@ -38,6 +38,7 @@ import harness  # noqa: E402
 from sparring import SEED, MapCase, map_cases, timing_cases  # noqa: E402
 
 from judge.mapstyles import STYLES  # noqa: E402
+from judge.stats import percentile  # noqa: E402
 
 Position = tuple[str, str, "str | None"]  # (label, MAP.INP, STATE.OUT read)
 
@@ -71,14 +72,11 @@ def run(module: Any, corpus: list[Position]) -> tuple[list[tuple[str, str]], lis
     return outs, times
 
 
-def pct(xs: list[float], q: float) -> float:
-    s = sorted(xs)
-    return s[min(len(s) - 1, int(q * len(s)))] if s else 0.0
-
-
 def summary(times: list[float]) -> str:
-    ms = [t * 1000 for t in times]
-    return f"p50 {pct(ms, 0.5):5.0f}  p99 {pct(ms, 0.99):5.0f}  max {max(ms, default=0):5.0f} ms"
+    """p50, p99 and max in ms, as every table of the project computes them (judge.stats)."""
+    ms = sorted(t * 1000 for t in times)
+    p50, p99 = percentile(ms, 50) or 0.0, percentile(ms, 99) or 0.0
+    return f"p50 {p50:5.0f}  p99 {p99:5.0f}  max {max(ms, default=0):5.0f} ms"
 
 
 def load_brain(name: str, text: str, tmp: Path) -> Any:
