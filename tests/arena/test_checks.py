@@ -150,10 +150,12 @@ def test_a_server_killed_mid_check_checks_the_version_again_once(tmp_path: Path)
         client = Client(f"http://127.0.0.1:{port}", made.token(TEAM))
         (tmp_path / "slow.zip").write_bytes(zip_of(files))
         # judge submit waits for the verdict through the server's death and restart
-        submit = subprocess.Popen(
-            [sys.executable, "-m", "judge", "submit", client.url, str(tmp_path / "slow.zip"), "--token", made.token(TEAM)],
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=ROOT,
-        )  # fmt: skip
+        said = tmp_path / "submit.out"
+        with said.open("wb") as out:
+            submit = subprocess.Popen(
+                [sys.executable, "-m", "judge", "submit", client.url, str(tmp_path / "slow.zip"), "--token", made.token(TEAM)],
+                stdout=out, stderr=subprocess.STDOUT, cwd=ROOT,
+            )  # fmt: skip
         vid = 1
         deadline = time.monotonic() + 60
         while _status(made, vid) != "checking":
@@ -163,6 +165,13 @@ def test_a_server_killed_mid_check_checks_the_version_again_once(tmp_path: Path)
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
         assert _status(made, vid) == "checking"
+        # The arena stays down until the client has found it down: it asks once a second,
+        # and a quick restart could otherwise fall between two of its questions.
+        deadline = time.monotonic() + 30
+        while "cannot reach the arena" not in said.read_text("utf-8", "replace"):
+            assert time.monotonic() < deadline, "judge submit never found the arena down"
+            assert submit.poll() is None, said.read_text("utf-8", "replace")
+            time.sleep(0.05)
         proc = serve(made, port)
         wait_up(port, proc)
         deadline = time.monotonic() + 120
@@ -181,8 +190,8 @@ def test_a_server_killed_mid_check_checks_the_version_again_once(tmp_path: Path)
             )
             assert len(stored) == 1
         assert client.version(vid)["status"] == "accepted"
-        out, _ = submit.communicate(timeout=60)
-        text = out.decode("utf-8", "replace")
+        submit.wait(timeout=60)
+        text = said.read_text("utf-8", "replace")
         assert submit.returncode == 0, text
         assert "cannot reach the arena" in text and "asking again" in text and "accepted: " in text
     finally:
