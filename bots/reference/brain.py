@@ -119,7 +119,7 @@ SCALE0 = 1.5         # tactics: a leaf's chance of winning is sigmoid(diff / (SC
 SCALE1 = 0.5         # sqrt(turns))); kept sharp, so that the tactics weigh winning against losing
                      # and otherwise follow the best route (wider, it hedged in every position)
 ANCHOR_MIX = 0.3     # the outcome estimate: this share from the greedy rollout, the rest from the
-                     # plan (0.5: 5 games fewer won of 130 against duel and stepper, on four books)
+                     # plan (0.5: 4 games fewer won and 4 more lost of 130 against duel and stepper)
 ROLL_STOPS = 3       # the calibration rollout follows the plan this far, then goes greedy
 RAM_PRIOR = 0.15     # prior chance a ram finds the opponent (before any evidence)
 ENTER_PRIOR = 1.0    # prior counts of the opponent entering our reach (in, out)
