@@ -19,7 +19,10 @@ Command line (prints a table)::
     python tests/reference_bot/harness.py --rounds 200 --opponents greedy,hunter --maps mixed
 
 ``--max-area 63`` keeps only small maps (the short races, where the bot is
-weakest against hunter); ``--seats 1`` plays each map once.
+weakest against hunter); ``--seats 1`` plays each map once; ``--only TEXT`` keeps
+the maps whose name holds TEXT, and ``--trace`` prints every turn of those rounds
+(both boats' cells and gold; with ``REF_PARAMS=DEBUG=1`` the reference's plan and
+the value of each of its moves go to stderr between them), to see how a round was lost.
 
 ``--bot NAME`` plays another bot in the reference's place (a sparring partner,
 say, against planner or hunter); ``BOT_PARAMS="duel:WORK=200000"`` overrides a
@@ -208,8 +211,9 @@ def make_bot(name: str) -> Any:
     return ScriptBot(name)
 
 
-def play(game_map: GameMap, bots: list[Any], seed: int) -> Game:
-    """One round; returns the finished Game."""
+def play(game_map: GameMap, bots: list[Any], seed: int, trace: Any = None) -> Game:
+    """One round; returns the finished Game.  ``trace``: a file that gets a line a
+    turn (both boats' cells and gold after it), to follow a lost round."""
     game = Game(game_map)
     rng = random.Random(f"ocean-placement:{seed}")
     for b in bots:
@@ -226,6 +230,10 @@ def play(game_map: GameMap, bots: list[Any], seed: int) -> Game:
             continue
         assert decision.positions is not None
         game.place(decision.positions)
+        if trace is not None:
+            trace.write(
+                f"start     seat 0: {decision.positions[0]}  seat 1: {decision.positions[1]}\n"
+            )
         break
     while not game.ended:
         moves = []
@@ -236,6 +244,9 @@ def play(game_map: GameMap, bots: list[Any], seed: int) -> Game:
             raw = bots[s].turn(render_map_inp(game, s))
             moves.append(parse_move_out(raw).target)
         game.step((moves[0], moves[1]))
+        if trace is not None:
+            cells = "  ".join(f"seat {s}: {game.position(s)}" for s in (0, 1))
+            trace.write(f"turn {game.turn - 1:3d}  {cells}  gold {game.gold[0]}-{game.gold[1]}\n")
     return game
 
 
@@ -319,7 +330,14 @@ def build_map(spec: MapSpec) -> GameMap:
     return load_map(what)
 
 
-def run_case(args: tuple[str, MapSpec, int] | tuple[str, MapSpec, int, str]) -> dict[str, Any]:
+def map_label(spec: MapSpec, gm: GameMap) -> str:
+    """The name a row of the table gives the map (a book's: its file's stem)."""
+    return spec[1] if spec[0] not in ("file", "book") else Path(gm.name or spec[1]).stem
+
+
+def run_case(
+    args: tuple[str, MapSpec, int] | tuple[str, MapSpec, int, str], trace: Any = None
+) -> dict[str, Any]:
     """(opponent, map, seat of the bot under test[, that bot: default the reference]) ->
     result row (its "ref" fields are the bot under test's)."""
     opp, spec, seat = args[:3]
@@ -327,7 +345,7 @@ def run_case(args: tuple[str, MapSpec, int] | tuple[str, MapSpec, int, str]) -> 
     ref = make_bot(args[3]) if len(args) > 3 else RefBot()
     other = make_bot(opp)
     bots = [ref, other] if seat == 0 else [other, ref]
-    g = play(gm, bots, spec[5])
+    g = play(gm, bots, spec[5], trace)
     out = g.outcome()
     assert out is not None
     res = "draw" if out.winner is None else ("win" if out.winner == seat else "loss")
@@ -337,7 +355,7 @@ def run_case(args: tuple[str, MapSpec, int] | tuple[str, MapSpec, int, str]) -> 
     return {
         "opp": opp,
         "map": spec,
-        "label": spec[1] if spec[0] not in ("file", "book") else Path(gm.name or spec[1]).stem,
+        "label": map_label(spec, gm),
         "rows": gm.rows,
         "cols": gm.cols,
         "k": gm.turns,
@@ -473,10 +491,27 @@ def main() -> None:
     ap.add_argument("--show-losses", action="store_true")
     ap.add_argument("--json", default="", help="also write every round to this file")
     ap.add_argument("--max-area", type=int, default=0, help="only maps of at most this many cells")
+    ap.add_argument("--only", default="", help="only maps whose name holds this text")
+    ap.add_argument(
+        "--trace",
+        action="store_true",
+        help="print every turn of each round (one at a time; REF_PARAMS=DEBUG=1 adds the"
+        " reference's plan and move values)",
+    )
     a = ap.parse_args()
     todo = cases(a.opponents.split(","), a.rounds, a.seed, a.maps, a.seats, a.max_area, a.bot)
+    if a.only:
+        todo = [c for c in todo if a.only in map_label(c[1], build_map(c[1]))]
     t0 = time.time()
-    if a.jobs > 1:
+    if a.trace:
+        rows = []
+        for c in todo:
+            bot = c[3] if len(c) > 3 else "reference"
+            print(f"{map_label(c[1], build_map(c[1]))}: {bot} in seat {c[2]} against {c[0]}")
+            sys.stdout.flush()
+            rows.append(run_case(c, sys.stdout))
+            print(f"  {rows[-1]['result']} {rows[-1]['gold'][0]}-{rows[-1]['gold'][1]}")
+    elif a.jobs > 1:
         import multiprocessing as mp
 
         with mp.Pool(a.jobs) as pool:
