@@ -212,8 +212,8 @@ def make_bot(name: str) -> Any:
 
 
 def play(game_map: GameMap, bots: list[Any], seed: int, trace: Any = None) -> Game:
-    """One round; returns the finished Game.  ``trace``: a file that gets a line a
-    turn (both boats' cells and gold after it), to follow a lost round."""
+    """One round; returns the finished Game.  ``trace``: a file that gets the start
+    cells and a line a turn (both boats' cells and gold after it), to follow a lost round."""
     game = Game(game_map)
     rng = random.Random(f"ocean-placement:{seed}")
     for b in bots:
@@ -234,6 +234,7 @@ def play(game_map: GameMap, bots: list[Any], seed: int, trace: Any = None) -> Ga
             trace.write(
                 f"start     seat 0: {decision.positions[0]}  seat 1: {decision.positions[1]}\n"
             )
+            trace.flush()  # before the next turn's DEBUG lines on stderr
         break
     while not game.ended:
         moves = []
@@ -247,6 +248,7 @@ def play(game_map: GameMap, bots: list[Any], seed: int, trace: Any = None) -> Ga
         if trace is not None:
             cells = "  ".join(f"seat {s}: {game.position(s)}" for s in (0, 1))
             trace.write(f"turn {game.turn - 1:3d}  {cells}  gold {game.gold[0]}-{game.gold[1]}\n")
+            trace.flush()
     return game
 
 
@@ -345,6 +347,8 @@ def run_case(
     ref = make_bot(args[3]) if len(args) > 3 else RefBot()
     other = make_bot(opp)
     bots = [ref, other] if seat == 0 else [other, ref]
+    if trace is not None:
+        trace.write(f"{map_label(spec, gm)}: {ref.name} in seat {seat} against {opp}\n")
     g = play(gm, bots, spec[5], trace)
     out = g.outcome()
     assert out is not None
@@ -506,9 +510,6 @@ def main() -> None:
     if a.trace:
         rows = []
         for c in todo:
-            bot = c[3] if len(c) > 3 else "reference"
-            print(f"{map_label(c[1], build_map(c[1]))}: {bot} in seat {c[2]} against {c[0]}")
-            sys.stdout.flush()
             rows.append(run_case(c, sys.stdout))
             print(f"  {rows[-1]['result']} {rows[-1]['gold'][0]}-{rows[-1]['gold'][1]}")
     elif a.jobs > 1:

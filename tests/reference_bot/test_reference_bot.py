@@ -851,17 +851,18 @@ def test_a_treasure_reached_together_is_the_leaders() -> None:
 
 
 def test_the_harness_traces_a_round_turn_by_turn() -> None:
-    """--trace prints the start cells and a line a turn; the last line's gold is the
-    round's, and --only's label is the one the table shows."""
+    """--trace names the round with the label the table shows (the one --only
+    matches), then prints the start cells and a line a turn; the last line's gold is
+    the round's."""
     import io
 
     spec = harness.map_specs("hand", 1, seed=1)[0]
     out = io.StringIO()
     row = harness.run_case(("greedy", spec, 0), out)
     lines = out.getvalue().splitlines()
-    assert lines[0].startswith("start     seat 0: (")
+    assert lines[0] == f"{row['label']}: reference in seat 0 against greedy"
+    assert lines[1].startswith("start     seat 0: (")
     turns = [ln for ln in lines if ln.startswith("turn ")]
-    assert len(turns) == len(lines) - 1 >= 1
+    assert len(turns) == len(lines) - 2 >= 1
     assert [int(ln.split()[1]) for ln in turns] == list(range(1, len(turns) + 1))
     assert turns[-1].endswith(f"gold {row['gold'][0]}-{row['gold'][1]}")
-    assert row["label"] == harness.map_label(spec, harness.build_map(spec))
