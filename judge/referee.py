@@ -359,8 +359,10 @@ class _Round:
         ]
 
         def noted(s: int, r: RunResult) -> None:
-            # Only the run that counts is recorded; the judge's failures go to the log.
-            self.stderr[s].append(f"--- turn {turn}: IE ({r.message}); run again ---")
+            # Only the run that counts is recorded; the runs thrown away go to the log.
+            self.stderr[s].append(
+                f"--- turn {turn}: {r.verdict.value} ({r.message}); run again ---"
+            )
 
         def counted(s: int, run: TurnRun) -> None:
             if run.result.verdict is Verdict.IE:

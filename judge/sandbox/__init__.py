@@ -59,13 +59,16 @@ Decisions:
   before its exec, not when the judge asks;
   time it is kept waiting for its core anyway (another program, the judge) is
   measured (:mod:`.cpuwait`) and given back, and a run that finished only
-  thanks to it is IE (``kept_waiting``: run it again), never TLE.
+  thanks to it is IE (``kept_waiting``: run it again), never TLE; a TLE the
+  disk decided (``stalled_on_disk``: its files read from a cold cache) is run
+  again up to DISK_RETRIES times, the last try standing.
 """
 
 from judge.sandbox.cores import CoreSpecError
 from judge.sandbox.pair import (
     BUSY_PAUSE_S,
     BUSY_RETRIES,
+    DISK_RETRIES,
     IE_RETRIES,
     PairRun,
     SeatPair,
@@ -87,6 +90,7 @@ from judge.sandbox.wine import WineInstall, find_wine, no_wine_reason, refusal, 
 __all__ = [
     "BUSY_PAUSE_S",
     "BUSY_RETRIES",
+    "DISK_RETRIES",
     "CoreSpecError",
     "IE_RETRIES",
     "Isolation",

@@ -4,7 +4,11 @@ Only the sandbox can judge its own failures, so it decides when a run is run
 again: a run the machine kept waiting for a CPU (IE, ``kept_waiting``) after a
 pause that doubles each time (load elsewhere comes in bursts), any other IE once
 (:func:`run_retrying`).  The last run is returned: a verdict still IE means the
-judge cannot run the program, and the caller abandons what it was doing.
+judge cannot run the program, and the caller abandons what it was doing.  A
+time-out the disk decided (TLE, ``stalled_on_disk``: the program waited for its
+files from a cold cache, or stalled itself) is run again too, after the same
+pauses, but a few times only and the last run stands: a program that stalls
+itself on the disk every time is judged on it, and cannot stop the round.
 
 Two seats' runs of one turn go at once (:class:`SeatPair`), seat 0 on a worker
 thread of the pair's own, seat 1 on the caller's, which would otherwise only wait.
@@ -30,6 +34,9 @@ IE_RETRIES = 1
 #: times, after pauses that double from BUSY_PAUSE_S: a burst of load elsewhere passes.
 BUSY_RETRIES = 5
 BUSY_PAUSE_S = 0.25
+#: A time-out the disk decided (TLE, ``stalled_on_disk``) is run again this many times,
+#: after the same pauses; the last run's verdict stands.
+DISK_RETRIES = 2
 
 
 class Runs(Protocol):
@@ -43,6 +50,7 @@ class Runs(Protocol):
         limits: Limits,
         *,
         starting: Callable[[], None] | None = None,
+        discard_stalled: bool = False,
     ) -> TurnRun: ...
 
 
@@ -59,19 +67,26 @@ def run_retrying(
 
     A run the machine kept waiting for a CPU (``kept_waiting``) is run again up to
     :data:`BUSY_RETRIES` times after doubling pauses, any other IE :data:`IE_RETRIES`
-    times; ``on_retry`` hears of each failed run.  The last run is returned, so a
+    times, a time-out the disk decided (``stalled_on_disk``) :data:`DISK_RETRIES` times
+    after the same pauses; ``on_retry`` hears of each run thrown away.  The last run is returned, so a
     verdict still IE means the judge cannot run the program.  ``starting``:
     :meth:`Seat.run_turn <judge.sandbox.seat.Seat.run_turn>`'s, for the first run
     (the program about to start, or the run over).
     """
-    failures, busy, pause = 0, 0, BUSY_PAUSE_S
+    failures, busy, disk, pause = 0, 0, 0, BUSY_PAUSE_S
     while True:
-        run = seat.run_turn(argv, inputs, outputs, limits, starting=starting)
+        run = seat.run_turn(
+            argv, inputs, outputs, limits, starting=starting, discard_stalled=disk < DISK_RETRIES
+        )
         starting = None
         r = run.result
-        if r.verdict is not Verdict.IE:
+        if r.verdict is Verdict.TLE and r.stalled_on_disk and disk < DISK_RETRIES:
+            disk += 1
+            time.sleep(pause)
+            pause *= 2
+        elif r.verdict is not Verdict.IE:
             return run
-        if r.kept_waiting and busy < BUSY_RETRIES:
+        elif r.kept_waiting and busy < BUSY_RETRIES:
             busy += 1
             time.sleep(pause)
             pause *= 2

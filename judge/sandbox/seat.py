@@ -327,6 +327,7 @@ class Seat:
         limits: Limits,
         *,
         starting: Callable[[], None] | None = None,
+        discard_stalled: bool = False,
     ) -> TurnRun:
         """Run the program once, in the steps of :data:`.steps.STEPS` (see docs/turn-path.md).
 
@@ -336,14 +337,15 @@ class Seat:
         the second one's Python work wait for it, instead of both sharing the
         interpreter lock while neither program runs yet (:meth:`~.pair.SeatPair.run`).  It
         is called with the seat busy and a core held: it must be quick (setting an
-        event) and must not raise."""
+        event) and must not raise.  ``discard_stalled``: a time-out the disk decided
+        (``stalled_on_disk``) will be run again, so it leaves the seat as an IE does."""
         ctx = RunContext(starting)
         try:
             with ctx.timed("accept"):
                 request = RunRequest.checked(argv, inputs, outputs, limits, keep=self.keep)
                 self._accept()
             try:
-                return self._run(request, ctx)
+                return self._run(request, ctx, discard_stalled)
             finally:
                 self._lock.release()
         finally:
@@ -357,10 +359,11 @@ class Seat:
             self._lock.release()
             raise RuntimeError(f"seat {self.name!r} is closed")
 
-    def _run(self, request: RunRequest, ctx: RunContext) -> TurnRun:
+    def _run(self, request: RunRequest, ctx: RunContext, discard_stalled: bool) -> TurnRun:
         """The steps after "accept".  A run judged IE (the judge's failure, which the
-        referee runs again) leaves the seat as it found it: its keep file put back, so
-        the run that counts starts exactly as the discarded one did."""
+        referee runs again), or a time-out the disk decided with ``discard_stalled``,
+        leaves the seat as it found it: its keep file put back, so the run that counts
+        starts exactly as the discarded one did."""
         try:
             command = self._resolve(request.argv, ctx)
             self.companion.before_run(command, ctx)
@@ -372,7 +375,8 @@ class Seat:
             turn = self._judged(command, request, ctx)
         except TurnFailed as failed:
             turn = ctx.failed(failed)
-        if turn.result.verdict is Verdict.IE:
+        r = turn.result
+        if r.verdict is Verdict.IE or (discard_stalled and r.stalled_on_disk):
             self.folder.roll_back(saved, ctx)
         return turn
 

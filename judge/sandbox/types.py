@@ -91,6 +91,9 @@ class RunResult:
     kept_waiting: bool = False
     #: CPU the seat's wineserver spent working for the run (None: not a Windows program)
     service_cpu_s: float | None = None
+    #: a TLE the disk decided (without the run's stall on the disk it had time left): the
+    #: program may have waited for its own files from a cold cache; a later try may succeed
+    stalled_on_disk: bool = False
 
 
 @dataclass(frozen=True)

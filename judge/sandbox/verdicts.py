@@ -10,6 +10,15 @@ Time is the program's own: a run that was kept waiting for a CPU (measured by
 then finished only in that extra time, or still had less than its limit to
 itself when the extension ran out, is the judge's failure (IE, "kept waiting"),
 never TLE: the referee runs it again.
+
+A time-out the disk decided is not given the stall back (a program could stall
+itself on purpose, reading a large file past the cache), but it is marked
+``stalled_on_disk`` and run again a few times (:mod:`.pair`), the last run
+standing: a program's own folders are in memory, so what it waits for on the
+disk is its interpreter, its libraries and its program file, read once from a
+cold cache while the machine's disk is busy (measured: a wine run blocked 0.45 s
+of its 0.5 s on the disk while other judges and wine prefixes were being built),
+and read from the cache when it runs again.
 """
 
 from __future__ import annotations
@@ -17,6 +26,7 @@ from __future__ import annotations
 import os
 import signal as _signal
 
+from judge.sandbox.cpuwait import wait_grace_s
 from judge.sandbox.record import RawRun
 from judge.sandbox.types import Limits, RunResult, Verdict
 
@@ -39,6 +49,17 @@ def signal_name(sig: int) -> str:
 
 #: an MLE names the largest file left in the seats' folders from this size on
 _FILES_NOTE_BYTES = 2**20
+
+
+def disk_decided(raw: RawRun, limits: Limits) -> bool:
+    """Whether a time-out was the disk's doing: without the time its group was stalled on
+    the disk (and the waiting for a CPU given back), the program had time left, and it did
+    not spend its limit on a CPU either."""
+    if limits.time_s is None or not raw.io_stall_s:
+        return False
+    wait = raw.wait_s or 0.0
+    own = limits.time_s - wait_grace_s(limits.time_s)
+    return raw.wall_s - wait - raw.io_stall_s < own and raw.cpu_s + wait < own
 
 
 def decide(
@@ -66,6 +87,7 @@ def decide(
         peak = raw.cg_peak
 
     def result(verdict: Verdict, message: str, kept_waiting: bool = False) -> RunResult:
+        stalled = verdict is Verdict.TLE and disk_decided(raw, limits)
         notes = _notes(raw, limits)
         if notes:
             message = f"{message}; {'; '.join(notes)}"
@@ -82,6 +104,7 @@ def decide(
             wait_s=raw.wait_s,
             kept_waiting=kept_waiting,
             service_cpu_s=raw.service_cpu_s,
+            stalled_on_disk=stalled,
         )
 
     rec = raw.record

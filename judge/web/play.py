@@ -68,6 +68,7 @@ class HumanSeat:
         limits: Limits,
         *,
         starting: Callable[[], None] | None = None,
+        discard_stalled: bool = False,
     ) -> TurnRun:
         if starting is not None:
             starting()  # the bot's run goes on while the person thinks

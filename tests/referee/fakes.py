@@ -26,7 +26,7 @@ class FakeSeat:
         self.program_dir = None
         self.calls: list[str] = []
 
-    def run_turn(self, argv, inputs, outputs, limits: Limits, *, starting=None) -> TurnRun:
+    def run_turn(self, argv, inputs, outputs, limits: Limits, *, starting=None, **_) -> TurnRun:
         if starting is not None:
             starting()
         text = inputs["MAP.INP"].decode()

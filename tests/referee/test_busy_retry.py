@@ -47,7 +47,7 @@ class _FlakySandbox(FakeSandbox):
         real = seat.run_turn
 
         def run_turn(
-            argv: Any, inputs: Any, outputs: Any, limits: Limits, *, starting: Any = None
+            argv: Any, inputs: Any, outputs: Any, limits: Limits, *, starting: Any = None, **_: Any
         ) -> TurnRun:
             if starting is not None:
                 starting()

@@ -51,7 +51,7 @@ class _Timeline(FakeSandbox):
         real = seat.run_turn
 
         def run_turn(
-            argv: Any, inputs: Any, outputs: Any, limits: Limits, *, starting: Any = None
+            argv: Any, inputs: Any, outputs: Any, limits: Limits, *, starting: Any = None, **_: Any
         ) -> TurnRun:
             self.note(f"{name} begins")
             if name == "a":

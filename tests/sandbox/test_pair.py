@@ -42,6 +42,7 @@ class _Seat:
         limits: Limits,
         *,
         starting: Callable[[], None] | None = None,
+        discard_stalled: bool = False,
     ) -> TurnRun:
         time.sleep(self.before)
         self.log.append(f"{self.name} starting")
@@ -101,6 +102,40 @@ def test_the_sandbox_runs_its_failures_again_by_its_policy(monkeypatch: pytest.M
     assert runs[1] is not None and runs[1].result.verdict is Verdict.IE  # it stands
     assert busy.runs == pair.BUSY_RETRIES + 1 and broken.runs == pair.IE_RETRIES + 1
     assert retried.count((0, "IE")) == pair.BUSY_RETRIES and retried.count((1, "IE")) == 1
+
+
+class _StalledSeat:
+    """Its first ``stalls`` runs are time-outs the disk decided; then OK.  Records the
+    ``discard_stalled`` each run was asked with."""
+
+    def __init__(self, stalls: int) -> None:
+        self.stalls = stalls
+        self.asked: list[bool] = []
+
+    def run_turn(self, argv: Any, inputs: Any, outputs: Any, limits: Limits, **kw: Any) -> TurnRun:
+        self.asked.append(kw["discard_stalled"])
+        if len(self.asked) > self.stalls:
+            return TurnRun(_result(), {"MOVE.OUT": b"1 1\n"})
+        r = _result(Verdict.TLE)
+        object.__setattr__(r, "stalled_on_disk", True)
+        return TurnRun(r, {})
+
+
+@pytest.mark.parametrize("stalls", [1, pair.DISK_RETRIES, pair.DISK_RETRIES + 3])
+def test_a_time_out_the_disk_decided_is_run_again_and_the_last_try_stands(
+    monkeypatch: pytest.MonkeyPatch, stalls: int
+) -> None:
+    monkeypatch.setattr(pair, "BUSY_PAUSE_S", 0.0)
+    seat, thrown = _StalledSeat(stalls), list[RunResult]()
+    run = pair.run_retrying(seat, ["bot"], {}, ["MOVE.OUT"], Limits(), thrown.append)
+    tries = min(stalls, pair.DISK_RETRIES) + 1
+    assert run.result.verdict is (Verdict.OK if stalls <= pair.DISK_RETRIES else Verdict.TLE)
+    assert len(thrown) == tries - 1 and all(t.verdict is Verdict.TLE for t in thrown)
+    # Each run the policy may throw away is asked to leave the seat as it found it; the last
+    # try is not (a time-out that stands keeps what the program wrote, as any time-out).
+    assert seat.asked == [True] * min(tries, pair.DISK_RETRIES) + [False] * (
+        tries - pair.DISK_RETRIES
+    )
 
 
 def test_a_failure_heard_on_seat_0s_thread_is_raised_once_both_runs_are_over() -> None:

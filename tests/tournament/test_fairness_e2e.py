@@ -41,6 +41,20 @@ def _verdicts(out: Path) -> list[str]:
     return found
 
 
+def _not_ok(out: Path) -> list[str]:
+    """Why each recorded run that is not OK is not (its message: where its time went)."""
+    found = []
+    for replay in sorted(out.rglob("replay.jsonl")):
+        for line in replay.read_text().splitlines()[1:]:
+            rec = json.loads(line)
+            found += [
+                f"{replay.parent.relative_to(out)} turn {rec['turn']}: {v} {m}"
+                for v, m in zip(rec["verdicts"], rec["messages"], strict=True)
+                if v not in (None, "OK")
+            ]
+    return found
+
+
 def _tournament(
     tmp: Path, cpu_s: float, limit: float, jobs: int | None, quiet: bool = True, teams: int = 2
 ) -> list[str]:
@@ -64,7 +78,7 @@ def test_cpu_heavy_bots_get_only_ok_fast(
     tmp_path: Path, jobs: int | None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     verdicts = _tournament(tmp_path, 0.3, 0.5, jobs, quiet=False)
-    assert set(verdicts) == {"OK"}, {v: verdicts.count(v) for v in set(verdicts)}
+    assert set(verdicts) == {"OK"}, _not_ok(tmp_path / "out")
     # The header says how many programs run at once (the cores, whatever --jobs says).
     n = len(plan_cores(None, *usable_cores()).bots)
     assert f"programs: at most {n} at once, one per core" in capsys.readouterr().out

@@ -335,5 +335,7 @@ def wine_needed(argv: list[str], current: Companion, support: WineSupport | None
 
 
 def _judged(result: RunResult, verdict: Verdict, message: str) -> RunResult:
-    """``result`` with the verdict wine's failure earns (never "kept waiting")."""
-    return dataclasses.replace(result, verdict=verdict, kept_waiting=False, message=message)
+    """``result`` with the verdict wine's failure earns (never "kept waiting" or the disk's)."""
+    return dataclasses.replace(
+        result, verdict=verdict, kept_waiting=False, stalled_on_disk=False, message=message
+    )
