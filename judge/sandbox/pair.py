@@ -68,32 +68,32 @@ def run_retrying(
     A run the machine kept waiting for a CPU (``kept_waiting``) is run again up to
     :data:`BUSY_RETRIES` times after doubling pauses, any other IE :data:`IE_RETRIES`
     times, a time-out the disk decided (``stalled_on_disk``) :data:`DISK_RETRIES` times
-    after the same pauses; ``on_retry`` hears of each run thrown away.  The last run is returned, so a
-    verdict still IE means the judge cannot run the program.  ``starting``:
+    after the same pauses; ``on_retry`` hears of each run thrown away.  The last run is
+    returned, so a verdict still IE means the judge cannot run the program.  ``starting``:
     :meth:`Seat.run_turn <judge.sandbox.seat.Seat.run_turn>`'s, for the first run
     (the program about to start, or the run over).
     """
     failures, busy, disk, pause = 0, 0, 0, BUSY_PAUSE_S
     while True:
+        disk_left = disk < DISK_RETRIES
         run = seat.run_turn(
-            argv, inputs, outputs, limits, starting=starting, discard_stalled=disk < DISK_RETRIES
+            argv, inputs, outputs, limits, starting=starting, discard_stalled=disk_left
         )
         starting = None
         r = run.result
-        if r.verdict is Verdict.TLE and r.stalled_on_disk and disk < DISK_RETRIES:
+        if r.verdict is Verdict.TLE and r.stalled_on_disk and disk_left:
             disk += 1
-            time.sleep(pause)
-            pause *= 2
         elif r.verdict is not Verdict.IE:
             return run
         elif r.kept_waiting and busy < BUSY_RETRIES:
             busy += 1
-            time.sleep(pause)
-            pause *= 2
         elif not r.kept_waiting and failures < IE_RETRIES:
             failures += 1
         else:
             return run
+        if r.verdict is Verdict.TLE or r.kept_waiting:  # the machine's load: let it pass
+            time.sleep(pause)
+            pause *= 2
         if on_retry is not None:
             on_retry(r)
 

@@ -32,27 +32,30 @@ from ._helpers import ROOT, config_dict, make_burner, write_config
 pytestmark = pytest.mark.slow  # real programs: not in the fast subset
 
 
-def _verdicts(out: Path) -> list[str]:
-    """Every recorded run's verdict in every replay under ``out``."""
-    found = []
-    for replay in sorted(out.rglob("replay.jsonl")):
-        for line in replay.read_text().splitlines()[1:]:
-            found += [v for v in json.loads(line)["verdicts"] if v is not None]
-    return found
-
-
-def _not_ok(out: Path) -> list[str]:
-    """Why each recorded run that is not OK is not (its message: where its time went)."""
+def _runs(out: Path) -> list[tuple[str, str, str | None]]:
+    """Every recorded run in every replay under ``out``: where (round and turn), its verdict
+    and its message."""
     found = []
     for replay in sorted(out.rglob("replay.jsonl")):
         for line in replay.read_text().splitlines()[1:]:
             rec = json.loads(line)
+            where = f"{replay.parent.relative_to(out)} turn {rec['turn']}"
             found += [
-                f"{replay.parent.relative_to(out)} turn {rec['turn']}: {v} {m}"
+                (where, v, m)
                 for v, m in zip(rec["verdicts"], rec["messages"], strict=True)
-                if v not in (None, "OK")
+                if v is not None
             ]
     return found
+
+
+def _verdicts(out: Path) -> list[str]:
+    """Every recorded run's verdict in every replay under ``out``."""
+    return [v for _, v, _ in _runs(out)]
+
+
+def _not_ok(out: Path) -> list[str]:
+    """Why each recorded run that is not OK is not (its message: where its time went)."""
+    return [f"{where}: {v} {m}" for where, v, m in _runs(out) if v != "OK"]
 
 
 def _tournament(
